@@ -1,0 +1,57 @@
+"""One exception hierarchy for gitmem; the CLI maps it to exit codes in one place."""
+
+from __future__ import annotations
+
+
+class GitmemError(Exception):
+    """Base class: a message for people, an optional hint and an exit code."""
+
+    exit_code = 1
+    default_hint: str | None = None
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint if hint is not None else self.default_hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(GitmemError):
+    """The caller asked for something malformed (bad text, scope, field...)."""
+
+    exit_code = 2
+
+
+class NotFound(GitmemError):
+    """An id, key, revision or path that does not exist."""
+
+    exit_code = 4
+
+
+class StoreMissing(GitmemError):
+    exit_code = 3
+    default_hint = "run `gitmem init` first (or pass --home / set GITMEM_HOME)"
+
+
+class ConflictError(GitmemError):
+    """A write lost a race too many times or a lock is held."""
+
+    exit_code = 5
+
+
+class IndexError_(GitmemError):
+    """The derived index could not be opened or built."""
+
+    exit_code = 6
+
+
+class ImportFormatError(UsageError):
+    """A malformed import file; carries the line number."""
+
+    def __init__(self, message: str, line: int | None = None, hint: str | None = None):
+        if line is not None:
+            message = f"line {line}: {message}"
+        super().__init__(message, hint)
+        self.line = line

@@ -1,0 +1,272 @@
+"""Memory records, ids and the front-matter file format. Pure: no I/O."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import time
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import yaml
+
+from .errors import UsageError
+
+FORMAT_VERSION = 1
+DEFAULT_IMPORTANCE = 5
+
+_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+ID_RE = re.compile(r"^[0-9a-z]{13}$")
+
+
+def _b36(n: int, width: int) -> str:
+    out = []
+    for _ in range(width):
+        n, r = divmod(n, 36)
+        out.append(_ALPHABET[r])
+    return "".join(reversed(out))
+
+
+def new_id(now_ms: int | None = None) -> str:
+    """13 chars: 8 base36 digits of milliseconds (sortable until 2059) + 5 random."""
+    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    rnd = int.from_bytes(os.urandom(4), "big") % (36**5)
+    return _b36(ms, 8) + _b36(rnd, 5)
+
+
+def id_time(mem_id: str) -> dt.datetime:
+    """The creation instant encoded in an id."""
+    ms = int(mem_id[:8], 36)
+    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.timezone.utc)
+
+
+def is_id(value: str) -> bool:
+    return bool(ID_RE.match(value))
+
+
+def id_dir(mem_id: str) -> str:
+    """`<yyyy-mm>/<c>`: the fan-out under a type folder, derived from the id alone."""
+    return f"{id_time(mem_id):%Y-%m}/{mem_id[-1]}"
+
+
+def memory_path(mem_id: str, mem_type: str, root: str = "memories") -> str:
+    return f"{root}/{mem_type}/{id_dir(mem_id)}/{mem_id}.md"
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def parse_when(value: str) -> dt.datetime:
+    """Parse an ISO date or datetime (`2024-05-01`, `2024-05-01T10:00:00Z`) as UTC."""
+    v = value.strip()
+    if v.endswith("Z"):
+        v = v[:-1] + "+00:00"
+    try:
+        when = dt.datetime.fromisoformat(v)
+    except ValueError as e:
+        raise UsageError(
+            f"not a date: {value!r}", hint="use ISO 8601, e.g. 2024-05-01 or 2024-05-01T10:00:00Z"
+        ) from e
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return when
+
+
+def normalise_when(value: Any) -> str:
+    if isinstance(value, dt.datetime):
+        when = value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+    elif isinstance(value, dt.date):
+        when = dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
+    else:
+        when = parse_when(str(value))
+    when = when.astimezone(dt.timezone.utc).replace(microsecond=0)
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def summarise(text: str, limit: int = 80) -> str:
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    first = first.lstrip("#").strip()
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class Memory:
+    id: str
+    text: str
+    type: str = "note"
+    summary: str = ""
+    importance: int = DEFAULT_IMPORTANCE
+    tags: tuple[str, ...] = ()
+    created: str = ""
+    updated: str = ""
+    source: dict[str, Any] = field(default_factory=dict)
+    key: str | None = None
+    links: tuple[dict[str, Any], ...] = ()
+    supersedes: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+    # Where it was read from; not part of the file.
+    scope: str | None = None
+    path: str | None = None
+    commit: str | None = None
+
+    def with_(self, **changes: Any) -> "Memory":
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["tags"] = list(self.tags)
+        d["links"] = [dict(x) for x in self.links]
+        d["supersedes"] = list(self.supersedes)
+        return d
+
+
+_FM_FIELDS = (
+    "id", "type", "summary", "importance", "tags", "created", "updated",
+    "source", "key", "links", "supersedes", "metadata",
+)
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+def render(mem: Memory) -> bytes:
+    """Serialise to `---\\n<yaml>---\\n<body>`; the body is stored verbatim."""
+    fm: dict[str, Any] = {}
+    for name in _FM_FIELDS:
+        value = getattr(mem, name)
+        if isinstance(value, tuple):
+            value = [dict(v) if isinstance(v, dict) else v for v in value]
+        if name in ("key",) and value is None:
+            continue
+        if name in ("source", "metadata", "links", "supersedes") and not value:
+            continue
+        fm[name] = value
+    head = yaml.dump(fm, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)
+    return ("---\n" + head + "---\n" + mem.text).encode("utf-8")
+
+
+def parse(data: bytes, *, path: str | None = None) -> Memory:
+    """Parse a memory file written by `render` (or by hand, leniently)."""
+    text = data.decode("utf-8", errors="replace")
+    fm: dict[str, Any] = {}
+    body = text
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 3)
+        if end == -1 and text.endswith("\n---"):
+            end = len(text) - 4
+        if end != -1:
+            try:
+                loaded = yaml.safe_load(text[4 : end + 1])
+            except yaml.YAMLError as e:
+                raise UsageError(f"bad front matter in {path or 'memory'}: {e}") from e
+            fm = loaded if isinstance(loaded, dict) else {}
+            body = text[end + 5 :]
+    mem_id = str(fm.get("id") or (path.rsplit("/", 1)[-1].removesuffix(".md") if path else ""))
+    imp = fm.get("importance", DEFAULT_IMPORTANCE)
+    try:
+        imp = int(imp)
+    except (TypeError, ValueError):
+        imp = DEFAULT_IMPORTANCE
+
+    def _str(v: Any) -> str:
+        if isinstance(v, (dt.datetime, dt.date)):
+            return normalise_when(v)
+        return "" if v is None else str(v)
+
+    key = fm.get("key")
+    return Memory(
+        id=mem_id,
+        text=body,
+        type=str(fm.get("type") or "note"),
+        summary=_str(fm.get("summary")),
+        importance=imp,
+        tags=tuple(str(t) for t in (fm.get("tags") or [])),
+        created=_str(fm.get("created")),
+        updated=_str(fm.get("updated")),
+        source=dict(fm.get("source") or {}),
+        key=None if key is None else str(key),
+        links=tuple(dict(x) for x in (fm.get("links") or []) if isinstance(x, dict)),
+        supersedes=tuple(str(s) for s in (fm.get("supersedes") or [])),
+        metadata=dict(fm.get("metadata") or {}),
+        path=path,
+    )
+
+
+def check_text(text: str, max_bytes: int) -> str:
+    """Validate memory text; returns it unchanged or raises UsageError."""
+    if not isinstance(text, str):
+        raise UsageError("text must be a string")
+    if "\x00" in text:
+        raise UsageError("text contains a NUL byte", hint="memories are text; strip binary data")
+    if not text.strip():
+        raise UsageError("empty text", hint="give the memory some text, or `-` to read stdin")
+    size = len(text.encode("utf-8"))
+    if size > max_bytes:
+        raise UsageError(
+            f"text is {size} bytes, over the {max_bytes}-byte limit",
+            hint="split it into several memories or raise store.max_text_bytes in config.toml",
+        )
+    return text
+
+
+def check_importance(value: Any) -> int:
+    try:
+        imp = int(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"importance must be an integer 1-10, got {value!r}") from None
+    if not 1 <= imp <= 10:
+        raise UsageError(f"importance must be 1-10, got {imp}")
+    return imp
+
+
+_TAG_RE = re.compile(r"^[^\s\x00-\x1f,]{1,64}$")
+
+
+def check_tags(tags: Any) -> tuple[str, ...]:
+    if tags is None:
+        return ()
+    if isinstance(tags, str):
+        tags = [t for t in tags.split(",")]
+    out: list[str] = []
+    for t in tags:
+        t = str(t).strip()
+        if not t:
+            continue
+        if not _TAG_RE.match(t):
+            raise UsageError(f"bad tag {t!r}", hint="tags are 1-64 chars, no spaces or commas")
+        if t not in out:
+            out.append(t)
+    return tuple(out)
+
+
+_SCOPE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def check_scope(scope: str) -> str:
+    """`main`, `channel/<name>` or `project/<key>` (key may hold slashes)."""
+    if not isinstance(scope, str) or not scope:
+        raise UsageError("empty scope", hint="scopes are main, channel/<name> or project/<key>")
+    hint = "scopes are main, channel/<name> or project/<key>, e.g. channel/slack or project/github.com/me/app"
+    if scope == "main":
+        return scope
+    kind, _, rest = scope.partition("/")
+    if kind not in ("channel", "project") or not rest:
+        raise UsageError(f"invalid scope {scope!r}", hint=hint)
+    parts = rest.split("/")
+    if kind == "channel" and len(parts) != 1:
+        raise UsageError(f"invalid scope {scope!r}: channel names have no '/'", hint=hint)
+    for p in parts:
+        if not _SCOPE_PART.match(p) or p.endswith(".lock") or ".." in p or p.endswith("."):
+            raise UsageError(f"invalid scope {scope!r}", hint=hint)
+    return scope
+
+
+def check_type(mem_type: str, allowed: tuple[str, ...]) -> str:
+    if mem_type not in allowed:
+        raise UsageError(
+            f"unknown type {mem_type!r}", hint="one of: " + ", ".join(allowed) + " (store.types in config)"
+        )
+    return mem_type
