@@ -675,6 +675,12 @@ class Store:
                 written.append(str(target.relative_to(root)))
         return written
 
+    # ==== recall (issue 3): recall, read_path, _index_status, reindex ====
+
+    # ==== lifecycle (issue 4): forget, redact, dream, undream ====
+
+    # ==== agents (issue 5): context, extract, flush, watch, changes, link, why ====
+
     def memory_json(self, m: Memory) -> dict[str, Any]:
         return {"id": m.id, "key": m.key, "scope": m.scope, "type": m.type,
                 "importance": m.importance, "tags": list(m.tags), "created": m.created,

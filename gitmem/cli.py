@@ -31,6 +31,9 @@ COMMANDS: dict[str, str] = {
     "status": "gitmem.commands.core:status",
     "import": "gitmem.commands.core:import_cmd",
     "export": "gitmem.commands.core:export",
+    # ---- recall (issue 3)
+    # ---- lifecycle (issue 4)
+    # ---- agents (issue 5)
 }
 
 
