@@ -1,0 +1,71 @@
+"""Shared fixtures: every test runs with its own HOME, GITMEM_HOME and git identity, and
+the deterministic fake embedder unless it asks for the real model."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL_PATH = (ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8").resolve()
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    home.mkdir()
+    for var in list(os.environ):
+        if var.startswith("GITMEM_") or var.startswith("GIT_"):
+            monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GITMEM_HOME", str(tmp_path / "gitmem"))
+    monkeypatch.setenv("GITMEM_NAME", "Test Person")
+    monkeypatch.setenv("GITMEM_EMAIL", "test@example.com")
+    monkeypatch.setenv("GITMEM_EMBED_MODEL", "fake-64")
+    monkeypatch.setenv("GITMEM_FSYNC", "0")
+    (home / ".gitconfig").write_text("[user]\n\tname = Test Person\n\temail = test@example.com\n")
+    yield
+
+
+@pytest.fixture
+def gm_home(tmp_path) -> Path:
+    return tmp_path / "gitmem"
+
+
+@pytest.fixture
+def store(gm_home):
+    import gitmem
+
+    return gitmem.init(gm_home)
+
+
+@pytest.fixture
+def real_model(monkeypatch):
+    """Use the offline copy of all-MiniLM-L6-v2 (tests marked `model`)."""
+    if not MODEL_PATH.is_dir():
+        pytest.fail(f"offline model missing at {MODEL_PATH}")
+    monkeypatch.setenv("GITMEM_EMBED_MODEL", "sentence-transformers/all-MiniLM-L6-v2")
+    monkeypatch.setenv("GITMEM_EMBED_PATH", str(MODEL_PATH))
+    return MODEL_PATH
+
+
+def run_cli(*args: str, input: str | None = None, env: dict | None = None, cwd=None):
+    """Run the real `gitmem` command in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "gitmem", *args], input=input, capture_output=True, text=True,
+        env={**os.environ, **(env or {})}, cwd=cwd,
+    )
+
+
+def git(*args: str, cwd=None, check: bool = True) -> str:
+    res = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    if check and res.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {res.stderr}")
+    return res.stdout
