@@ -132,6 +132,19 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
+_YAML_RISKY = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    # With allow_unicode, PyYAML writes NEL/LS/PS raw and they read back as line
+    # breaks; double quotes make the emitter escape them.
+    style = '"' if _YAML_RISKY.search(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
 def render(mem: Memory) -> bytes:
     """Serialise to `---\\n<yaml>---\\n<body>`; the body is stored verbatim."""
     fm: dict[str, Any] = {}
@@ -216,9 +229,9 @@ def check_importance(value: Any) -> int:
     try:
         imp = int(value)
     except (TypeError, ValueError):
-        raise UsageError(f"importance must be an integer 1-10, got {value!r}") from None
+        raise UsageError(f"importance must be an integer 1-10, got {value!r}", hint="e.g. --importance 7") from None
     if not 1 <= imp <= 10:
-        raise UsageError(f"importance must be 1-10, got {imp}")
+        raise UsageError(f"importance must be 1-10, got {imp}", hint="1 is trivia, 5 the default, 8+ is never archived")
     return imp
 
 
@@ -267,6 +280,7 @@ def check_scope(scope: str) -> str:
 def check_type(mem_type: str, allowed: tuple[str, ...]) -> str:
     if mem_type not in allowed:
         raise UsageError(
-            f"unknown type {mem_type!r}", hint="one of: " + ", ".join(allowed) + " (store.types in config)"
+            f"unknown type {mem_type!r}",
+            hint="one of: " + ", ".join(t for t in allowed if t != "quarantine") + " (store.types in config)"
         )
     return mem_type

@@ -30,7 +30,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
     ("url-credentials", re.compile(r"(?<=://)[^\s:/@]+:([^\s@/]{3,})(?=@)"), 1),
     ("bearer-token", re.compile(r"(?i)\b(?:bearer|token)\s+([A-Za-z0-9_\-\.=]{20,})"), 1),
     ("password", re.compile(
-        r"(?i)\b(?:password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|"
+        r"(?i)(?<![A-Za-z0-9])(?:password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|"
         r"auth[_-]?token|access[_-]?token|client[_-]?secret|private[_-]?key|token)"
         r"\s*[:=]\s*[\"']?([^\s\"',;]{4,})"), 1),
 ]
