@@ -260,6 +260,8 @@ class Store:
         out["source"] = red.value(self._source(item.get("source")), "source")
         out["links"] = tuple(item.get("links") or ())
         out["supersedes"] = tuple(item.get("supersedes") or ())
+        # An importer may carry a summary of its own (e.g. a topic file's description).
+        out["summary"] = red.text(" ".join(str(item["summary"]).split()), "summary") if item.get("summary") else None
         return out
 
     def _write_items(self, scope: str, items: list[dict[str, Any]], red: Redactor, op: str,
@@ -287,7 +289,7 @@ class Store:
                 if existing is not None:
                     mem = existing.with_(
                         text=it["text"], type=it["type"], importance=it["importance"],
-                        tags=it["tags"] or existing.tags, summary=model.summarise(it["text"]),
+                        tags=it["tags"] or existing.tags, summary=it.get("summary") or model.summarise(it["text"]),
                         metadata={**existing.metadata, **it["metadata"]},
                         links=existing.links + tuple(l for l in it["links"] if l not in existing.links),
                         supersedes=existing.supersedes + tuple(s for s in it["supersedes"] if s not in existing.supersedes),
@@ -303,7 +305,7 @@ class Store:
                 else:
                     mem_id = model.new_id()
                     mem = Memory(
-                        id=mem_id, text=it["text"], type=it["type"], summary=model.summarise(it["text"]),
+                        id=mem_id, text=it["text"], type=it["type"], summary=it.get("summary") or model.summarise(it["text"]),
                         importance=it["importance"], tags=it["tags"], created=it["created"] or now,
                         updated=now, source=it["source"], key=key, links=it["links"],
                         supersedes=it["supersedes"], metadata=it["metadata"],
@@ -678,8 +680,68 @@ class Store:
     # ==== recall (issue 3): recall, read_path, _index_status, reindex ====
 
     # ==== lifecycle (issue 4): forget, redact, dream, undream ====
+    def forget(self, ids: Iterable[str], reason: str | None = None, keep_history: bool = False) -> dict[str, Any]:
+        """Remove memories (ids or keys); unless keep_history, purge their text from history."""
+        from .forget import forget
+        return forget(self, list(ids), reason=reason, keep_history=keep_history)
+
+    def redact_text(self, text: str, reason: str | None = None) -> dict[str, Any]:
+        """Purge a leaked string from every scope, its history and the index."""
+        from .forget import redact_text
+        return redact_text(self, text, reason=reason)
+
+    def dream(self, scope: str | None = None, dry_run: bool = False, force: bool = False,
+              now: float | None = None) -> dict[str, Any]:
+        """Consolidate a scope (default: every scope) as one commit each; see gitmem.dream."""
+        from .dream import dream
+        return dream(self, scope=scope, dry_run=dry_run, force=force, now=now)
+
+    def undream(self, scope: str | None = None) -> dict[str, Any]:
+        """Revert the last dream commit of a scope with a new commit."""
+        from .dream import undream
+        return undream(self, scope=scope)
+
 
     # ==== agents (issue 5): context, extract, flush, watch, changes, link, why ====
+
+    # -- watch/links/import (5a)
+    def watch_events(self, *, scopes: Iterable[str] | None = None, interval: float = 1.0,
+                     from_start: bool = False, stop: Any = None) -> Iterator[Any]:
+        """Yield a watch.Event per new commit on the watched scopes, polling every interval."""
+        from .watch import Watcher
+
+        return Watcher(self, scopes, from_start=from_start).events(interval, stop=stop)
+
+    def changes(self, cursor: str, *, scopes: Iterable[str] | None = None,
+                session: str | None = None, from_start: bool = False, peek: bool = False) -> list[Any]:
+        """Events since the named cursor (which then moves); see watch.changes."""
+        from .watch import changes
+
+        return changes(self, cursor, scopes=scopes, session=session, from_start=from_start, peek=peek)
+
+    def link(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """Link the code repo at path (default cwd) to its project scope."""
+        from .links import link
+
+        return link(self, path)
+
+    def unlink(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        from .links import unlink
+
+        return unlink(self, path)
+
+    def why(self, spec: str, cwd: str | os.PathLike[str] | None = None) -> list[Any]:
+        """Memories linked to the commits that wrote FILE[:LINE[-LINE]]."""
+        from .links import why
+
+        return why(self, spec, cwd)
+
+    def import_dir(self, kind: str, directory: str | os.PathLike[str], *,
+                   scope: str | None = None) -> dict[str, Any]:
+        """Import an agent memory folder (openclaw, qwen, claude, markdown)."""
+        from .importers import import_dir
+
+        return import_dir(self, kind, directory, scope=scope)
 
     def memory_json(self, m: Memory) -> dict[str, Any]:
         return {"id": m.id, "key": m.key, "scope": m.scope, "type": m.type,

@@ -158,7 +158,7 @@ class GitStore:
         for name in self.repo.references:
             if name.startswith(prefix):
                 ref = self.repo.references.get(name)
-                if ref is not None and ref.type == pygit2.enums.ReferenceType.OID:
+                if ref is not None and ref.type == pygit2.enums.ReferenceType.DIRECT:
                     out[name] = str(ref.target)
         return out
 
@@ -389,6 +389,38 @@ class GitStore:
                 proc.wait()
         except OSError:
             pass  # git missing: packing is an optimisation, never a failure
+
+    # ---- lifecycle helpers (issue 4) ----------------------------------------------
+    def update_refs_cas(self, updates: list[tuple[str, str, str | None]], message: str = "gitmem") -> None:
+        """Move refs atomically, each only if it still points where it did.
+
+        `updates` holds (ref, new, expected old); new "" deletes, old None means "must
+        not exist". libgit2's create_commit checks only fast-forwards, so a history
+        rewrite goes through `git update-ref --stdin`: all refs move or none does."""
+        if not updates:
+            return
+        zero = "0" * 40
+        lines = []
+        for name, new, old in updates:
+            if new:
+                lines.append(f"update {name} {new} {old or zero}")
+            else:
+                lines.append(f"delete {name} {old or ''}".rstrip())
+        res = subprocess.run(
+            ["git", f"--git-dir={self.path}", "update-ref", "-m", message, "--stdin"],
+            input=("\n".join(lines) + "\n").encode(), capture_output=True, env=git_env(),
+        )
+        if res.returncode != 0:
+            raise ConflictError(
+                "refs moved during the operation; nothing was changed: "
+                + res.stderr.decode(errors="replace").strip().splitlines()[-1:][0]
+                if res.stderr.strip() else "ref update failed",
+                hint="another process wrote to the store; retry",
+            )
+
+    def reopen(self) -> None:
+        """Drop libgit2's handles on packs a repack deleted."""
+        self.repo = pygit2.Repository(str(self.path))
 
 
 def git_env() -> dict[str, str]:
