@@ -33,6 +33,10 @@ COMMANDS: dict[str, str] = {
     "export": "gitmem.commands.core:export",
     # ---- recall (issue 3)
     # ---- lifecycle (issue 4)
+    "forget": "gitmem.commands.lifecycle:forget",
+    "redact": "gitmem.commands.lifecycle:redact",
+    "dream": "gitmem.commands.lifecycle:dream",
+    "undream": "gitmem.commands.lifecycle:undream",
     # ---- agents (issue 5)
 }
 
