@@ -1,0 +1,175 @@
+"""Commands between sessions and around code: watch, changes, link, unlink, why, mcp."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..cli import emit_json, json_option, pass_store
+
+
+def _event_line(ev) -> str:
+    ids = f" [{', '.join(ev.ids[:3])}{'…' if len(ev.ids) > 3 else ''}]" if ev.ids else ""
+    who = f" {ev.author}:" if ev.author else ""
+    mark = " (rewritten)" if ev.rewritten else ""
+    return f"{(ev.commit or '-')[:10]} {ev.time} {ev.scope:<12}{who} {ev.summary}{ids}{mark}"
+
+
+@click.command()
+@click.option("--scope", "-s", "scopes", multiple=True, help="Watch only this scope (repeatable).")
+@click.option("--interval", type=float, default=1.0, show_default=True,
+              help="Seconds between polls of the refs.")
+@click.option("--exec", "command", help="Shell command run per event, the event JSON on stdin.")
+@click.option("--from-start", is_flag=True, help="Report every existing commit first.")
+@click.option("--count", type=int, help="Exit after N events.")
+@json_option
+@pass_store
+def watch(store, scopes, interval, command, from_start, count, as_json):
+    """Print an event for every new commit on the store's scopes, as it happens.
+
+    Polls the refs every --interval seconds; keeps going when a ref is rewritten (a
+    forget), reporting only what is new. A forget's event names the id, never the text.
+
+    \b
+    Examples:
+      gitmem watch --json
+      gitmem watch --scope main --exec 'jq -r .summary >> ~/changes.log'
+    """
+    from ..watch import run_exec
+
+    n = 0
+    for ev in store.watch_events(scopes=scopes or None, interval=interval, from_start=from_start):
+        if as_json:
+            click.echo(ev.to_json())
+        elif not command:
+            click.echo(_event_line(ev))
+        sys.stdout.flush()
+        if command:
+            rc = run_exec(command, ev)
+            if rc != 0:
+                click.echo(f"warning: --exec exited {rc} for {(ev.commit or '')[:10]}", err=True)
+        n += 1
+        if count and n >= count:
+            return
+
+
+@click.command()
+@click.option("--cursor", "-c", required=True, help="Cursor name, e.g. the session id.")
+@click.option("--scope", "-s", "scopes", multiple=True, help="Only this scope (repeatable).")
+@click.option("--session", "own_session", help="Leave out this session's own writes "
+              "(default: the global --session / $GITMEM_SESSION).")
+@click.option("--include-own", is_flag=True, help="Also show this session's own writes.")
+@click.option("--from-start", is_flag=True, help="On a new cursor, report everything.")
+@click.option("--peek", is_flag=True, help="Show the changes without moving the cursor.")
+@json_option
+@pass_store
+def changes(store, cursor, scopes, own_session, include_own, from_start, peek, as_json):
+    """What changed since cursor NAME was last read; moves the cursor.
+
+    The first call starts the cursor at the current tips and prints nothing
+    (--from-start prints everything). How an open session learns what another wrote.
+
+    \b
+    Examples:
+      gitmem --session s1 changes --cursor s1 --json
+      gitmem changes --cursor nightly --from-start
+    """
+    session = None if include_own else (own_session or store.config.session)
+    events = store.changes(cursor, scopes=scopes or None, session=session,
+                           from_start=from_start, peek=peek)
+    if as_json:
+        emit_json([e.to_dict() for e in events])
+    else:
+        for ev in events:
+            click.echo(_event_line(ev))
+
+
+@click.command()
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@json_option
+@pass_store
+def link(store, path, as_json):
+    """Link the code repository at PATH (default: here) to scope project/<key>.
+
+    The key comes from the `origin` URL (github.com/owner/repo), else the folder name
+    plus a short hash of its path. Inside a linked repo, writes go to that scope and
+    reads look at it plus main.
+
+    \b
+    Examples:
+      cd ~/src/app && gitmem link
+      gitmem remember --link HEAD "Chose SQLite for the cache: one file, no daemon"
+    """
+    info = store.link(path)
+    if as_json:
+        emit_json(info)
+    else:
+        click.echo(f"linked {info['root']} -> {info['scope']}")
+
+
+@click.command()
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@json_option
+@pass_store
+def unlink(store, path, as_json):
+    """Undo `gitmem link` for the repository at PATH (default: here).
+
+    \b
+    Example:
+      gitmem unlink ~/src/app
+    """
+    info = store.unlink(path)
+    if as_json:
+        emit_json(info)
+    else:
+        click.echo(f"unlinked {info['root']} (was {info['scope']})")
+
+
+@click.command()
+@click.argument("spec")
+@json_option
+@pass_store
+def why(store, spec, as_json):
+    """Show the memories linked to the commits that wrote FILE[:LINE[-LINE]].
+
+    Blames the lines in the code repository, then reads each commit's gitmem note
+    (and memories whose links name the commit).
+
+    \b
+    Examples:
+      gitmem why src/cache.py:40-60
+      gitmem why README.md --json
+    """
+    entries = store.why(spec)
+    if as_json:
+        emit_json([e.to_dict() for e in entries])
+        return
+    for e in entries:
+        lines = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in e.lines)
+        click.echo(f"{e.commit[:10]} {e.time} {e.author}: {e.summary}  (lines {lines})")
+        if not e.memories:
+            click.echo("    (no linked memories)")
+        for m in e.memories:
+            if m["found"]:
+                click.echo(f"    {m['id']}  {m['scope']}  {m.get('type', '')}: {m['summary']}")
+            else:
+                click.echo(f"    {m['id']}  {m['scope']}  (not in this store; forgotten or not synced)")
+
+
+@click.command()
+@click.option("--allow-redact", is_flag=True,
+              help="Let memory_forget rewrite history (default: forget keeps history).")
+@click.pass_context
+def mcp(ctx, allow_redact):
+    """Run an MCP server on stdio with memory_search, memory_get, memory_remember,
+    memory_append and memory_forget.
+
+    \b
+    Example (an MCP client config):
+      {"command": "gitmem", "args": ["mcp"], "env": {"GITMEM_AGENT": "claude"}}
+    """
+    from ..cli import store_from
+    from ..mcp import serve
+
+    serve(store_from(ctx), allow_redact=allow_redact)
