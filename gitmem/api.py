@@ -743,6 +743,45 @@ class Store:
 
         return import_dir(self, kind, directory, scope=scope)
 
+    # -- watch/links/import (5a)
+    def watch_events(self, *, scopes: Iterable[str] | None = None, interval: float = 1.0,
+                     from_start: bool = False, stop: Any = None) -> Iterator[Any]:
+        """Yield a watch.Event per new commit on the watched scopes, polling every interval."""
+        from .watch import Watcher
+
+        return Watcher(self, scopes, from_start=from_start).events(interval, stop=stop)
+
+    def changes(self, cursor: str, *, scopes: Iterable[str] | None = None,
+                session: str | None = None, from_start: bool = False, peek: bool = False) -> list[Any]:
+        """Events since the named cursor (which then moves); see watch.changes."""
+        from .watch import changes
+
+        return changes(self, cursor, scopes=scopes, session=session, from_start=from_start, peek=peek)
+
+    def link(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """Link the code repo at path (default cwd) to its project scope."""
+        from .links import link
+
+        return link(self, path)
+
+    def unlink(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        from .links import unlink
+
+        return unlink(self, path)
+
+    def why(self, spec: str, cwd: str | os.PathLike[str] | None = None) -> list[Any]:
+        """Memories linked to the commits that wrote FILE[:LINE[-LINE]]."""
+        from .links import why
+
+        return why(self, spec, cwd)
+
+    def import_dir(self, kind: str, directory: str | os.PathLike[str], *,
+                   scope: str | None = None) -> dict[str, Any]:
+        """Import an agent memory folder (openclaw, qwen, claude, markdown)."""
+        from .importers import import_dir
+
+        return import_dir(self, kind, directory, scope=scope)
+
     def memory_json(self, m: Memory) -> dict[str, Any]:
         return {"id": m.id, "key": m.key, "scope": m.scope, "type": m.type,
                 "importance": m.importance, "tags": list(m.tags), "created": m.created,

@@ -38,6 +38,12 @@ COMMANDS: dict[str, str] = {
     "dream": "gitmem.commands.lifecycle:dream",
     "undream": "gitmem.commands.lifecycle:undream",
     # ---- agents (issue 5)
+    "watch": "gitmem.commands.agents_watch:watch",
+    "changes": "gitmem.commands.agents_watch:changes",
+    "link": "gitmem.commands.agents_watch:link",
+    "unlink": "gitmem.commands.agents_watch:unlink",
+    "why": "gitmem.commands.agents_watch:why",
+    "mcp": "gitmem.commands.agents_watch:mcp",
 }
 
 
