@@ -55,7 +55,8 @@ class FakeEmbedder:
 class FastEmbedder:
     """fastembed TextEmbedding, imported on first use (the import costs ~1.7 s)."""
 
-    def __init__(self, model: str, path: str | None = None, threads: int | None = None):
+    def __init__(self, model: str, path: str | None = None, threads: int | None = None,
+                 local_files_only: bool = False):
         from fastembed import TextEmbedding
 
         if path:
@@ -73,7 +74,8 @@ class FastEmbedder:
             # Thresholds are per model: the local copy is the default model, so share its id.
             self.model_id = DEFAULT_MODEL if name == LOCAL_MODEL_NAME else name
         else:
-            self._model = TextEmbedding(model, threads=threads)
+            kw = {"local_files_only": True} if local_files_only else {}
+            self._model = TextEmbedding(model, threads=threads, **kw)
             self.model_id = model
         self.dim = int(self._model.embedding_size) if hasattr(self._model, "embedding_size") else len(
             next(iter(self._model.embed(["x"]))))
@@ -112,10 +114,120 @@ def _dim_from_config(path: str) -> int:
 _CACHE: dict[tuple[str, str | None], object] = {}
 _FAILED: dict[tuple[str, str | None], str] = {}
 
+FAILURE_FILE = "embed-failure.json"
+# Documented defaults (config section [embed]).
+EMBED_DEFAULTS = {
+    "model": DEFAULT_MODEL,
+    "path": None,
+    # Seconds a failed model load is remembered under state/ before trying again.
+    "retry_after": 6 * 3600,
+    # Seconds one download attempt may take before the command goes on with BM25.
+    "download_timeout": 20.0,
+}
+
+# A multilingual choice for Chinese (and other non-English) users: set
+# `[embed] model = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"`.
+MULTILINGUAL_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+
+
+def _failure_path(config) -> Path:
+    return Path(config.home) / "state" / FAILURE_FILE
+
+
+def recorded_failure(config, model: str, path: str | None) -> str | None:
+    """The reason of a recent failed load of this model, if still within retry_after."""
+    import json
+    import time
+
+    try:
+        rec = json.loads(_failure_path(config).read_text())
+    except (OSError, ValueError):
+        return None
+    if rec.get("model") != model or rec.get("path") != path:
+        return None
+    wait = float(config.get("embed", "retry_after", EMBED_DEFAULTS["retry_after"]))
+    if time.time() - float(rec.get("time", 0)) > wait:
+        return None
+    return str(rec.get("reason") or "embedding model unavailable")
+
+
+def _record_failure(config, model: str, path: str | None, reason: str) -> None:
+    import json
+    import time
+
+    from .fsutil import atomic_write
+
+    try:
+        atomic_write(_failure_path(config), json.dumps(
+            {"model": model, "path": path, "reason": reason, "time": time.time()}).encode())
+    except OSError:
+        pass  # a read-only home just means we try again next time
+
+
+def clear_failure(config) -> None:
+    """Forget a recorded failure (e.g. `reindex`, or the model was installed)."""
+    try:
+        _failure_path(config).unlink()
+    except OSError:
+        pass
+
+
+def _load_bounded(model: str, path: str | None, threads: int | None, timeout: float) -> "FastEmbedder":
+    """Load from the local cache first (no network); only then try a download, in a
+    thread bounded by `timeout`, because fastembed retries a failed download with
+    sleeps of 3 s and 9 s (~40 s in all on a closed network)."""
+    if path:
+        return FastEmbedder(model, path, threads=threads)
+    try:
+        return FastEmbedder(model, None, threads=threads, local_files_only=True)
+    except Exception:
+        pass
+    box: dict[str, object] = {}
+
+    def attempt() -> None:
+        try:
+            _download_once(model)
+            box["emb"] = FastEmbedder(model, None, threads=threads, local_files_only=True)
+        except BaseException as e:  # noqa: BLE001 - reported to the caller below
+            box["err"] = e
+
+    t = threading.Thread(target=attempt, name="gitmem-model-download", daemon=True)
+    t.start()
+    t.join(timeout)
+    if "emb" in box:
+        return box["emb"]  # type: ignore[return-value]
+    if "err" in box:
+        raise box["err"]  # type: ignore[misc]
+    raise TimeoutError(f"model download did not finish within {timeout:g} s")
+
+
+def _download_once(model: str) -> None:
+    """One download attempt (fastembed's own loop would retry with long sleeps)."""
+    from fastembed import TextEmbedding
+    from fastembed.common.utils import define_cache_dir
+
+    for cls in TextEmbedding.EMBEDDINGS_REGISTRY:
+        for desc in cls._list_supported_models():
+            if desc.model.lower() == model.lower():
+                cls.download_model(desc, str(define_cache_dir(None)), retries=1)
+                return
+    raise ValueError(f"fastembed does not know the model {model!r}")
+
+
+def _quiet_fastembed() -> None:
+    """fastembed logs every failed attempt through loguru; gitmem reports once itself."""
+    try:
+        from loguru import logger
+
+        logger.disable("fastembed")
+    except ImportError:
+        pass
+
 
 def load_embedder(config) -> tuple[Embedder | None, str | None]:
     """(embedder, None) or (None, reason). Process-wide cache; a failure is remembered
-    so a command never stalls retrying a download."""
+    in-process and under state/ (for `embed.retry_after` seconds) so no command stalls
+    retrying a download."""
     model = str(config.get("embed", "model", DEFAULT_MODEL) or DEFAULT_MODEL)
     path = config.get("embed", "path", None) or None
     if model == "none":
@@ -129,17 +241,27 @@ def load_embedder(config) -> tuple[Embedder | None, str | None]:
         dim = int(model.split("-", 1)[1]) if "-" in model else 64
         emb: Embedder = FakeEmbedder(dim)
     else:
+        if path and not Path(path).is_dir():
+            reason = f"embedding model path {path} does not exist"
+            _FAILED[key] = reason
+            return None, reason
+        earlier = None if path else recorded_failure(config, model, path)
+        if earlier:
+            _FAILED[key] = earlier
+            return None, earlier
         try:
-            if path and not Path(path).is_dir():
-                raise FileNotFoundError(f"model path {path} does not exist")
             # Never let the hub client hang on a closed network.
             os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "3")
             os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "10")
             threads = config.get("embed", "threads", None)
-            emb = FastEmbedder(model, path, threads=int(threads) if threads else None)
+            timeout = float(config.get("embed", "download_timeout", EMBED_DEFAULTS["download_timeout"]))
+            _quiet_fastembed()
+            emb = _load_bounded(model, path, int(threads) if threads else None, timeout)
         except Exception as e:  # any load failure means "BM25 only", reported once
             reason = f"embedding model {model!r} unavailable: {type(e).__name__}: {str(e)[:200]}"
             _FAILED[key] = reason
+            if not path:
+                _record_failure(config, model, path, reason)
             return None, reason
     _CACHE[key] = emb
     return emb, None

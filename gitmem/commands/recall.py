@@ -1,0 +1,92 @@
+"""Recall commands: recall, reindex."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..cli import emit_json, json_option, pass_store
+
+
+def _progress():
+    """click.progressbar on stderr, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def bar(length: int, label: str):
+        return click.progressbar(length=length, label=f"gitmem: {label}", file=sys.stderr)
+
+    return bar
+
+
+@click.command()
+@click.argument("query")
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="Number of hits.")
+@click.option("--scope", "-s", "scopes", multiple=True, help="Scope to search (repeatable).")
+@click.option("--all-scopes", is_flag=True, help="Search every scope.")
+@click.option("--type", "-t", "types", multiple=True, help="Only memories of this type (repeatable).")
+@click.option("--since", help="Only memories created on or after this date (2024-05-01).")
+@click.option("--archived", is_flag=True, help="Include memories retired to archive/.")
+@click.option("--mode", type=click.Choice(["hybrid", "bm25", "vector"]), help="Ranking to use.")
+@json_option
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "prompt"]), default=None,
+              help="Output format; `prompt` renders templates/recall.j2 for an agent.")
+@click.option("--budget", type=click.IntRange(50, 1_000_000), help="Token budget for --format prompt.")
+@click.option("--explain", is_flag=True, help="Show ranks and factors behind each score.")
+@pass_store
+def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain):
+    """Search memories for QUERY (BM25 + embeddings), with citations.
+
+    \b
+    Examples:
+      gitmem recall "deploy window"
+      gitmem recall "部署时间" --all-scopes -k 5 --json
+      gitmem recall "code style" --format prompt --budget 800
+    """
+    fmt = "json" if as_json else (fmt or "table")
+    hits = store.recall(query, k=k, scopes=list(scopes) or None, all_scopes=all_scopes,
+                        type=list(types) or None, since=since, archived=archived, mode=mode,
+                        explain=explain, progress=_progress())
+    info = store._recaller().last
+    if info.get("backend") == "bm25" and info.get("reason") and mode != "bm25":
+        click.echo(f"note: {info['reason']}; recall is BM25 only", err=True)
+    if fmt == "json":
+        emit_json([h.to_dict(explain=explain) for h in hits])
+        return
+    if fmt == "prompt":
+        from ..render import render_prompt
+
+        click.echo(render_prompt(hits, budget, query=query), nl=False)
+        return
+    if not hits:
+        click.echo("no matches", err=True)
+        return
+    for h in hits:
+        cite = f"{h.path}:{h.start_line}-{h.end_line}"
+        click.echo(f"{h.score:8.4f}  {h.id}  {h.scope}  {h.type}  {cite}")
+        click.echo(f"          {h.snippet}")
+        if explain:
+            s = h.scores
+            click.echo(f"          bm25={s['bm25']} vector={s['vector']} recency={s['recency']} "
+                       f"importance={s['importance']} {h.explain}")
+
+
+@click.command()
+@json_option
+@pass_store
+def reindex(store, as_json):
+    """Rebuild the recall index (index.duckdb) from git, and retry the model.
+
+    \b
+    Example:
+      gitmem reindex
+    """
+    info = store.reindex(progress=_progress())
+    st = store._recaller().status()
+    info.update(backend=st["backend"], model=st["model"], indexed=st["indexed"])
+    if as_json:
+        emit_json(info)
+    else:
+        click.echo(f"indexed {info['indexed']} memories ({info['chunks']} chunks, {info['embedded']} embedded) "
+                   f"in {info['seconds']} s; backend {info['backend']}")

@@ -1,0 +1,354 @@
+"""Hybrid recall: BM25 and vector rankings fused, then optional MMR, recency decay and an
+importance boost. Every weight is in config section [recall]; defaults below.
+
+The fusion was chosen by measurement on the LoCoMo development split
+(benchmarks/recall_locomo.py, table in BENCHMARKS.md), not by taste."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import time
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from . import access
+from .embed import load_embedder
+from .errors import UsageError
+from .index import Index, Progress, Snapshot
+from .model import parse_when
+from .tokens import tokenize
+
+# Documented defaults of [recall] (README "Recall" and BENCHMARKS.md say why).
+RECALL_DEFAULTS: dict[str, Any] = {
+    "fusion": "rrf",          # "rrf" (reciprocal rank fusion) or "linear" (normalised scores)
+    "rrf_k": 60,              # RRF constant: 1 / (rrf_k + rank)
+    "w_bm25": 1.0,            # weight of the BM25 ranking in the fusion
+    "w_vector": 1.0,          # weight of the vector ranking in the fusion
+    "candidates": 100,        # depth taken from each ranking before fusion
+    "bm25_k1": 1.2,
+    "bm25_b": 0.75,
+    "mmr": False,             # re-rank for diversity (maximal marginal relevance)
+    "mmr_lambda": 0.7,        # relevance vs diversity in MMR
+    "recency_weight": 0.1,    # share of the score subject to recency decay (0 = off)
+    "half_life_days": 30.0,   # a memory this old keeps half of that share
+    "importance_weight": 0.1, # importance 10 scores (1 + w) times importance 5; 1 scores (1 - 0.8 w)
+}
+
+# Vector-side floors per model: a vector hit below its model's cosine floor is only
+# kept when BM25 found it too. Cosines are not comparable across models, hence per model.
+VECTOR_FLOORS: dict[str, float] = {
+    "sentence-transformers/all-MiniLM-L6-v2": 0.15,
+    "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2": 0.25,
+    "BAAI/bge-small-en-v1.5": 0.45,
+    "fake": 0.05,
+}
+
+
+@dataclass
+class Hit:
+    """One recall result, with its citation and the parts of its score."""
+
+    id: str
+    key: str | None
+    scope: str
+    type: str
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    scores: dict[str, float | None]
+    snippet: str
+    commit: str | None
+    created: str | None
+    text: str = field(default="", repr=False)
+    explain: dict[str, Any] | None = field(default=None, repr=False)
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        d = asdict(self)
+        d.pop("text")
+        d.pop("explain")
+        if explain and self.explain is not None:
+            d["explain"] = self.explain
+        return d
+
+
+def _iso(ts: float | None) -> str | None:
+    if not ts:
+        return None
+    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _snippet(text: str, terms: Sequence[str], width: int = 240) -> str:
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    low = flat.casefold()
+    pos = min((p for p in (low.find(t) for t in terms if t) if p >= 0), default=0)
+    start = max(0, pos - width // 3)
+    out = flat[start : start + width]
+    return ("…" if start else "") + out + ("…" if start + width < len(flat) else "")
+
+
+class Recaller:
+    """Recall over one store. Keeps the model, the index view and a query-vector cache
+    warm for as long as the Store lives (the API, a daemon, the MCP server)."""
+
+    def __init__(self, store):
+        self.store = store
+        self.config = store.config
+        self._embedder = None
+        self._embed_reason: str | None = None
+        self._loaded = False
+        self._index: Index | None = None
+        self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.last: dict[str, Any] = {}
+
+    def opt(self, key: str) -> Any:
+        return self.config.get("recall", key, RECALL_DEFAULTS[key])
+
+    # ---- parts --------------------------------------------------------------------
+    def embedder(self):
+        if not self._loaded:
+            self._embedder, self._embed_reason = load_embedder(self.config)
+            self._loaded = True
+        return self._embedder
+
+    @property
+    def backend(self) -> str:
+        return "hybrid" if self.embedder() is not None else "bm25"
+
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            self._index = Index(self.store.home, self.store.git, self.config, self.embedder())
+        return self._index
+
+    def vector_floor(self) -> float:
+        emb = self.embedder()
+        if emb is None:
+            return 1.0
+        floors = dict(VECTOR_FLOORS)
+        floors.update(self.config.get("recall", "vector_floors", {}) or {})
+        mid = emb.model_id
+        return float(floors.get(mid, floors.get(mid.split("-", 1)[0], 0.0)))
+
+    def _qvec(self, query: str) -> np.ndarray | None:
+        emb = self.embedder()
+        if emb is None:
+            return None
+        v = self._qcache.get(query)
+        if v is None:
+            v = np.asarray(emb.embed([query])[0], dtype=np.float32)
+            self._qcache[query] = v
+            if len(self._qcache) > 256:
+                self._qcache.popitem(last=False)
+        else:
+            self._qcache.move_to_end(query)
+        return v
+
+    # ---- the query ----------------------------------------------------------------
+    def recall(self, query: str, k: int = 10, scopes: Iterable[str] | None = None, *,
+               all_scopes: bool = False, type: str | Sequence[str] | None = None,  # noqa: A002
+               since: str | float | None = None, archived: bool = False, mode: str | None = None,
+               mmr: bool | None = None, explain: bool = False, record: bool = True,
+               progress: Progress | None = None) -> list[Hit]:
+        """Top-k hits for `query` in the given scopes (default: linked project + main).
+
+        mode: "hybrid" (default when a model loads), "bm25" or "vector"."""
+        if not isinstance(query, str) or not query.strip():
+            raise UsageError("empty query", hint="give some words to search for")
+        if k < 1:
+            raise UsageError("k must be at least 1")
+        t0 = time.perf_counter()
+        chosen = self.store.read_scopes(list(scopes) if scopes else None, all_scopes)
+        types = [type] if isinstance(type, str) else (list(type) if type else None)
+        since_ts = since if isinstance(since, (int, float)) or since is None else parse_when(str(since)).timestamp()
+        if isinstance(since, str) and len(since.strip()) == 10:
+            since_ts = parse_when(since).timestamp()
+        want = mode or ("hybrid" if self.embedder() is not None else "bm25")
+        if want not in ("hybrid", "bm25", "vector"):
+            raise UsageError(f"unknown recall mode {want!r}", hint="hybrid, bm25 or vector")
+        if want != "bm25" and self.embedder() is None:
+            want = "bm25"
+        snap = self.index.snapshot(progress=progress)
+        terms = tokenize(query)
+        depth = max(int(self.opt("candidates")), k * 3)
+
+        bm = []
+        if want in ("hybrid", "bm25"):
+            bm = snap.bm25(terms, chosen, types, since_ts, archived, float(self.opt("bm25_k1")),
+                           float(self.opt("bm25_b")), depth)
+        vec: list[tuple[int, float]] = []
+        qv = None
+        if want in ("hybrid", "vector") and snap.vectors is not None:
+            qv = self._qvec(query)
+            vec = _vector_top(snap, qv, snap.mask(chosen, types, since_ts, archived), depth)
+        fused = self._fuse(bm, vec, want)
+        hits = self._finish(snap, fused, bm, vec, qv, terms, k, want, mmr, explain)
+        self.last = {"backend": want, "reason": self._embed_reason, "ms": (time.perf_counter() - t0) * 1000,
+                     "scopes": chosen}
+        if record and hits:
+            access.record(self.store.home, [h.id for h in hits], "recall")
+        return hits
+
+    def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str) -> dict[int, float]:
+        wb, wv = float(self.opt("w_bm25")), float(self.opt("w_vector"))
+        if mode == "bm25":
+            return {d: s for d, s in bm}
+        floor = self.vector_floor()
+        if mode == "vector":
+            return {d: s for d, s in vec}
+        in_bm = {d for d, _ in bm}
+        vec = [(d, s) for d, s in vec if s >= floor or d in in_bm]
+        out: dict[int, float] = {}
+        if self.opt("fusion") == "linear":
+            top_b = bm[0][1] if bm else 1.0
+            for d, s in bm:
+                out[d] = out.get(d, 0.0) + wb * s / (top_b or 1.0)
+            if vec:
+                hi = vec[0][1]
+                lo = min(floor, vec[-1][1])
+                span = (hi - lo) or 1.0
+                for d, s in vec:
+                    out[d] = out.get(d, 0.0) + wv * max(0.0, (s - lo) / span)
+            return out
+        rk = float(self.opt("rrf_k"))
+        for rank, (d, _) in enumerate(bm, 1):
+            out[d] = out.get(d, 0.0) + wb / (rk + rank)
+        for rank, (d, _) in enumerate(vec, 1):
+            out[d] = out.get(d, 0.0) + wv / (rk + rank)
+        return out
+
+    def _finish(self, snap: Snapshot, fused: dict[int, float], bm, vec, qv, terms, k: int, mode: str,
+                mmr: bool | None, explain: bool) -> list[Hit]:
+        if not fused:
+            return []
+        bm_s, vec_s = dict(bm), dict(vec)
+        bm_rank = {d: i for i, (d, _) in enumerate(bm, 1)}
+        vec_rank = {d: i for i, (d, _) in enumerate(vec, 1)}
+        rw, half = float(self.opt("recency_weight")), float(self.opt("half_life_days"))
+        iw = float(self.opt("importance_weight"))
+        now = time.time()
+        order = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: max(k * 4, 50)]
+        rows = snap.rows([d for d, _ in order])
+        scored = []
+        for d, base in order:
+            r = rows.get(d)
+            if r is None:
+                continue
+            age_days = max(0.0, (now - (r["created"] or now)) / 86400.0)
+            rec = 0.5 ** (age_days / half) if half > 0 else 1.0
+            rec_f = 1.0 - rw + rw * rec
+            imp_f = 1.0 + iw * (int(r["importance"] or 5) - 5) / 5.0
+            scored.append((base * rec_f * imp_f, d, r, rec, imp_f, base))
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        # One hit per memory: its best chunk. Journal and session files keep each chunk.
+        seen: set[tuple[str, str]] = set()
+        uniq = []
+        for item in scored:
+            r = item[2]
+            if r["path"].startswith(("memories/", "archive/")):
+                key = (r["scope"], r["path"])
+                if key in seen:
+                    continue
+                seen.add(key)
+            uniq.append(item)
+        use_mmr = self.opt("mmr") if mmr is None else mmr
+        if use_mmr and snap.vectors is not None and len(uniq) > k:
+            uniq = _mmr(snap, uniq, k, float(self.opt("mmr_lambda")))
+        hits = []
+        for final, d, r, rec, imp_f, base in uniq[:k]:
+            ex = None
+            if explain:
+                ex = {"fused": base, "bm25_rank": bm_rank.get(d), "vector_rank": vec_rank.get(d),
+                      "recency_factor": 1.0 - rw + rw * rec, "importance_factor": imp_f, "mode": mode,
+                      "chunk": d}
+            hits.append(Hit(
+                id=r["mem_id"], key=r["key"], scope=r["scope"], type=r["type"], path=r["path"],
+                start_line=int(r["start_line"]), end_line=int(r["end_line"]), score=round(float(final), 6),
+                scores={"bm25": _round(bm_s.get(d)), "vector": _round(vec_s.get(d)),
+                        "recency": round(rec, 6), "importance": int(r["importance"] or 5)},
+                snippet=_snippet(r["text"], terms), commit=snap.cursors.get(r["scope"]),
+                created=_iso(r["created"]), text=r["text"], explain=ex))
+        return hits
+
+    # ---- status -------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        emb = self.embedder()
+        info = self.index.status()
+        out: dict[str, Any] = {
+            "backend": "hybrid" if emb is not None else "bm25",
+            "model": emb.model_id if emb is not None else None,
+            "indexed": info.get("indexed", 0),
+            "index_chunks": info.get("chunks", 0),
+            "index_vectors": info.get("vectors", 0),
+            "index_lag": info.get("lag", {}),
+            "index_path": info.get("index"),
+        }
+        notes = []
+        if emb is None:
+            notes.append(f"recall is BM25 only: {self._embed_reason}")
+        if not info.get("index_exists"):
+            notes.append("no index yet: the next recall builds it")
+        elif any(info.get("lag", {}).values()):
+            notes.append("index behind some scopes: the next recall catches up")
+        out["index_note"] = "; ".join(notes) or None
+        return out
+
+    def reindex(self, progress: Progress | None = None) -> dict[str, Any]:
+        from . import embed
+
+        # `reindex` is also how a user says "the model is there now": try it again.
+        if self._embedder is None:
+            embed.clear_failure(self.config)
+            embed._FAILED.clear()
+            self._loaded = False
+            if self._index is not None:
+                self._index.close()
+            self._index = None
+        return self.index.rebuild(progress=progress)
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(float(v), 6)
+
+
+def _vector_top(snap: Snapshot, qv: np.ndarray, mask: np.ndarray, depth: int) -> list[tuple[int, float]]:
+    mask = mask & snap.has_vec
+    idx = np.flatnonzero(mask)
+    if idx.size == 0 or snap.vectors is None:
+        return []
+    # A full matrix product is faster than gathering rows when most rows qualify.
+    sub = snap.vectors @ qv if idx.size == snap.size else snap.vectors[idx] @ qv
+    n = min(depth, sub.shape[0])
+    top = np.argpartition(-sub, n - 1)[:n]
+    top = top[np.argsort(-sub[top], kind="stable")]
+    return [(int(snap.docs[idx[i]]), float(sub[i])) for i in top]
+
+
+def _mmr(snap: Snapshot, items: list, k: int, lam: float) -> list:
+    """Greedy maximal marginal relevance over the fused scores and chunk vectors."""
+    vecs = []
+    for it in items:
+        i = snap.row_of.get(it[1])
+        vecs.append(snap.vectors[i] if i is not None and snap.has_vec[i] else None)
+    top = items[0][0] or 1.0
+    chosen: list[int] = []
+    rest = list(range(len(items)))
+    while rest and len(chosen) < k:
+        best, best_val = rest[0], -math.inf
+        for j in rest:
+            sim = 0.0
+            if vecs[j] is not None:
+                sims = [float(vecs[j] @ vecs[c]) for c in chosen if vecs[c] is not None]
+                sim = max(sims, default=0.0)
+            val = lam * items[j][0] / top - (1 - lam) * sim
+            if val > best_val:
+                best, best_val = j, val
+        chosen.append(best)
+        rest.remove(best)
+    return [items[j] for j in chosen] + [items[j] for j in rest]

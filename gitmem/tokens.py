@@ -1,0 +1,79 @@
+"""Tokenisation shared by the index and the query side of recall.
+
+Words are maximal runs of Unicode letters and digits, lowercased (casefolded), with a
+light English suffix folding so "meetings"/"meeting" meet. Text in CJK scripts has no
+spaces, so each run of CJK characters becomes overlapping character bigrams (a single
+character stays a unigram): "北京大学" -> 北京 京大 大学. A query tokenised the same
+way then matches any document that shares a two-character word."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+
+# Han, Hiragana, Katakana, Hangul and CJK punctuation-free ranges.
+_CJK = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3400-\u4dbf"  # CJK Extension A
+    "\u4e00-\u9fff"  # CJK Unified Ideographs
+    "\uac00-\ud7af"  # Hangul syllables
+    "\uf900-\ufaff"  # CJK Compatibility Ideographs
+    "\U00020000-\U0002ebef"  # Extensions B-F
+)
+_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
+_CJK_RE = re.compile(rf"[{_CJK}]")
+
+# Words too common to carry meaning in either documents or questions. BM25's idf
+# already shrinks them; dropping them also keeps the postings table smaller.
+STOPWORDS = frozenset("""
+a an and are as at be been but by did do does for from had has have he her him his how i
+if in into is it its me my of on or our she so than that the their them then there these
+they this to us was we were what when where which who whom why will with would you your
+""".split())
+
+MAX_TOKEN_LEN = 64
+
+
+def _fold(word: str) -> str:
+    """A deliberately small English suffix folding (not a full stemmer)."""
+    if len(word) <= 3 or not word.isascii():
+        return word
+    for suf, rep in (("'s", ""), ("’s", ""), ("ies", "y"), ("sses", "ss")):
+        if word.endswith(suf):
+            return word[: -len(suf)] + rep
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def tokenize(text: str, stopwords: bool = True) -> list[str]:
+    """Index/query tokens of `text`, in order (duplicates kept)."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    for m in _TOKEN_RE.finditer(text):
+        tok = m.group(0)
+        if _CJK_RE.match(tok):
+            if len(tok) == 1:
+                out.append(tok)
+            else:
+                out.extend(tok[i : i + 2] for i in range(len(tok) - 1))
+            continue
+        tok = _fold(tok.replace("’", "'"))
+        if stopwords and tok in STOPWORDS:
+            continue
+        if len(tok) > MAX_TOKEN_LEN:
+            tok = tok[:MAX_TOKEN_LEN]
+        out.append(tok)
+    return out
+
+
+def term_counts(text: str) -> Counter[str]:
+    """Term frequencies for the postings table."""
+    return Counter(tokenize(text))
+
+
+def count_tokens(text: str) -> int:
+    """A rough LLM token estimate for budgets: ~4 chars per token, CJK ~1 per char."""
+    cjk = len(_CJK_RE.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
