@@ -606,8 +606,8 @@ class Store:
         return st
 
     def _index_status(self) -> dict[str, Any]:
-        """Filled in by the recall layer (backend, model, lag)."""
-        return {}
+        """Backend (hybrid | bm25), model, memories indexed, lag behind each scope tip."""
+        return self._recaller().status()
 
     # ---- import / export ------------------------------------------------------------
     def import_items(self, items: Iterable[dict[str, Any]], *, scope: str | None = None,
@@ -678,6 +678,36 @@ class Store:
         return written
 
     # ==== recall (issue 3): recall, read_path, _index_status, reindex ====
+    def _recaller(self):
+        rec = getattr(self, "_recall_engine", None)
+        if rec is None:
+            from .recall import Recaller
+
+            rec = self._recall_engine = Recaller(self)
+        return rec
+
+    def recall(self, query: str, k: int = 10, scopes: Iterable[str] | None = None, **filters: Any):
+        """Hybrid recall: a list of Hit (id, key, scope, type, path, start_line, end_line,
+        score, scores, snippet, commit, created). Filters: all_scopes, type, since,
+        archived, mode ("hybrid"|"bm25"|"vector"), mmr, explain, record, progress."""
+        return self._recaller().recall(query, k=k, scopes=scopes, **filters)
+
+    def reindex(self, progress=None) -> dict[str, Any]:
+        """Rebuild the derived index from git (into a new file, swapped in)."""
+        return self._recaller().reindex(progress=progress)
+
+    @property
+    def index(self):
+        """The derived index (gitmem.index.Index): drop_ids, vectors_for, rebuild."""
+        return self._recaller().index
+
+    def read_path(self, path: str, scope: str | None = None, at: str | None = None,
+                  start: int | None = None, count: int | None = None) -> dict[str, Any]:
+        """A slice of a file in a scope's tree; memory files are sliced by body lines,
+        the numbering recall hits cite."""
+        from .render import read_slice
+
+        return read_slice(self, path, scope=scope, at=at, start=start, count=count)
 
     # ==== lifecycle (issue 4): forget, redact, dream, undream ====
     def forget(self, ids: Iterable[str], reason: str | None = None, keep_history: bool = False) -> dict[str, Any]:

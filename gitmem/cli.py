@@ -32,6 +32,8 @@ COMMANDS: dict[str, str] = {
     "import": "gitmem.commands.core:import_cmd",
     "export": "gitmem.commands.core:export",
     # ---- recall (issue 3)
+    "recall": "gitmem.commands.recall:recall",
+    "reindex": "gitmem.commands.recall:reindex",
     # ---- lifecycle (issue 4)
     "forget": "gitmem.commands.lifecycle:forget",
     "redact": "gitmem.commands.lifecycle:redact",
