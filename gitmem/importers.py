@@ -340,6 +340,7 @@ def export_openclaw(store: "Store", directory: str | os.PathLike[str], *,
     by_type: dict[str, list[str]] = {}
     daily: dict[str, list[str]] = {}
     user: list[str] = []
+    notes: dict[str, str] = {}
     for m in mems:
         meta = m.metadata or {}
         f = str(meta.get("file", "")) if meta.get("imported_from") == "openclaw" else ""
@@ -349,6 +350,8 @@ def export_openclaw(store: "Store", directory: str | os.PathLike[str], *,
             user.append(m.text)
         elif meta.get("date") and f.startswith("memory/"):
             daily.setdefault(Path(f).name, []).append(m.text)
+        elif f.startswith("memory/") and f.endswith(".md"):
+            notes[f] = m.text  # back where it came from
         else:
             by_type.setdefault(m.type, []).append(m.text if "\n" in m.text.strip() else m.text.strip())
     tip = store.git.tip(scope)
@@ -365,7 +368,10 @@ def export_openclaw(store: "Store", directory: str | os.PathLike[str], *,
             lines.append(f"- {body}" if "\n" not in body else "- " + body.replace("\n", "\n  "))
         parts.append(f"## {t.capitalize()}\n\n" + "\n".join(lines) + "\n")
     if parts:
+        if not parts[0].startswith("# "):
+            parts.insert(0, "# Long-term memory\n")
         files["MEMORY.md"] = "\n".join(parts)
+    files.update(notes)
     if user:
         files["USER.md"] = "\n".join(u.rstrip("\n") + "\n" for u in user)
     for name, texts in daily.items():

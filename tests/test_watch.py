@@ -1,0 +1,152 @@
+"""watch / changes: ref polling with real processes writing meanwhile."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from conftest import run_cli
+from gitmem.watch import Watcher
+
+
+def _spawn_watch(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "gitmem", "watch", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ))
+
+
+def _read_lines(proc: subprocess.Popen, n: int, timeout: float = 20) -> list[str]:
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    while len(lines) < n and time.monotonic() < deadline:
+        if sel.select(timeout=0.2):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+    return lines
+
+
+def _wait_started(proc: subprocess.Popen, gm_home) -> None:
+    # The watcher takes its starting tips when it starts; give it a poll to do so.
+    time.sleep(0.8)
+    assert proc.poll() is None, proc.stderr.read()
+
+
+def test_watch_cli_sees_commits_from_another_process(store, gm_home):
+    store.remember("before the watcher started")
+    proc = _spawn_watch("--json", "--interval", "0.2", "--count", "2")
+    try:
+        _wait_started(proc, gm_home)
+        w1 = run_cli("--session", "writer-1", "--agent", "bot", "remember", "--type", "decision",
+                     "Use SQLite for the cache", "--json")
+        w2 = run_cli("append", "--scope", "channel/ops", "deployed v2")
+        assert w1.returncode == 0 and w2.returncode == 0, w1.stderr + w2.stderr
+        lines = _read_lines(proc, 2)
+        proc.wait(timeout=10)
+    finally:
+        proc.kill()
+    events = [json.loads(l) for l in lines]
+    assert len(events) == 2, lines
+    first = next(e for e in events if e["scope"] == "main")
+    mem_id = json.loads(w1.stdout)["id"]
+    assert first["ids"] == [mem_id] and first["op"] == "remember"
+    assert first["ref"] == "refs/heads/main" and first["new"] == first["commit"]
+    assert first["old"] == str(store.git.repo.revparse_single("main~1").id)
+    assert first["session"] == "writer-1" and first["agent"] == "bot"
+    assert "SQLite" in first["summary"] and first["time"].endswith("Z")
+    ops = next(e for e in events if e["scope"] == "channel/ops")
+    assert ops["op"] == "append" and ops["old"] is None  # a new scope: its first commit
+    assert proc.returncode == 0  # --count 2 ended it
+
+
+def test_watch_exec_gets_event_on_stdin(store, gm_home, tmp_path):
+    out = tmp_path / "events.jsonl"
+    proc = _spawn_watch("--interval", "0.2", "--count", "1", "--exec", f"cat >> {out}")
+    try:
+        _wait_started(proc, gm_home)
+        assert run_cli("remember", "exec me").returncode == 0
+        proc.wait(timeout=20)
+    finally:
+        proc.kill()
+    ev = json.loads(out.read_text().strip())
+    assert ev["op"] == "remember" and ev["summary"] == "remember: exec me"
+
+
+def test_iterator_survives_forget_rewrite_and_hides_text(store):
+    keep = store.remember("Tabs over spaces")
+    secret = store.remember("The door code is 7261-alpha")
+    w = Watcher(store)
+    writer = subprocess.run([sys.executable, "-m", "gitmem", "remember", "after start"],
+                            capture_output=True, text=True)
+    assert writer.returncode == 0, writer.stderr
+    evs = w.poll()
+    assert [e.summary for e in evs] == ["remember: after start"]
+    old_tip = store.git.scopes()["main"]
+    store.forget([secret.id], reason="leaked")  # rewrites history
+    assert not store.git.is_ancestor(old_tip, store.git.scopes()["main"]), "history was rewritten"
+    later = store.remember("written after the forget")
+    evs = w.poll()
+    dumped = json.dumps([e.to_dict() for e in evs])
+    assert "7261-alpha" not in dumped and "door code" not in dumped
+    forget_ev = [e for e in evs if e.op == "forget"]
+    assert forget_ev and forget_ev[0].ids == [secret.id]
+    assert evs[-1].ids == [later.id]
+    # Rewritten copies of commits already reported are not reported again.
+    assert not any(keep.id in e.ids or e.summary == "remember: after start" for e in evs)
+    assert all(e.rewritten for e in evs)
+    assert w.poll() == []
+
+
+def test_iterator_events_with_stop(store):
+    seen = []
+    n = {"polls": 0}
+
+    def stop():
+        n["polls"] += 1
+        if n["polls"] == 1:
+            store.remember("during the watch")
+        return n["polls"] >= 2
+
+    for ev in store.watch_events(interval=0.01, stop=stop):
+        seen.append(ev)
+    assert [e.summary for e in seen] == ["remember: during the watch"]
+
+
+def test_changes_cursor_and_sessions(store, gm_home):
+    first = run_cli("--session", "s1", "changes", "--cursor", "s1", "--json")
+    assert first.returncode == 0 and json.loads(first.stdout) == []
+    assert run_cli("--session", "s1", "remember", "mine").returncode == 0
+    theirs = run_cli("--session", "s2", "remember", "theirs", "--json")
+    theirs_id = json.loads(theirs.stdout)["id"]
+    got = json.loads(run_cli("--session", "s1", "changes", "--cursor", "s1", "--json").stdout)
+    assert [e["ids"] for e in got] == [[theirs_id]], "own writes left out"
+    again = run_cli("--session", "s1", "changes", "--cursor", "s1", "--json")
+    assert json.loads(again.stdout) == [], "the cursor moved"
+    # --include-own and a fresh cursor from the start
+    allc = json.loads(run_cli("changes", "--cursor", "audit", "--from-start", "--json").stdout)
+    assert [e["summary"] for e in allc] == ["remember: mine", "remember: theirs"]
+    bad = run_cli("changes", "--cursor", "../escape")
+    assert bad.returncode == 2 and "bad cursor name" in bad.stderr
+    # A cursor file holds positions, never memory text.
+    text = (gm_home / "state" / "cursors" / "audit.json").read_text()
+    assert "theirs" not in text and "mine" not in text
+
+
+def test_changes_peek_and_scope_filter(store):
+    store.changes("c")
+    store.remember("main one")
+    store.remember("ops one", scope="channel/ops")
+    peek = store.changes("c", scopes=["channel/ops"], peek=True)
+    assert [e.scope for e in peek] == ["channel/ops"]
+    only_ops = store.changes("c", scopes=["channel/ops"])
+    assert [e.summary for e in only_ops] == ["remember: ops one"]
+    rest = store.changes("c")
+    assert [e.summary for e in rest] == ["remember: main one"], "other scopes keep their place"
