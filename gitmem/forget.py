@@ -78,6 +78,7 @@ class _Rewriter:
         self.repo = repo
         self.purge = purge
         self.files = {f"{i}.md" for i in purge.ids}
+        self.bids = [i.encode() for i in purge.ids]
         self.bneedles = sorted({n.encode() for n in purge.needles}, key=len, reverse=True)
         self.sneedles = sorted(purge.needles, key=len, reverse=True)
         self.mark = purge.mark.encode()
@@ -97,14 +98,19 @@ class _Rewriter:
                 self.replaced.add(str(oid))
             return new
         key = str(oid)
+        if name == "MEMORY.md":
+            key += ":index"
         if key not in self.blob_cache:
             data = self.repo[oid].data
             out = data
+            if name == "MEMORY.md" and self.bids:
+                # The generated index names forgotten ids next to (possibly cut) summaries.
+                out = b"".join(ln for ln in out.splitlines(True) if not any(i in ln for i in self.bids))
             for n in self.bneedles:
                 if n in out:
                     out = out.replace(n, self.mark)
             if out != data:
-                self.replaced.add(key)
+                self.replaced.add(str(oid))
                 self.blob_cache[key] = self.repo.create_blob(out)
             else:
                 self.blob_cache[key] = oid
@@ -211,6 +217,35 @@ class _Rewriter:
         out.commits = {k: v for k, v in self.commit_map.items() if k != v}
         out.blobs = set(self.replaced)
         return out
+
+
+def tree_with(repo: pygit2.Repository, tree: pygit2.Tree | None, changes: dict[str, Any]) -> pygit2.Oid:
+    """`tree` with path -> bytes | None changes, written as loose objects through libgit2
+    (the rewrite creates its commits with libgit2, which must see every object)."""
+    def build(t: pygit2.Tree | None, ch: dict[str, Any]) -> pygit2.Oid | None:
+        tb = repo.TreeBuilder(t) if t is not None else repo.TreeBuilder()
+        nested: dict[str, dict[str, Any]] = {}
+        for path, value in ch.items():
+            head, sep, rest = path.partition("/")
+            if sep:
+                nested.setdefault(head, {})[rest] = value
+            elif value is None:
+                if tb.get(head) is not None:
+                    tb.remove(head)
+            else:
+                tb.insert(head, repo.create_blob(value), pygit2.enums.FileMode.BLOB)
+        for name, sub in nested.items():
+            existing = tb.get(name)
+            subtree = repo[existing.id] if existing is not None and existing.type == _TREE else None
+            new = build(subtree, sub)
+            if new is None:
+                if existing is not None:
+                    tb.remove(name)
+            else:
+                tb.insert(name, new, pygit2.enums.FileMode.TREE)
+        return tb.write() if len(tb) else None
+
+    return build(tree, changes) or repo.TreeBuilder().write()
 
 
 # ---- finding what to forget ------------------------------------------------------------
@@ -398,7 +433,7 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
                 for s, path in live[i]:
                     if s == scope:
                         changes.update(_revert_changes(store, tip, i, path))
-            tree = git.write_tree(tip, changes)
+            tree = tree_with(git.repo, tip.tree, changes)
             msg = _revert_message(store, op, mine, scope, reason)
             c = git.repo.create_commit(None, store._author(), store._author(), msg, tree, [tip.id])
             reverts[scope] = str(c)
@@ -444,7 +479,7 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
         ledger_old = git.refs(REDACTIONS_REF).get(REDACTIONS_REF)
         ledger_tip = git.repo[ledger_old] if ledger_old else None
         rec_path = f"records/{dt.datetime.fromtimestamp(now, dt.timezone.utc):%Y%m%dT%H%M%SZ}-{model.new_id()}.json"
-        rec_tree = git.write_tree(ledger_tip, {rec_path: (json.dumps(record, indent=1, sort_keys=True) + "\n").encode()})
+        rec_tree = tree_with(git.repo, ledger_tip.tree if ledger_tip else None, {rec_path: (json.dumps(record, indent=1, sort_keys=True) + "\n").encode()})
         trailers = [("Gitmem-Op", op)] + [("Gitmem-Id", i) for i in all_ids]
         rec_msg = format_message(f"{op}: redaction record {rec_path.rsplit('/', 1)[-1]}", None, trailers)
         ledger_new = git.repo.create_commit(None, store._author(), store._author(), rec_msg, rec_tree,
@@ -452,10 +487,17 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
         updates.append((REDACTIONS_REF, str(ledger_new), ledger_old))
         git.update_refs_cas(updates, message=f"gitmem {op}")
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
+        touched = set(all_ids)
+        for ref, old in roots.items():
+            if ref.startswith(SCOPE_PREFIX):
+                for path, blob in git.walk_files(git.repo[old]):
+                    name = path.rsplit("/", 1)[-1]
+                    if blob in rw.blobs and name.endswith(".md") and model.is_id(name[:-3]):
+                        touched.add(name[:-3])
         prune(git)
         git.reopen()
         access.drop(store.home, all_ids)
-        index_note = purge_index(store, all_ids)
+        index_note = purge_index(store, touched)
     return {
         "op": op, "ids": all_ids, "merged": [i for i in all_ids if i not in ids],
         "reason": reason, "commits": {r[len(SCOPE_PREFIX):]: n for r, n, _ in updates if r.startswith(SCOPE_PREFIX)},
@@ -478,27 +520,35 @@ def prune(git: GitStore) -> None:
             p.unlink()
 
 
-def purge_index(store, ids: list[str]) -> str:
-    """Remove the index's copy of forgotten text.
-
-    The index is derived and rebuilds itself, so deleting its files is the one way to be
-    sure no page of the old file still holds the text; a rebuild-and-swap from the index
-    module is used when it offers one."""
+def purge_index(store, ids: Iterable[str]) -> str:
+    """Remove the index's copy of forgotten text: drop the ids, then rebuild into a new
+    file that is swapped in (compacting in place would leave old pages behind). If that
+    fails, delete the index files: the index is derived and rebuilds itself."""
+    ids = sorted(set(ids))
+    home = Path(store.home)
     try:
-        from . import index as ix  # noqa: F401
+        from .index import Index, drop_ids, index_path
     except ImportError:
-        ix = None
-    fn = getattr(ix, "purge_ids", None) if ix is not None else None
-    if fn is not None:
-        fn(store, ids)
+        return _delete_index(home)
+    if not index_path(home).exists():
+        return "absent"
+    try:
+        from .dream import get_embedder
+
+        drop_ids(home, ids, config=store.config)
+        Index(home, store.git, store.config, get_embedder(store.config)[0]).rebuild()
         return "rebuilt"
+    except Exception:  # any index trouble: the safe fallback is no index at all
+        return _delete_index(home)
+
+
+def _delete_index(home: Path) -> str:
     removed = 0
-    for p in Path(store.home).glob("index.duckdb*"):
-        try:
-            p.unlink()
-            removed += 1
-        except FileNotFoundError:
-            pass
+    for p in home.glob("index.duckdb*"):
+        p.unlink(missing_ok=True)
+        removed += 1
+    for p in home.glob(".index.duckdb*"):
+        p.unlink(missing_ok=True)
     return "deleted" if removed else "absent"
 
 
