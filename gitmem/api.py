@@ -734,44 +734,30 @@ class Store:
 
     # ==== agents (issue 5): context, extract, flush, watch, changes, link, why ====
 
-    # -- watch/links/import (5a)
-    def watch_events(self, *, scopes: Iterable[str] | None = None, interval: float = 1.0,
-                     from_start: bool = False, stop: Any = None) -> Iterator[Any]:
-        """Yield a watch.Event per new commit on the watched scopes, polling every interval."""
-        from .watch import Watcher
+    # -- capture (5b)
+    def context(self, *, scopes: Iterable[str] | None = None, hours: float | None = None,
+                budget: int | None = None, cwd: str | None = None) -> dict[str, Any]:
+        """The session-start bundle as data (render with capture.render_context)."""
+        from .capture import context
 
-        return Watcher(self, scopes, from_start=from_start).events(interval, stop=stop)
+        return context(self, scopes=scopes, hours=hours, budget=budget, cwd=cwd)
 
-    def changes(self, cursor: str, *, scopes: Iterable[str] | None = None,
-                session: str | None = None, from_start: bool = False, peek: bool = False) -> list[Any]:
-        """Events since the named cursor (which then moves); see watch.changes."""
-        from .watch import changes
+    def extract(self, transcript: str | os.PathLike[str], *, session: str | None = None,
+                scope: str | None = None, roles: Iterable[str] = ("user",), cwd: str | None = None,
+                dry_run: bool = False) -> dict[str, Any]:
+        """Keep durable statements of a transcript from the session's cursor on."""
+        from .capture import extract
 
-        return changes(self, cursor, scopes=scopes, session=session, from_start=from_start, peek=peek)
+        return extract(self, transcript, session=session, scope=scope, roles=roles, cwd=cwd,
+                       dry_run=dry_run)
 
-    def link(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        """Link the code repo at path (default cwd) to its project scope."""
-        from .links import link
+    def flush(self, transcript: str | os.PathLike[str], *, summary: str | None = None,
+              session: str | None = None, scope: str | None = None,
+              cwd: str | None = None) -> dict[str, Any]:
+        """Extract the rest of a transcript and store sessions/<date>-<session>.md."""
+        from .capture import flush
 
-        return link(self, path)
-
-    def unlink(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        from .links import unlink
-
-        return unlink(self, path)
-
-    def why(self, spec: str, cwd: str | os.PathLike[str] | None = None) -> list[Any]:
-        """Memories linked to the commits that wrote FILE[:LINE[-LINE]]."""
-        from .links import why
-
-        return why(self, spec, cwd)
-
-    def import_dir(self, kind: str, directory: str | os.PathLike[str], *,
-                   scope: str | None = None) -> dict[str, Any]:
-        """Import an agent memory folder (openclaw, qwen, claude, markdown)."""
-        from .importers import import_dir
-
-        return import_dir(self, kind, directory, scope=scope)
+        return flush(self, transcript, summary=summary, session=session, scope=scope, cwd=cwd)
 
     # -- watch/links/import (5a)
     def watch_events(self, *, scopes: Iterable[str] | None = None, interval: float = 1.0,

@@ -46,6 +46,11 @@ COMMANDS: dict[str, str] = {
     "unlink": "gitmem.commands.agents_watch:unlink",
     "why": "gitmem.commands.agents_watch:why",
     "mcp": "gitmem.commands.agents_watch:mcp",
+    "context": "gitmem.commands.agents:context",
+    "extract": "gitmem.commands.agents:extract",
+    "flush": "gitmem.commands.agents:flush",
+    "hooks": "gitmem.commands.agents:hooks",
+    "hook": "gitmem.commands.agents:hook",
 }
 
 
