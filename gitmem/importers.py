@@ -7,7 +7,8 @@
   `QWEN.md` "Qwen Added Memories" bullets too.
 - markdown: every `.md` file is one memory.
 
-Every item gets a stable key (`<kind>:<relative path>[#section]`), so importing again
+Every item gets a stable key (`<kind>:<relative path without .md>[#section]`, or a
+topic file's `name`), so importing again
 updates what changed and leaves the rest alone. Files whose name starts with a date are
 committed one per file, oldest first, dated that day: history is kept. Paths are
 resolved and anything that resolves outside DIR (a symlink out) is skipped, never read.
@@ -127,7 +128,8 @@ def _item(kind: str, rel: str, text: str, *, key_suffix: str = "", type_: str = 
           created: dt.date | None = None, tags: list[str] | None = None,
           summary: str | None = None, meta: dict[str, Any] | None = None) -> dict[str, Any]:
     it: dict[str, Any] = {
-        "text": text, "key": f"{kind}:{rel}{key_suffix}", "type": type_,
+        # No `.md` in keys: `gitmem get` reads `a/b.md` as a file path, not a key.
+        "text": text, "key": f"{kind}:{rel.removesuffix('.md')}{key_suffix}", "type": type_,
         "tags": [kind] + (tags or []),
         "created": dt.datetime(created.year, created.month, created.day, tzinfo=dt.timezone.utc)
         if created else None,
