@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import math
 import os
 import re
 import unicodedata
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from . import access, model
 from .errors import UsageError
 from .fsutil import atomic_write
+from .tokens import count_tokens
 
 if TYPE_CHECKING:
     from .api import Store
@@ -32,6 +32,7 @@ CAPTURE_DEFAULTS: dict[str, Any] = {
     "context_preferences": 10,  # top preferences always offered first
     "context_top": 10,  # top memories by weight
     "max_statement_chars": 500,
+    "max_bytes_per_run": 4 << 20,  # transcript bytes one extract reads (the rest: next run)
     "endpoint": "",  # OpenAI-compatible chat endpoint (optional, never required)
     "endpoint_model": "",
     "endpoint_key_env": "OPENAI_API_KEY",
@@ -118,10 +119,13 @@ def _jsonl_turn(obj: dict[str, Any]) -> tuple[str, str] | None:
     return role, text
 
 
-def read_turns(path: str | os.PathLike[str], offset: int = 0) -> tuple[list[Turn], int, str]:
+def read_turns(path: str | os.PathLike[str], offset: int = 0,
+               max_bytes: int | None = None) -> tuple[list[Turn], int, str]:
     """Turns of a transcript from byte `offset` on; returns (turns, new offset, format).
 
-    Only whole lines are consumed, so a line an agent is still writing is read next time."""
+    Only whole lines are consumed, so a line an agent is still writing is read next time.
+    At most `max_bytes` are read per call, so a huge transcript is taken in steps that
+    each finish within a hook's budget; a single line longer than that is skipped."""
     p = Path(path)
     try:
         with open(p, "rb") as fh:
@@ -130,7 +134,17 @@ def read_turns(path: str | os.PathLike[str], offset: int = 0) -> tuple[list[Turn
             if offset > size:
                 offset = 0  # the transcript was rewritten: start over
             fh.seek(offset)
-            data = fh.read()
+            data = fh.read(max_bytes) if max_bytes else fh.read()
+            if max_bytes and len(data) == max_bytes and b"\n" not in data:
+                skip = len(data)  # one giant line (a pasted image...): no statement in it
+                while True:
+                    block = fh.read(1 << 20)
+                    if not block:
+                        return [], offset, "jsonl" if head.lstrip()[:1] == b"{" else "text"
+                    nl = block.find(b"\n")
+                    if nl != -1:
+                        return [], offset + skip + nl + 1, "jsonl" if head.lstrip()[:1] == b"{" else "text"
+                    skip += len(block)
     except OSError as e:
         raise UsageError(f"cannot read transcript {path}: {e.strerror or e}",
                          hint="pass the transcript path the agent CLI reports") from e
@@ -482,7 +496,7 @@ def extract(store: "Store", transcript: str | os.PathLike[str], *, session: str 
     transcript = str(Path(transcript).resolve())
     sid = session_of(transcript, session or store.config.session)
     start = read_cursor(store.home, sid, transcript)
-    turns, end, fmt = read_turns(transcript, start)
+    turns, end, fmt = read_turns(transcript, start, int(setting(store, "max_bytes_per_run")))
     roles = tuple(roles)
     stmts = statements_from_endpoint(store, turns, roles)
     via = "endpoint" if stmts is not None else "rules"
@@ -546,7 +560,8 @@ def session_path(session: str, day: dt.date | None = None) -> str:
 
 
 def summarise_transcript(turns: list[Turn], stmts: list[Statement], limit: int = 40) -> str:
-    """A rule-based summary: what the person asked for and what was settled."""
+    """A rule-based summary from the person's turns: what was settled and what they asked.
+    The agent's turns stay out: they can carry instructions injected by tool output."""
     asks = []
     for t in turns:
         if t.role != "user":
@@ -568,11 +583,13 @@ def summarise_transcript(turns: list[Turn], stmts: list[Statement], limit: int =
             lines.append(f"- … {len(asks) - len(shown)} earlier requests")
         lines += [f"- {a}" for a in shown]
         lines.append("")
-    last = next((t for t in reversed(turns) if t.role == "assistant" and t.text.strip()), None)
-    if last:
-        text = " ".join(_INLINE_TAG.sub(" ", _CODE_FENCE.sub(" ", last.text)).split())
-        lines += ["## Last reply", text[:600] + ("…" if len(text) > 600 else ""), ""]
     return "\n".join(lines)
+
+
+def withhold_injections(text: str) -> str:
+    """Session files are recalled like memories: lines with injection phrasing stay out."""
+    return "\n".join("[line withheld: prompt-injection phrasing]" if INJECTION.search(ln) else ln
+                     for ln in text.splitlines())
 
 
 def flush(store: "Store", transcript: str | os.PathLike[str], *, summary: str | None = None,
@@ -593,6 +610,7 @@ def flush(store: "Store", transcript: str | os.PathLike[str], *, summary: str | 
     else:
         body = summary
         origin = "given by the agent"
+    body = withhold_injections(body)
     body = model.check_text(body if body.strip() else "(empty session)", store.config.max_text_bytes)
     red = store._redactor()
     body = red.text(body, "text")
@@ -621,12 +639,6 @@ def flush(store: "Store", transcript: str | os.PathLike[str], *, summary: str | 
 
 # ---- context ------------------------------------------------------------------------
 
-def estimate_tokens(text: str) -> int:
-    """About one token per CJK character and per four other characters."""
-    cjk = len(_CJK.findall(text))
-    return cjk + math.ceil((len(text) - cjk) / 4)
-
-
 def weight(mem: model.Memory, counts: dict[str, tuple[int, int]], now: float) -> float:
     """DESIGN §3: importance + min(access, 10) * 0.5 - days_since_access * 0.3."""
     n, last = counts.get(mem.id, (0, 0))
@@ -646,12 +658,11 @@ def _when(mem: model.Memory) -> float:
         return 0.0
 
 
-_FENCE_TAG = re.compile(r"</?\s*gitmem[\w-]*\s*>", re.IGNORECASE)
-
-
 def quote(text: str, limit: int = 300) -> str:
-    """One line of memory text, safe inside the data fence."""
-    t = " ".join(_FENCE_TAG.sub("[tag removed]", text).split())
+    """One line of memory text that cannot open or close the data fence around it."""
+    from .render import _defang
+
+    t = " ".join(_defang(text).split())
     return t if len(t) <= limit else t[: limit - 1] + "…"
 
 
@@ -718,16 +729,16 @@ def context(store: "Store", *, scopes: Iterable[str] | None = None, hours: float
     def mem_item(section: str, m: model.Memory) -> _Item:
         d = {"id": m.id, "scope": m.scope, "type": m.type, "importance": m.importance,
              "text": quote(m.text), "weight": round(weights[m.id], 2), "updated": m.updated}
-        return _Item(section, estimate_tokens(f"- {d['text']} ({m.type}, {m.scope}, {m.id})") + 1, d)
+        return _Item(section, count_tokens(f"- {d['text']} ({m.type}, {m.scope}, {m.id})") + 1, d)
 
     # Priority order: what applies to nearly every prompt first, then the scope index,
     # then what is new, then what weighs most.
     candidates: list[_Item] = [mem_item("preferences", m) for m in prefs]
     for s, lines in memory_md:
-        candidates += [_Item("memory_md", estimate_tokens(ln) + 1, {"scope": s, "line": quote(ln, 400)})
+        candidates += [_Item("memory_md", count_tokens(ln) + 1, {"scope": s, "line": quote(ln, 400)})
                        for ln in lines]
     candidates += [mem_item("recent", m) for m in recent]
-    candidates += [_Item("journal", estimate_tokens(j["text"]) + 8, j) for j in journal]
+    candidates += [_Item("journal", count_tokens(j["text"]) + 8, j) for j in journal]
     candidates += [mem_item("top", m) for m in top]
     overhead = 120  # header, section titles and the closing line
     used = overhead
@@ -773,18 +784,8 @@ def context(store: "Store", *, scopes: Iterable[str] | None = None, hours: float
             "total_memories": len(mems)}
 
 
-def load_template(name: str):
-    """A jinja2 template from the packaged templates/ folder."""
-    from importlib import resources
-
-    import jinja2
-
-    text = resources.files("gitmem.templates").joinpath(name).read_text(encoding="utf-8")
-    env = jinja2.Environment(autoescape=False, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
-    return env.from_string(text)
-
-
 def render_context(bundle: dict[str, Any]) -> str:
     """The bundle as text for an agent's context (templates/context.j2)."""
+    from .render import load_template
+
     return load_template("context.j2").render(**bundle)

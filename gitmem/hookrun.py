@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 HOOK_DEFAULTS: dict[str, Any] = {
     "budget": 2.0,  # seconds a hook may hold up the agent, all included
     "recall_k": 5,  # recalled memories offered before a prompt
-    "prompt_budget": 800,  # tokens of memory offered before a prompt
+    "prompt_budget": 800,  # tokens offered before a prompt (preferences and changes: half at most)
     "prompt_preferences": 5,  # top preferences offered before every prompt
     "prompt_changes": 8,  # other sessions' writes shown before a prompt
     "read_assistant": False,  # extract from assistant turns too (they can carry injections)
@@ -176,18 +176,11 @@ def _preferences(store: "Store", scopes: list[str], n: int) -> list[Any]:
     return prefs[:n]
 
 
-def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: int) -> list[dict[str, Any]]:
-    """Recall in its own Store (it runs in a worker thread); results as plain dicts."""
+def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: int) -> list[Any]:
+    """Recall in its own Store (it runs in a worker thread); quarantined hits dropped."""
     store = open_store(home, session, None)
-    results = store.recall(prompt, k=k, scopes=scopes)
-    out = []
-    for r in results:
-        d = r.to_dict() if hasattr(r, "to_dict") else dict(r)
-        mem = d.get("memory") if isinstance(d.get("memory"), dict) else d
-        out.append({"id": mem.get("id") or d.get("id"), "scope": mem.get("scope") or d.get("scope"),
-                    "type": mem.get("type") or d.get("type"), "text": mem.get("text") or d.get("text") or "",
-                    "score": d.get("score")})
-    return out
+    hits = store.recall(prompt, k=k + 3, scopes=scopes)
+    return [h for h in hits if h.type != "quarantine"][:k]
 
 
 def _changes(store: "Store", session: str, scopes: list[str], limit: int) -> list[dict[str, Any]]:
@@ -213,7 +206,9 @@ def _changes(store: "Store", session: str, scopes: list[str], limit: int) -> lis
 
 
 def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:
-    from .capture import estimate_tokens, quote
+    from .capture import quote
+    from .render import load_template, render_prompt
+    from .tokens import count_tokens
 
     prompt = str(payload.get("prompt") or payload.get("user_prompt") or "")
     cwd = payload.get("cwd")
@@ -222,67 +217,69 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
     k = int(hook_setting(store, "recall_k"))
     box: dict[str, Any] = {}
     worker = None
-    if prompt.strip() and hasattr(store, "recall"):
+    if prompt.strip():
         # Recall (index catch-up, maybe a model) is the slow part: start it first.
         def work() -> None:
             t = time.monotonic()
             try:
-                box["recall"] = _recall(str(store.home), sid, prompt, scopes, k)
+                box["hits"] = _recall(str(store.home), sid, prompt, scopes, k)
             except BaseException as e:  # noqa: BLE001
                 box["error"] = e
             box["time"] = time.monotonic() - t
 
         worker = threading.Thread(target=work, daemon=True)
         worker.start()
-    elif prompt.strip():
-        res.notes.append("recall is not available in this gitmem; showing preferences only")
     t = time.monotonic()
-    prefs = _preferences(store, scopes, int(hook_setting(store, "prompt_preferences")))
+    prefs = [_mem_dict(m) for m in _preferences(store, scopes, int(hook_setting(store, "prompt_preferences")))]
     res.timings["preferences"] = round(time.monotonic() - t, 3)
     changes: list[dict[str, Any]] = []
-    if sid and hasattr(store, "changes"):
+    if sid:
         t = time.monotonic()
         changes = _changes(store, sid, scopes, int(hook_setting(store, "prompt_changes")))
         res.timings["changes"] = round(time.monotonic() - t, 3)
-    recalled: list[dict[str, Any]] = []
+    hits: list[Any] = []
     if worker is not None:
         worker.join(max(0.0, _left(deadline)))
         if worker.is_alive():
             res.abandoned = True
-            res.notes.append(f"recall took longer than the budget; went on without it")
+            res.notes.append("gitmem: recall took longer than the hook budget; went on without it")
         elif "error" in box:
-            res.notes.append(f"recall failed: {box['error']}")
+            res.notes.append(f"gitmem: recall failed: {box['error']}")
         else:
-            recalled = box.get("recall") or []
+            hits = box.get("hits") or []
             res.timings["recall"] = round(box.get("time", 0.0), 3)
-    # Fit to the token budget: preferences, then recalled, then other sessions' writes.
+    # Preferences apply to nearly every prompt, so they go first; then what other sessions
+    # wrote; recall gets the rest of the token budget.
     limit = int(hook_setting(store, "prompt_budget"))
-    used = 80
+    used = 70
     seen: set[str] = set()
-    sections: dict[str, list[dict[str, Any]]] = {"preferences": [], "recalled": [], "changes": []}
+    sections: dict[str, list[dict[str, Any]]] = {"preferences": [], "changes": []}
     left_out = 0
-    for name, items in (("preferences", [_mem_dict(m) for m in prefs]), ("recalled", recalled),
-                        ("changes", changes)):
+    for name, items in (("preferences", prefs), ("changes", changes)):
         for d in items:
-            if d.get("type") == "quarantine" or (d.get("id") and d["id"] in seen):
+            if d.get("id") and d["id"] in seen:
                 continue
             d = dict(d, text=quote(d.get("text") or ""))
-            cost = estimate_tokens(d["text"]) + 12
-            if used + cost > limit:
+            cost = count_tokens(d["text"]) + 12
+            if used + cost > limit // 2:
                 left_out += 1
                 continue
             used += cost
             sections[name].append(d)
             if d.get("id"):
                 seen.add(d["id"])
+    out = []
     if any(sections.values()):
-        from .capture import load_template
-
-        res.stdout = load_template("hook_prompt.j2").render(left_out=left_out, budget=limit, **sections)
-    if seen:
+        out.append(load_template("hook_prompt.j2").render(left_out=left_out, budget=limit, **sections))
+    hits = [h for h in hits if h.id not in seen]
+    if hits:
+        out.append(render_prompt(hits, budget=max(limit - used, 150), query=prompt))
+        seen.update(h.id for h in hits)
+    res.stdout = "".join(out)
+    if seen - {h.id for h in hits}:
         from . import access
 
-        access.record(store.home, sorted(seen), kind="inject")
+        access.record(store.home, sorted(seen - {h.id for h in hits}), kind="inject")
 
 
 def _mem_dict(m: Any) -> dict[str, Any]:
