@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 import random
+import shutil
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
@@ -16,6 +18,7 @@ import pygit2
 from .errors import ConflictError, GitmemError, NotFound, StoreMissing, UsageError
 from .fsutil import file_lock
 from .model import FORMAT_VERSION, check_scope
+from .packwrite import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, commit_bytes, tree_bytes
 
 SCOPE_PREFIX = "refs/heads/"
 NOTES_REF = "refs/notes/gitmem"
@@ -98,6 +101,8 @@ class GitStore:
         self.home = Path(home)
         self.path = self.home / "repo.git"
         self.gc_every = gc_every
+        self.fsync = bool(fsync)
+        self._repack_started = -1e9
         if not (self.path / "HEAD").exists():
             raise StoreMissing(f"no gitmem store at {self.home}")
         pygit2.settings.enable_fsync_gitdir(bool(fsync))
@@ -124,6 +129,8 @@ class GitStore:
         repo.config["gitmem.formatVersion"] = str(FORMAT_VERSION)
         repo.config["core.logAllRefUpdates"] = "always"
         repo.config["gc.auto"] = "1000"
+        # Small packs are folded by a geometric repack (see _maybe_gc), not by a full gc.
+        repo.config["gc.autoPackLimit"] = "0"
         for sub in ("state", "state/locks"):
             (Path(home) / sub).mkdir(parents=True, exist_ok=True)
         return True
@@ -279,39 +286,47 @@ class GitStore:
             return pygit2.Signature(name, email)
         return pygit2.Signature(name, email, int(when), 0)
 
-    def _write_tree(self, tree: pygit2.Tree | None, changes: Mapping[str, Change]) -> pygit2.Oid | None:
-        tb = self.repo.TreeBuilder(tree) if tree is not None else self.repo.TreeBuilder()
+    def _build_tree(self, pack: PackWriter, tree: pygit2.Tree | None,
+                    changes: Mapping[str, Change]) -> bytes | None:
+        """Add the changed trees (and new blobs) to `pack`; returns the root's raw id."""
+        entries: dict[str, tuple[int, bytes]] = {}
+        if tree is not None:
+            for e in tree:
+                entries[e.name] = (int(e.filemode), e.id.raw)
         nested: dict[str, dict[str, Change]] = {}
         for path, value in changes.items():
             head, sep, rest = path.partition("/")
+            if not head or head in (".", ".."):
+                raise UsageError(f"invalid path {path!r}")
             if sep:
                 nested.setdefault(head, {})[rest] = value
             elif value is None:
-                if tb.get(head) is not None:
-                    tb.remove(head)
+                entries.pop(head, None)
             else:
-                oid = value if isinstance(value, pygit2.Oid) else self.repo.create_blob(value)
-                tb.insert(head, oid, BLOB)
+                raw = value.raw if isinstance(value, pygit2.Oid) else pack.add(OBJ_BLOB, bytes(value))
+                entries[head] = (int(BLOB), raw)
         for name, sub in nested.items():
-            existing = tb.get(name)
+            existing = entries.get(name)
             subtree = None
-            if existing is not None and existing.type == pygit2.enums.ObjectType.TREE:
-                subtree = self.repo[existing.id]
-            new = self._write_tree(subtree, sub)
+            if existing is not None and existing[0] == TREE_MODE:
+                subtree = self.repo[pygit2.Oid(raw=existing[1])]
+            new = self._build_tree(pack, subtree, sub)
             if new is None:
-                if existing is not None:
-                    tb.remove(name)
+                entries.pop(name, None)
             else:
-                tb.insert(name, new, TREE)
-        if len(tb) == 0:
+                entries[name] = (TREE_MODE, new)
+        if not entries:
             return None
-        return tb.write()
+        return pack.add(OBJ_TREE, tree_bytes(entries))
 
     def write_tree(self, base: pygit2.Commit | None, changes: Mapping[str, Change]) -> pygit2.Oid:
-        new = self._write_tree(base.tree if base is not None else None, changes)
-        if new is None:
-            new = self.repo.TreeBuilder().write()
-        return new
+        """Write the tree of `base` with `changes` applied; returns its id."""
+        pack = PackWriter()
+        root = self._build_tree(pack, base.tree if base is not None else None, changes)
+        if root is None:
+            root = pack.add(OBJ_TREE, b"")
+        pack.write(self.path, self.fsync)
+        return pygit2.Oid(raw=root)
 
     def commit(
         self,
@@ -324,9 +339,10 @@ class GitStore:
         """Compare-and-swap commit on a scope's branch.
 
         `build(tip)` returns (changes, message) computed against the current tip, or None
-        for "nothing to do". It runs again if another writer moved the tip first. The
-        write lock serialises gitmem writers; libgit2's first-parent check in
-        create_commit catches writers that bypass it (a push into the store)."""
+        for "nothing to do". Under the store's write lock the tip is read, the new
+        objects are written as one pack, and the ref moves only if it still points at
+        the tip that was read (a writer bypassing the lock, such as a push into the
+        store, makes us rebuild)."""
         check_scope(scope)
         ref = SCOPE_PREFIX + scope
         committer = committer or author
@@ -338,22 +354,47 @@ class GitStore:
                 if built is None:
                     return None
                 changes, message = built
-                tree = self.write_tree(tip, changes)
-                parents = [tip.id] if tip is not None else []
+                pack = PackWriter()
+                root = self._build_tree(pack, tip.tree if tip is not None else None, changes)
+                if root is None:
+                    root = pack.add(OBJ_TREE, b"")
+                parents = [tip.id.raw] if tip is not None else []
+                oid = pack.add(OBJ_COMMIT, commit_bytes(root, parents, author, committer, message))
+                pack.write(self.path, self.fsync)
                 try:
-                    oid = self.repo.create_commit(ref, author, committer, message, tree, parents)
-                except (pygit2.GitError, OSError, ValueError) as e:
+                    moved = self._cas_ref(ref, pygit2.Oid(raw=oid), tip.id if tip is not None else None,
+                                          message.split("\n", 1)[0])
+                except (pygit2.GitError, OSError) as e:
+                    # `git gc` packing refs holds ref locks for a moment: try again.
                     last_err = e
-                    continue
-            self._maybe_gc()
-            return str(oid)
+                    moved = False
+                    time.sleep(0.01)
+                if moved:
+                    self._maybe_gc()
+                    return oid.hex()
         raise ConflictError(
             f"could not update {scope} after {retries} attempts: {last_err}",
             hint="another process keeps moving this scope; retry",
         )
 
+    def _cas_ref(self, name: str, new: pygit2.Oid, old: pygit2.Oid | None, log: str) -> bool:
+        """Move `name` to `new` if it still points at `old` (caller holds the write lock)."""
+        current = self.repo.references.get(name)
+        if (current.target if current is not None else None) != old:
+            return False
+        try:
+            self.repo.create_reference_direct(name, new, True, f"gitmem: {log}")
+        except (pygit2.GitError, OSError) as e:
+            # The new pack may not be in libgit2's cached pack list yet.
+            if "not found" in str(e).lower() or "odb" in str(e).lower():
+                self.repo = pygit2.Repository(str(self.path))
+                self.repo.create_reference_direct(name, new, True, f"gitmem: {log}")
+            else:
+                raise
+        return True
+
     def set_ref(self, name: str, target: str, message: str = "gitmem") -> None:
-        self.repo.references.create(name, pygit2.Oid(hex=target), force=True, message=message)
+        self.repo.create_reference_direct(name, pygit2.Oid(hex=target), True, message)
 
     def delete_ref(self, name: str) -> None:
         ref = self.repo.references.get(name)
@@ -372,17 +413,33 @@ class GitStore:
             self.repo.create_note(text, sig, sig, commit_id, ref, True)
 
     # ---- maintenance --------------------------------------------------------------
-    def _maybe_gc(self) -> None:
-        if self.gc_every <= 0 or random.randrange(self.gc_every) != 0:
-            return
-        self.gc_auto()
+    MAX_PACKS = 16
 
-    def gc_auto(self, wait: bool = False) -> None:
-        """`git gc --auto` in the background: libgit2 writes loose objects only."""
+    def _maybe_gc(self) -> None:
+        """Keep the object store compact: every write adds one small pack, and readers
+        pay per pack, so a geometric repack folds them once there are more than
+        MAX_PACKS; `git gc --auto` now and then handles refs and stray loose objects."""
+        try:
+            packs = sum(1 for e in os.scandir(self.path / "objects" / "pack") if e.name.endswith(".pack"))
+        except OSError:
+            packs = 0
+        if packs > self.MAX_PACKS:
+            now = time.monotonic()
+            if now - self._repack_started > 2.0:  # one running repack is enough
+                self._repack_started = now
+                self._background(["repack", "-d", "-q", "--geometric=2"], "repack")
+        elif self.gc_every > 0 and random.randrange(self.gc_every) == 0:
+            self.gc_auto()
+
+    def _background(self, args: list[str], lock: str, wait: bool = False) -> None:
+        """Run a git maintenance command detached, at most one of each kind at a time."""
+        cmd = ["git", f"--git-dir={self.path}", *args]
+        lock_path = self.home / "state" / "locks" / f"{lock}.lock"
+        if shutil.which("flock"):
+            cmd = ["flock", "-n", str(lock_path), *cmd]
         try:
             proc = subprocess.Popen(
-                ["git", f"--git-dir={self.path}", "gc", "--auto", "--quiet"],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True, env=git_env(),
             )
             if wait:
@@ -390,37 +447,9 @@ class GitStore:
         except OSError:
             pass  # git missing: packing is an optimisation, never a failure
 
-    # ---- lifecycle helpers (issue 4) ----------------------------------------------
-    def update_refs_cas(self, updates: list[tuple[str, str, str | None]], message: str = "gitmem") -> None:
-        """Move refs atomically, each only if it still points where it did.
-
-        `updates` holds (ref, new, expected old); new "" deletes, old None means "must
-        not exist". libgit2's create_commit checks only fast-forwards, so a history
-        rewrite goes through `git update-ref --stdin`: all refs move or none does."""
-        if not updates:
-            return
-        zero = "0" * 40
-        lines = []
-        for name, new, old in updates:
-            if new:
-                lines.append(f"update {name} {new} {old or zero}")
-            else:
-                lines.append(f"delete {name} {old or ''}".rstrip())
-        res = subprocess.run(
-            ["git", f"--git-dir={self.path}", "update-ref", "-m", message, "--stdin"],
-            input=("\n".join(lines) + "\n").encode(), capture_output=True, env=git_env(),
-        )
-        if res.returncode != 0:
-            raise ConflictError(
-                "refs moved during the operation; nothing was changed: "
-                + res.stderr.decode(errors="replace").strip().splitlines()[-1:][0]
-                if res.stderr.strip() else "ref update failed",
-                hint="another process wrote to the store; retry",
-            )
-
-    def reopen(self) -> None:
-        """Drop libgit2's handles on packs a repack deleted."""
-        self.repo = pygit2.Repository(str(self.path))
+    def gc_auto(self, wait: bool = False) -> None:
+        """`git gc --auto` in the background."""
+        self._background(["gc", "--auto", "--quiet"], "gc", wait=wait)
 
 
 def git_env() -> dict[str, str]:
