@@ -32,7 +32,7 @@ import pygit2
 from . import access, model
 from .errors import ConflictError, NotFound
 from .model import Memory
-from .store import NOTES_REF, format_message, parse_trailers
+from .store import format_message
 
 ARCHIVE_REF_PREFIX = "refs/gitmem/archive/"
 MEMORY_MD = "MEMORY.md"
@@ -134,8 +134,9 @@ def _ts(value: str) -> float:
         return 0.0
 
 
-def _newest_key(m: Memory) -> tuple[float, str]:
-    return (max(_ts(m.updated), _ts(m.created), model.id_time(m.id).timestamp() if model.is_id(m.id) else 0), m.id)
+def _newest_key(m: Memory) -> tuple[float, float, str]:
+    """Newest text: last updated, then (an import's ties) latest created, then id."""
+    return (_ts(m.updated), _ts(m.created), m.id)
 
 
 class _Groups:
@@ -383,11 +384,21 @@ def render_memory_md(config, scope: str, live: list[Memory]) -> tuple[bytes, int
 
 
 # ---- history: last dream, sessions -------------------------------------------------------
+def first_parent(store, tip) -> Iterator[Any]:
+    """The scope's own line of commits, newest first (clock skew cannot reorder it)."""
+    from .store import to_commit
+
+    c = tip
+    while c is not None:
+        yield to_commit(c)
+        c = c.parents[0] if c.parents else None
+
+
 def last_dream(store, scope: str, ops: tuple[str, ...] = ("dream", "undream")):
     tip = store.git.tip(scope)
     if tip is None:
         return None
-    for c in store.git.history(str(tip.id)):
+    for c in first_parent(store, tip):
         if c.op in ops:
             return c
     return None
@@ -399,7 +410,7 @@ def gates(store, scope: str, now: float) -> dict[str, Any]:
     sessions: set[str] = set()
     first_time = None
     if tip is not None:
-        for c in store.git.history(str(tip.id)):
+        for c in first_parent(store, tip):
             if c.op in ("dream", "undream"):
                 since = c.time
                 break
@@ -508,7 +519,9 @@ def _dream_scope(store, scope: str, force: bool, now: float) -> dict[str, Any]:
         subject = f"dream: merged {n_merged}, archived {len(plan.archive)}, MEMORY.md {plan.memory_md_lines} lines"
         return plan.changes, format_message(subject, None, trailers)
 
-    commit = store.git.commit(scope, build, store._author(int(now) if now else None))
+    from .forget import update_refs_cas
+
+    commit = store.git.commit(scope, build, store._author())
     plan = state.get("plan", first)
     result = {**plan.to_dict(), "gates": g, "commit": commit, "skipped": None, "archive_ref": None}
     if commit:
@@ -516,7 +529,7 @@ def _dream_scope(store, scope: str, force: bool, now: float) -> dict[str, Any]:
         ref = f"{ARCHIVE_REF_PREFIX}{scope}/{stamp}"
         parent = str(store.git.repo[commit].parent_ids[0])
         with store.git.write_lock():
-            store.git.update_refs_cas([(ref, parent, None)], message="gitmem dream: pre-dream tip")
+            update_refs_cas(store.git, [(ref, parent, None)], message="gitmem dream: pre-dream tip")
         result["archive_ref"] = ref
         note = {"access": {i: [n, t] for i, (n, t) in sorted(counts.items())}, "flushed": int(now)}
         store.git.set_note(commit, json.dumps(note, sort_keys=True), store._author())
@@ -532,7 +545,7 @@ def undream(store, scope: str | None = None) -> dict[str, Any]:
         raise NotFound(f"no scope {scope}")
     reverted: set[str] = set()
     target = None
-    for c in store.git.history(str(tip.id)):
+    for c in first_parent(store, tip):
         if c.op == "undream":
             reverted.update(c.trailers.get("Gitmem-Reverts", []))
         elif c.op == "dream" and c.id not in reverted:

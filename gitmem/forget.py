@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +26,8 @@ from typing import Any, Iterable
 import pygit2
 
 from . import access, model
-from .errors import NotFound, UsageError
-from .store import NOTES_REF, SCOPE_PREFIX, GitStore, format_message, run_git
+from .errors import ConflictError, NotFound, UsageError
+from .store import SCOPE_PREFIX, GitStore, format_message, git_env, run_git
 
 REDACTIONS_REF = "refs/gitmem/redactions"
 ARCHIVE_REF_PREFIX = "refs/gitmem/archive/"
@@ -485,7 +486,7 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
         ledger_new = git.repo.create_commit(None, store._author(), store._author(), rec_msg, rec_tree,
                                             [ledger_tip.id] if ledger_tip else [])
         updates.append((REDACTIONS_REF, str(ledger_new), ledger_old))
-        git.update_refs_cas(updates, message=f"gitmem {op}")
+        update_refs_cas(git, updates, message=f"gitmem {op}")
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
         touched = set(all_ids)
         for ref, old in roots.items():
@@ -495,7 +496,7 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
                     if blob in rw.blobs and name.endswith(".md") and model.is_id(name[:-3]):
                         touched.add(name[:-3])
         prune(git)
-        git.reopen()
+        reopen(git)
         access.drop(store.home, all_ids)
         index_note = purge_index(store, touched)
     return {
@@ -505,6 +506,30 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
         "refs": [u[0] for u in updates], "record": rec_path, "index": index_note, "purged": True,
         "keep_history": False,
     }
+
+
+def update_refs_cas(git: GitStore, updates: list[tuple[str, str, str | None]], message: str = "gitmem") -> None:
+    """Move refs atomically, each only if it still points where it did.
+
+    `updates` holds (ref, new, expected old); old None means "must not exist yet".
+    libgit2's create_commit only checks fast-forwards, so a history rewrite goes through
+    `git update-ref --stdin`: every ref moves or none does."""
+    if not updates:
+        return
+    zero = "0" * 40
+    script = "".join(f"update {name} {new} {old or zero}\n" for name, new, old in updates)
+    res = subprocess.run(["git", f"--git-dir={git.path}", "update-ref", "-m", message, "--stdin"],
+                         input=script.encode(), capture_output=True, env=git_env())
+    if res.returncode != 0:
+        detail = res.stderr.decode(errors="replace").strip().splitlines()
+        raise ConflictError("refs moved during the operation; nothing was changed"
+                            + (f": {detail[-1]}" if detail else ""),
+                            hint="another process wrote to the store; retry")
+
+
+def reopen(git: GitStore) -> None:
+    """Drop libgit2's handles on the packs a repack deleted."""
+    git.repo = pygit2.Repository(str(git.path))
 
 
 def prune(git: GitStore) -> None:

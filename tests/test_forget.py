@@ -11,6 +11,7 @@ import pytest
 
 from conftest import run_cli
 from gitmem import access
+from gitmem.forget import reopen, update_refs_cas
 from gitmem.errors import ConflictError, NotFound, UsageError
 
 SECRETS = ("vault combination", "very secret", "vault-combo", "please rotate")
@@ -165,7 +166,7 @@ def test_redact_text_purges_a_leaked_string(store, gm_home):
     assert leaked.encode() not in reflogs(store)
     assert files_holding(gm_home, leaked.encode()) == []
     assert fsck(store).returncode == 0
-    store.git.reopen()
+    reopen(store.git)
     assert store.get(m1.id).text == "CI uses the deploy credential [redacted] for staging"
     assert store.get(m2.id).text == "Rotate [redacted] every month"
     assert store.git.blob_id(store.git.tip("main"), clean.path) == clean_blob
@@ -188,7 +189,7 @@ def test_forget_query_needs_yes(store):
     assert store.get(a.id)  # nothing happened
     res = run_cli("forget", "--query", "wifi cabin", "--yes", "--json")
     assert res.returncode == 0, res.stderr
-    store.git.reopen()
+    reopen(store.git)
     with pytest.raises(NotFound):
         store.get(a.id)
     assert store.get(b.id).text == "Cabin check-out is at 11"
@@ -204,6 +205,6 @@ def test_update_refs_cas_moves_nothing_on_a_stale_old_value(store):
     one = store.remember("first memory text").commit
     two = store.remember("second memory text").commit
     with pytest.raises(ConflictError):
-        store.git.update_refs_cas([("refs/gitmem/test", two, None), ("refs/heads/main", one, one)])
+        update_refs_cas(store.git, [("refs/gitmem/test", two, None), ("refs/heads/main", one, one)])
     assert "refs/gitmem/test" not in store.git.refs("refs/gitmem/")
     assert store.git.scopes()["main"] == two

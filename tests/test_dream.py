@@ -1,0 +1,256 @@
+"""dream / undream: one commit on top, merges with a numbers-and-names guard, decay to
+archive/, MEMORY.md limits, gates and lock; hypothesis: nothing is silently lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gitmem
+from conftest import run_cli
+from gitmem import access, model
+from gitmem.dream import dream_lock, facts, render_memory_md, same_facts
+from gitmem.errors import ConflictError, NotFound
+from gitmem.model import Memory
+
+DAY = 86400.0
+
+
+def tip_id(store, scope="main") -> str:
+    return store.git.scopes()[scope]
+
+
+def commit_count(store, scope="main") -> int:
+    return sum(1 for _ in store.git.history(tip_id(store, scope)))
+
+
+@pytest.fixture
+def dream_store(store):
+    items = [
+        # exact duplicates (different importance, tags, created)
+        {"text": "Use ruff for linting python code", "importance": 5, "tags": ["py"], "created": "2022-05-01"},
+        {"text": "Use ruff for linting  python code", "importance": 7, "tags": ["lint"], "created": "2022-06-01"},
+        # near duplicates
+        {"text": "Deploy window is Tuesday morning at the office", "importance": 6, "tags": ["ops"],
+         "created": "2023-01-01"},
+        {"text": "Deploy window is Tuesday morning in the office", "importance": 4, "tags": ["deploy"],
+         "created": "2023-02-01"},
+        # near in words, different in numbers: a possible update, never merged
+        {"text": "session tokens expire after 15 minutes of idle time", "importance": 6},
+        {"text": "session tokens expire after 24 minutes of idle time", "importance": 6},
+        # old (created long ago, imported now) and unimportant
+        {"text": "the coffee machine on floor two is broken", "importance": 3, "created": "2019-03-01"},
+        {"text": "lunch orders go in the shared sheet", "importance": 3, "created": "2019-04-01"},
+        # protected
+        {"text": "backups run nightly and are tested monthly", "importance": 9, "created": "2018-01-01"},
+    ]
+    res = store.import_items(items)
+    ids = res.created
+    return store, dict(zip(["dup_a", "dup_b", "near_a", "near_b", "num_a", "num_b", "old_a", "old_b", "prot"], ids))
+
+
+def test_import_does_not_make_old_memories_idle(dream_store):
+    store, ids = dream_store
+    plan = store.dream(dry_run=True)["scopes"]["main"]
+    assert plan["archive"] == []  # created years ago, but entered the store just now
+
+
+def test_dream_one_commit_merges_archives_and_undream_restores(dream_store, gm_home):
+    store, ids = dream_store
+    before_tip = tip_id(store)
+    before_n = commit_count(store)
+    before_live = {m.id: m.text for m in store.list()}
+    later = time.time() + 40 * DAY
+    # Recently recalled: the access count and recency keep it live.
+    access.record(gm_home, [ids["old_b"]] * 10, when=later - DAY)
+
+    out = store.dream(scope="main", force=True, now=later)["scopes"]["main"]
+
+    assert commit_count(store) == before_n + 1
+    dc = store.git.commit_obj(out["commit"])
+    assert [str(p) for p in dc.parent_ids] == [before_tip]
+    info = store.show(out["commit"])
+    assert info["op"] == "dream"
+    # Merges: newest survives with union of tags, max importance, earliest created.
+    merges = {m["kind"]: m for m in out["merges"]}
+    assert merges["exact"] == {"survivor": ids["dup_b"], "merged": [ids["dup_a"]], "kind": "exact"}
+    assert merges["near"]["survivor"] == ids["near_b"] and merges["near"]["merged"] == [ids["near_a"]]
+    # Near pairs differing in a number are reported, not merged.
+    assert [{p["a"], p["b"]} for p in out["possible_updates"]] == [{ids["num_a"], ids["num_b"]}]
+    # Decay: everything not protected or recently used went to archive/ after 40 idle days.
+    archived = {a["id"] for a in out["archive"]}
+    assert ids["prot"] not in archived and ids["old_b"] not in archived
+    assert {ids["old_a"], ids["num_a"], ids["num_b"]} <= archived
+    live = {m.id: m for m in store.list()}
+    assert ids["prot"] in live and ids["old_b"] in live
+    assert not archived & set(live)
+    all_now = {m.id: m for m in store.list(archived=True)}
+    for i in archived:
+        assert all_now[i].path.startswith("archive/")
+        assert all_now[i].text == before_live[i]
+    # The survivors (live or archived) carry the merged fields.
+    dup = all_now[ids["dup_b"]]
+    assert set(dup.tags) == {"py", "lint"} and dup.importance == 7
+    assert dup.created == "2022-05-01T00:00:00Z" and dup.supersedes == (ids["dup_a"],)
+    near = all_now[ids["near_b"]]
+    assert set(near.tags) == {"ops", "deploy"} and near.importance == 6
+    assert near.created == "2023-01-01T00:00:00Z" and ids["near_a"] in near.supersedes
+    for gone in (ids["dup_a"], ids["near_a"]):
+        assert gone not in all_now
+        assert store.get(gone, at=before_tip).text == before_live[gone]  # in history
+    # Trailers name every merged and archived id.
+    msg = info["message"]
+    assert f"Gitmem-Merged: {ids['dup_a']} into {ids['dup_b']}" in msg
+    for i in archived:
+        assert f"Gitmem-Archived: {i}" in msg
+    # MEMORY.md, the pre-dream tip pinned, access counts in notes.
+    md = store.git.read(store.git.tip("main"), "MEMORY.md").decode()
+    assert ids["prot"] in md and ids["old_a"] not in md
+    assert store.git.refs("refs/gitmem/archive/") == {out["archive_ref"]: before_tip}
+    note = json.loads(store.git.note(out["commit"]))
+    assert note["access"][ids["old_b"]][0] == 10
+
+    # Written after the dream: kept by undream.
+    newer = store.remember("written after the dream, must survive undream")
+    store.update(ids["prot"], "backups run nightly, tested monthly, kept 90 days")
+    u = store.undream()
+    assert u["reverted"] == out["commit"]
+    after = {m.id: m.text for m in store.list()}
+    assert after[newer.id] == "written after the dream, must survive undream"
+    assert after[ids["prot"]] == "backups run nightly, tested monthly, kept 90 days"
+    del after[newer.id], after[ids["prot"]]
+    expected = dict(before_live)
+    del expected[ids["prot"]]
+    assert after == expected
+    assert not store.list(archived=True)[0].path.startswith("archive/")
+    assert store.git.read(store.git.tip("main"), "MEMORY.md") is None
+    with pytest.raises(NotFound):
+        store.undream()
+
+
+def test_dry_run_writes_nothing(dream_store, gm_home):
+    store, ids = dream_store
+    refs = store.git.refs()
+    files = sorted(str(p) for p in gm_home.rglob("*"))
+    out = store.dream(dry_run=True, now=time.time() + 40 * DAY)["scopes"]["main"]
+    assert out["merges"] and out["archive"] and out["commit"] is None
+    assert store.git.refs() == refs
+    assert sorted(str(p) for p in gm_home.rglob("*")) == files
+    res = run_cli("dream", "--dry-run", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["scopes"]["main"]["merges"]
+    assert store.git.refs() == refs
+
+
+def test_gates(store, monkeypatch):
+    store.remember("a first memory for the gates")
+    out = store.dream()["scopes"]["main"]
+    assert out["skipped"] and out["commit"] is None
+    assert out["gates"]["sessions_since"] == 1  # sessionless commits: one per UTC day
+    for n in range(5):
+        s = gitmem.open(store.home, session=f"sess-{n}")
+        s.remember(f"memory number {n} written in its own session")
+    later = time.time() + 25 * 3600
+    out = store.dream(now=later)["scopes"]["main"]
+    assert out["skipped"] is None and out["commit"], out
+    # Right after a dream the gates close again.
+    again = store.dream(now=later + 60)["scopes"]["main"]
+    assert again["skipped"] and again["gates"]["sessions_since"] == 0
+
+
+def test_lock_file(gm_home, store):
+    lock = gm_home / "state" / "locks" / "dream.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text(f"{os.getpid()} {int(time.time())}\n")  # alive, fresh: held
+    with pytest.raises(ConflictError):
+        store.dream(force=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    lock.write_text(f"{dead} {int(time.time())}\n")  # PID gone: stale
+    with dream_lock(gm_home, 3600):
+        assert lock.read_text().split()[0] == str(os.getpid())
+    assert not lock.exists()
+    lock.write_text(f"{os.getpid()} {int(time.time()) - 7200}\n")  # older than an hour: stale
+    store.remember("something to dream about")
+    assert store.dream(force=True)["scopes"]["main"]["skipped"] is None
+
+
+def test_numbers_and_names_guard():
+    assert not same_facts("the token expires after 15 minutes", "the token expires after 24 hours")
+    assert not same_facts("Deploys go out on Tuesday", "Deploys go out on Thursday")
+    assert not same_facts("Ask Alice about the VPN", "Ask Bob about the VPN")
+    assert same_facts("The deploy window is in the morning", "The deploy window is in the  morning.")
+    assert facts("Ship it. Then ask Carol at 9:30")[0] == frozenset({"9:30"})
+    assert "Then" not in facts("Ship it. Then ask Carol at 9:30")[1]
+
+
+def test_memory_md_limits(store):
+    now = model.now_iso()
+    mems = [Memory(id=model.new_id(), text="x", summary=("word " * 60).strip() + f" {n}",
+                   importance=(n % 10) + 1, created=now, updated=now) for n in range(400)]
+    data, nlines = render_memory_md(store.config, "main", mems)
+    text = data.decode()
+    assert len(data) <= 25 * 1024 and text.count("\n") <= 200 and nlines <= 200
+    assert all(len(line) <= 150 for line in text.splitlines())
+    first = [ln for ln in text.splitlines() if ln.startswith("- [")]
+    assert first[0].startswith("- [10]") and "more" in text.splitlines()[-1]
+
+
+def test_cli_dream_and_undream(dream_store):
+    store, ids = dream_store
+    res = run_cli("dream", "--force")
+    assert res.returncode == 0, res.stderr
+    assert "main: dreamt" in res.stdout and "merge" in res.stdout
+    res = run_cli("undream", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["restored"]
+    assert "--dry-run" in run_cli("dream", "--help").stdout
+
+
+# ---- hypothesis: dream never loses a memory that is neither merged nor archived ----------
+WORDS = ["deploy", "window", "tuesday", "office", "ruff", "lint", "coffee", "backup", "nightly", "tokens"]
+item = st.fixed_dictionaries({
+    "text": st.builds(lambda ws, n: " ".join(ws) + (f" {n}" if n is not None else ""),
+                      st.lists(st.sampled_from(WORDS), min_size=2, max_size=5),
+                      st.one_of(st.none(), st.integers(1, 3))),
+    "importance": st.integers(1, 10),
+    "created": st.sampled_from(["2019-01-01", "2024-06-01", None]),
+})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(items=st.lists(item, min_size=1, max_size=10), idle_days=st.sampled_from([0, 3, 40]))
+def test_dream_never_loses_a_memory(items, idle_days):
+    with tempfile.TemporaryDirectory() as tmp:
+        store = gitmem.init(tmp)
+        store.import_items([{k: v for k, v in it.items() if v is not None} for it in items])
+        before_tip = tip_id(store)
+        before = {m.id: m for m in store.list()}
+        out = store.dream(force=True, now=time.time() + idle_days * DAY)["scopes"]["main"]
+        after_tip = tip_id(store)
+        if out["commit"] is None:
+            assert after_tip == before_tip
+        else:
+            assert [str(p) for p in store.git.commit_obj(after_tip).parent_ids] == [before_tip]
+        live = {m.id: m for m in store.list()}
+        every = {m.id: m for m in store.list(archived=True)}
+        merged = {i: g["survivor"] for g in out["merges"] for i in g["merged"]}
+        archived = {a["id"] for a in out["archive"]}
+        for i, m in before.items():
+            if i in merged:
+                survivor = every[merged[i]]
+                assert i not in every and i in survivor.supersedes
+                assert store.get(i, at=before_tip).text == m.text  # its text stays in history
+            elif i in archived:
+                assert every[i].path.startswith("archive/") and i not in live
+                assert every[i].text == m.text
+            else:
+                assert i in live and live[i].text == m.text
