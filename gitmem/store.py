@@ -334,7 +334,7 @@ class GitStore:
         build: Callable[[pygit2.Commit | None], tuple[Mapping[str, Change], str] | None],
         author: pygit2.Signature,
         committer: pygit2.Signature | None = None,
-        retries: int = 50,
+        retries: int = 500,
     ) -> str | None:
         """Compare-and-swap commit on a scope's branch.
 
@@ -368,6 +368,7 @@ class GitStore:
                     # `git gc` packing refs holds ref locks for a moment: try again.
                     last_err = e
                     moved = False
+                    self._clear_stale_ref_lock(ref)
                     time.sleep(0.01)
                 if moved:
                     self._maybe_gc()
@@ -376,6 +377,17 @@ class GitStore:
             f"could not update {scope} after {retries} attempts: {last_err}",
             hint="another process keeps moving this scope; retry",
         )
+
+    def _clear_stale_ref_lock(self, ref: str, age: float = 2.0) -> None:
+        """A ref lock left by a killed process would block every later write. We hold
+        the store write lock, so no gitmem writer owns it; git maintenance holds ref
+        locks for milliseconds, so one older than `age` seconds is stale."""
+        lock = self.path / (ref + ".lock")
+        try:
+            if time.time() - lock.stat().st_mtime > age:
+                lock.unlink()
+        except FileNotFoundError:
+            pass
 
     def _cas_ref(self, name: str, new: pygit2.Oid, old: pygit2.Oid | None, log: str) -> bool:
         """Move `name` to `new` if it still points at `old` (caller holds the write lock)."""
