@@ -123,6 +123,9 @@ def test_forget_purges_text_everywhere(secret_store, gm_home):
     assert a.id not in (gm_home / "state" / "access.log").read_text()
     assert b.id in (gm_home / "state" / "access.log").read_text()
     assert any(r.startswith("refs/gitmem/archive/main/") for r in store.git.refs("refs/gitmem/"))
+    # Notes follow their rewritten commits (access counts flushed by the dream).
+    dream_commit = next(e.commit for e in store.log(scope="main") if e.op == "dream")
+    assert "access" in json.loads(store.git.note(dream_commit))
     if index_built:
         assert out["index"] in ("rebuilt", "deleted")
 
@@ -149,6 +152,11 @@ def test_keep_history_is_soft(store):
     assert b"stg-7.internal" in all_objects(store)
     assert store.log(a.id)[0].op == "forget"
     assert "refs/gitmem/redactions" not in store.git.refs("refs/gitmem/")
+    # A later hard forget of the same id (now only in history) purges it.
+    out = store.forget([a.id])
+    assert out["purged"] and out["ids"] == [a.id]
+    assert b"stg-7.internal" not in all_objects(store)
+    assert fsck(store).returncode == 0
 
 
 def test_redact_text_purges_a_leaked_string(store, gm_home):
