@@ -10,7 +10,19 @@ import click
 
 from ..cli import emit_json, json_option, pass_store
 
-_STARTED = time.monotonic()  # the `hook` budget counts from here, not from the handler
+
+def _started() -> float:
+    """When the hook began, on the monotonic clock: the launcher's start (GITMEM_HOOK_T0,
+    wall clock) when it says, else the import of this module."""
+    now_mono, now_wall = time.monotonic(), time.time()
+    try:
+        t0 = float(os.environ.get("GITMEM_HOOK_T0") or "x")
+    except ValueError:
+        return _IMPORTED
+    return now_mono - min(max(0.0, now_wall - t0), 5.0)
+
+
+_IMPORTED = time.monotonic()
 
 
 @click.command()
@@ -236,7 +248,7 @@ def hook(ctx, event, budget, timings):
         raw = sys.stdin.buffer.read() if not sys.stdin.isatty() else b""
         payload = hookrun.parse_payload(raw)
         res = hookrun.run(event, payload, home=root.get("home"), agent=root.get("agent"),
-                          budget=budget, started=_STARTED)
+                          budget=budget, started=_started())
         abandoned = res.abandoned
         if res.stdout:
             sys.stdout.write(res.stdout)
