@@ -185,8 +185,22 @@ def read_turns(path: str | os.PathLike[str], offset: int = 0,
 
 # ---- rules --------------------------------------------------------------------------
 
-def _rx(p: str) -> re.Pattern[str]:
-    return re.compile(p, re.IGNORECASE)
+class _Rule:
+    """A case-insensitive pattern compiled on first use: the prompt hook imports this
+    module but never runs the rules, and compiling them all costs ~40 ms."""
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self._rx: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._rx is None:
+            self._rx = re.compile(self.pattern, re.IGNORECASE)
+        return getattr(self._rx, name)
+
+
+def _rx(p: str) -> _Rule:
+    return _Rule(p)
 
 
 EXPLICIT = _rx(

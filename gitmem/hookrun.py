@@ -33,6 +33,7 @@ HOOK_DEFAULTS: dict[str, Any] = {
     "prompt_preferences": 5,  # top preferences offered before every prompt
     "prompt_changes": 8,  # other sessions' writes shown before a prompt
     "read_assistant": False,  # extract from assistant turns too (they can carry injections)
+    "warm_index": True,  # after a hook wrote, catch the index up in a detached process
 }
 
 # Agent CLI event -> our event name. Claude Code, Qwen Code and Codex share these names.
@@ -299,6 +300,8 @@ def on_stop(store: "Store", payload: dict[str, Any], deadline: float, res: HookR
                                               cwd=payload.get("cwd"), roles=_roles(store)), _left(deadline))
     if out["kept"]:
         res.notes.append(f"gitmem: kept {len(out['kept'])} statement(s) from this session")
+    if out["commits"]:
+        warm_index(store)
 
 
 def on_pre_compact(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:
@@ -309,6 +312,20 @@ def on_pre_compact(store: "Store", payload: dict[str, Any], deadline: float, res
     out = with_deadline(lambda: store.flush(path, session=payload.get("session_id"),
                                             cwd=payload.get("cwd")), _left(deadline))
     res.notes.append(f"gitmem: session summary stored at {out['path']} in {out['scope']}")
+    warm_index(store)
+
+
+def warm_index(store: "Store") -> None:
+    """Index (and embed) what a hook just wrote in a detached process, so the next
+    prompt's recall finds the index fresh instead of doing that work on its clock."""
+    if not hook_setting(store, "warm_index"):
+        return
+    code = "import sys, gitmem; gitmem.open(sys.argv[1]).index.ensure_fresh()"
+    try:
+        subprocess.Popen([sys.executable, "-c", code, str(store.home)], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        pass  # an optimisation: the next recall catches up by itself
 
 
 def on_git_post_commit(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:

@@ -144,5 +144,5 @@ def test_two_sessions_share_memory_through_hooks(store, tmp_path):
     assert json.loads(run_cli("log", "-n", "1", "--json").stdout)[0]["op"] == "flush"
 
     slowest = {ev: round(max(ts), 2) for ev, ts in agent.timings.items()}
-    print("hook wall times (s, slowest):", slowest)
+    print("hook wall times (s):", {ev: [round(t, 2) for t in ts] for ev, ts in agent.timings.items()})
     assert max(slowest.values()) < 4.5  # the launcher kills at the budget
