@@ -347,7 +347,10 @@ def _revert_changes(store, tip, mem_id: str, path: str) -> dict[str, Any]:
 def _revert_message(store, op: str, ids: list[str], scope: str, reason: str | None) -> str:
     red = store._redactor()
     n = len(ids)
-    subject = f"{op}: {n} memor{'y' if n == 1 else 'ies'}" + (f" ({', '.join(ids[:3])}{'…' if n > 3 else ''})")
+    if n:
+        subject = f"{op}: {n} memor{'y' if n == 1 else 'ies'} ({', '.join(ids[:3])}{'…' if n > 3 else ''})"
+    else:
+        subject = f"{op}: purged a leaked string from this scope's history"
     trailers = store._trailers(op, ids, scope, red)
     if reason:
         trailers.append(("Gitmem-Reason", red.text(reason, "reason")))

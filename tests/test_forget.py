@@ -216,3 +216,43 @@ def test_update_refs_cas_moves_nothing_on_a_stale_old_value(store):
         update_refs_cas(store.git, [("refs/gitmem/test", two, None), ("refs/heads/main", one, one)])
     assert "refs/gitmem/test" not in store.git.refs("refs/gitmem/")
     assert store.git.scopes()["main"] == two
+
+
+WRITER = """
+import sys, time, gitmem
+s = gitmem.open(sys.argv[1])
+for n in range(int(sys.argv[2])):
+    m = s.remember(f"concurrent note {n} from the writer process")
+    print(m.id, flush=True)
+    time.sleep(0.02)  # flock is not fair: leave the forget a gap to take the lock
+"""
+
+
+def test_forget_under_concurrent_writers(store, gm_home):
+    """Writes that race a forget wait for its lock: none is lost, the purge still holds."""
+    import sys
+
+    a = store.remember("The alarm code for the side door is 4242-9999")
+    for n in range(20):
+        store.remember(f"filler memory number {n}")
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(gm_home), "60"],
+                            stdout=subprocess.PIPE, text=True)
+    first = proc.stdout.readline().strip()  # the writer is running: race it
+    store.forget([a.id], reason="race test")
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0
+    written = [first] + out.split()
+    assert len(written) == 60
+    reopen(store.git)
+    live = {m.id for m in store.list()}
+    assert set(written) <= live and a.id not in live
+    assert b"alarm code for the side door" not in all_objects(store)
+    assert fsck(store).returncode == 0
+    # They really raced: writer commits on both sides of the forget commit.
+    line, c = [], store.git.tip("main")
+    while c is not None:
+        line.append(c.message)
+        c = c.parents[0] if c.parents else None
+    where = next(n for n, msg in enumerate(line) if "Gitmem-Op: forget" in msg)
+    mine = [n for n, msg in enumerate(line) if "concurrent note" in msg]
+    assert min(mine) < where < max(mine), (where, mine[:3], mine[-3:])
