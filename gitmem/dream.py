@@ -195,9 +195,12 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
         return plan
     cfg = store.config
     mems: list[Memory] = []
-    for path, _ in store.git.walk_files(tip, "memories"):
+    blobs: dict[str, str] = {}
+    for path, oid in store.git.walk_files(tip, "memories"):
         if path.endswith(".md"):
-            mems.append(store._load(tip, path, scope))
+            blobs[path] = oid
+            mem = model.parse(store.git.blob(oid), path=path)
+            mems.append(mem.with_(scope=scope, path=path, commit=str(tip.id)))
     mems.sort(key=lambda m: m.id)
     counts = access_counts(store, scope) if counts is None else counts
 
@@ -220,16 +223,37 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
         vecs = np.asarray(vecs, dtype=np.float32)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         vecs = vecs / np.where(norms == 0, 1, norms)
-        sim = vecs @ vecs.T
-        cand = [(float(sim[a, b]), a, b) for a in range(len(units)) for b in range(a + 1, len(units))
-                if sim[a, b] >= th]
+        # Blocks of rows keep memory at O(block * n), not O(n^2), on large scopes.
+        cand = []
+        step = 1024
+        for lo in range(0, len(units), step):
+            block = vecs[lo:lo + step] @ vecs.T
+            rows, cols = np.nonzero(block >= th)
+            for r, c in zip(rows.tolist(), cols.tolist()):
+                a = lo + r
+                if c > a:
+                    cand.append((float(block[r, c]), a, c))
         cand.sort(reverse=True)
+        pair_sim = {(a, b): s for s, a, b in cand}
+
+        def cos(a: int, b: int) -> float:
+            key = (a, b) if a < b else (b, a)
+            if key not in pair_sim:
+                pair_sim[key] = float(vecs[key[0]] @ vecs[key[1]])
+            return pair_sim[key]
+
+        unit_facts: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+        def facts_of(u: int) -> tuple[frozenset[str], frozenset[str]]:
+            if u not in unit_facts:
+                unit_facts[u] = facts(mems[reps[u]].text)
+            return unit_facts[u]
 
         def compatible(a: int, b: int) -> str | None:
             ma, mb = mems[reps[a]], mems[reps[b]]
-            if float(sim[a, b]) < th:
+            if cos(a, b) < th:
                 return "below threshold"
-            if not same_facts(ma.text, mb.text):
+            if facts_of(a) != facts_of(b):
                 return "numbers or names differ"
             if ma.key and mb.key and ma.key != mb.key:
                 return "different keys"
@@ -306,7 +330,7 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
             changes[m.path] = None
             dest = model.memory_path(m.id, m.type, "archive")
             if body is None:
-                changes[dest] = pygit2.Oid(hex=store.git.blob_id(tip, m.path))  # a move keeps the blob id
+                changes[dest] = pygit2.Oid(hex=blobs[m.path])  # a move keeps the blob id
             else:
                 changes[dest] = body
     md, nlines = render_memory_md(cfg, scope, live)
