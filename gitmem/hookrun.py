@@ -146,6 +146,16 @@ def run(event: str, payload: dict[str, Any], *, home: str | None = None, agent: 
     return res
 
 
+def agent_output(event: str, text: str, agent: str | None) -> str:
+    """What to print for the agent. Claude Code and Qwen Code add a context hook's plain
+    stdout to the context; Codex takes it as JSON `hookSpecificOutput.additionalContext`."""
+    names = {v: k for k, v in AGENT_EVENTS.items()}
+    if agent == "codex" and event in ("session-start", "prompt"):
+        return json.dumps({"hookSpecificOutput": {"hookEventName": names[event],
+                                                  "additionalContext": text}}, ensure_ascii=False) + "\n"
+    return text
+
+
 def _left(deadline: float) -> float:
     return deadline - time.monotonic()
 

@@ -55,6 +55,17 @@ def test_install_creates_and_uninstall_deletes_default_settings(store):
     assert not path.exists()
 
 
+def test_codex_gets_context_as_json(store):
+    store.remember("I like Python", type="preference")
+    payload = json.dumps({"session_id": "s", "prompt": "write me a script", "cwd": "."})
+    res = run_cli("--agent", "codex", "hook", "prompt", input=payload)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)["hookSpecificOutput"]
+    assert out["hookEventName"] == "UserPromptSubmit" and "I like Python" in out["additionalContext"]
+    res = run_cli("--agent", "claude", "hook", "prompt", input=payload)
+    assert res.stdout.startswith("<gitmem-memory>")
+
+
 def test_install_rejects_bad_settings(store, tmp_path):
     bad = tmp_path / "s.json"
     bad.write_text("{not json")

@@ -251,7 +251,7 @@ def hook(ctx, event, budget, timings):
                           budget=budget, started=_started())
         abandoned = res.abandoned
         if res.stdout:
-            sys.stdout.write(res.stdout)
+            sys.stdout.write(hookrun.agent_output(event, res.stdout, root.get("agent")))
         for n in res.notes:
             sys.stderr.write(n + "\n")
         if timings:
