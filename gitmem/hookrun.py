@@ -376,7 +376,8 @@ def launcher_path() -> Path:
 
 
 def hook_command(event: str, home: Path, budget: float | None = None, agent: str | None = None) -> str:
-    """The shell command an agent CLI runs: environment, launcher, event."""
+    """The shell command an agent CLI runs: environment (the budget is baked in, so the
+    launcher's hard limit and the runner's deadline agree), launcher, event."""
     env = [f"GITMEM_HOME={shlex.quote(str(home))}", f"GITMEM_PYTHON={shlex.quote(sys.executable)}"]
     if budget is not None:
         env.append(f"GITMEM_HOOK_BUDGET={budget:g}")
@@ -459,7 +460,7 @@ def install_agent(store: "Store", agent: str, settings: str | os.PathLike[str] |
     hooks = data.setdefault("hooks", {})
     b = float(hook_setting(store, "budget") if budget is None else budget)
     for agent_event, event in AGENT_EVENTS.items():
-        entry = {"type": "command", "command": hook_command(event, store.home, budget, agent),
+        entry = {"type": "command", "command": hook_command(event, store.home, b, agent),
                  "timeout": int(math.ceil(b)) + 1}
         hooks.setdefault(agent_event, []).append({"hooks": [entry]})
     atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
@@ -512,7 +513,7 @@ def _hooks_dir(repo: str | os.PathLike[str] | None) -> Path:
     return (Path(cwd) / p if not p.is_absolute() else p).resolve()
 
 
-def git_shim(name: str, home: Path) -> str:
+def git_shim(name: str, home: Path, budget: float) -> str:
     """A git hook that runs the hook it replaced (kept as <name>.gitmem-legacy), then gitmem."""
     launcher = shlex.quote(str(launcher_path()))
     return f"""#!/bin/sh
@@ -520,7 +521,7 @@ def git_shim(name: str, home: Path) -> str:
 rc=0
 legacy="$(dirname "$0")/{name}{LEGACY_SUFFIX}"
 if [ -x "$legacy" ]; then "$legacy" "$@" || rc=$?; fi
-GITMEM_HOME={shlex.quote(str(home))} GITMEM_PYTHON={shlex.quote(sys.executable)} sh {launcher} git-{name} </dev/null
+GITMEM_HOME={shlex.quote(str(home))} GITMEM_PYTHON={shlex.quote(sys.executable)} GITMEM_HOOK_BUDGET={budget:g} sh {launcher} git-{name} </dev/null
 exit $rc
 """
 
@@ -540,7 +541,8 @@ def install_git(store: "Store", repo: str | os.PathLike[str] | None = None) -> d
                                  hint=f"merge them by hand, remove {legacy.name}, then retry")
             os.replace(hook, legacy)
             kept = str(legacy)
-        atomic_write(hook, git_shim(name, store.home).encode(), mode=0o755)
+        atomic_write(hook, git_shim(name, store.home, float(hook_setting(store, "budget"))).encode(),
+                     mode=0o755)
         out.append({"hook": str(hook), "chained": kept or (str(legacy) if legacy.exists() else None)})
     return {"hooks_dir": str(d), "installed": out, "linked_scope": store.linked_scope(
         str(repo or os.getcwd()))}
