@@ -48,6 +48,8 @@ INDEX_DEFAULTS = {
 
 Progress = Callable[[int, str], ContextManager[Any]]
 
+# A 63-bit term hash computed by DuckDB at snapshot and query time alike.
+_TERM_HASH = "(hash({}) >> 1)::BIGINT"
 _HEADING = re.compile(r"^#{1,6}\s")
 _DATE_IN_PATH = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
@@ -218,6 +220,9 @@ class Snapshot:
     type_codes: dict[str, int]
     vectors: np.ndarray | None           # (n, dim) float32, L2-normalised, or None
     has_vec: np.ndarray                  # bool per doc
+    lens: np.ndarray                     # token count per doc
+    columns: list[str]                   # names of the docs columns
+    table: list[tuple]                   # the docs rows, aligned with `docs`
     row_of: dict[int, int] = field(default_factory=dict)
 
     @property
@@ -242,47 +247,59 @@ class Snapshot:
 
     def bm25(self, terms: Sequence[str], scopes: Sequence[str] | None, types: Sequence[str] | None,
              since: float | None, archived: bool, k1: float, b: float, limit: int) -> list[tuple[int, float]]:
-        """Okapi BM25 in SQL over the postings, with statistics of the searched docs only."""
+        """Okapi BM25 in SQL over the postings. N and avgdl are those of the searched
+        docs; document frequencies are summed over the searched scopes (live memories)."""
         terms = list(dict.fromkeys(terms))
         if not terms or self.size == 0:
             return []
-        where, params = _filters(scopes, types, since, archived)
+        sel = self.mask(scopes, types, since, archived)
+        n = int(sel.sum())
+        if n == 0:
+            return []
+        avgdl = max(float(self.lens[sel].mean()), 1.0)
+        codes = sorted(self.scope_codes.values()) if scopes is None else sorted(
+            self.scope_codes[s] for s in scopes if s in self.scope_codes)
+        if not codes:
+            return []
+        # Integers only are spliced into the SQL text (hashes and codes); values bind.
+        hashes = [int(h) for (h,) in self.con.execute(
+            f"SELECT DISTINCT {_TERM_HASH.format('t')} FROM (SELECT unnest(?::VARCHAR[]) AS t)", [terms]).fetchall()]
+        th = ",".join(map(str, hashes))
+        sc = ",".join(map(str, codes))
+        where, params = _filters(None, types, since, archived, prefix="p.")
         sql = f"""
-            WITH sel AS (SELECT doc, len FROM docs WHERE {where}),
-            stats AS (SELECT count(*)::DOUBLE AS n, avg(len)::DOUBLE AS avgdl FROM sel),
-            cand AS (SELECT p.term, p.doc, p.tf, sel.len FROM postings p JOIN sel ON sel.doc = p.doc
-                     WHERE p.term IN (SELECT unnest(?::VARCHAR[]))),
-            df AS (SELECT term, count(*)::DOUBLE AS df FROM cand GROUP BY term)
-            SELECT cand.doc, sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
-                   * cand.tf * (? + 1) / (cand.tf + ? * (1 - ? + ? * cand.len / greatest(stats.avgdl, 1))))
-                   AS score
-            FROM cand JOIN df USING (term), stats
-            GROUP BY cand.doc ORDER BY score DESC, cand.doc LIMIT ?"""
-        rows = self.con.execute(sql, params + [terms, k1, k1, b, b, limit]).fetchall()
+            WITH d AS (SELECT th, sum(df) AS df FROM dfs WHERE sc IN ({sc}) AND th IN ({th}) GROUP BY th)
+            SELECT p.doc, sum(ln(1 + (? - d.df + 0.5) / (d.df + 0.5))
+                   * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * p.len / ?))) AS score
+            FROM postings p JOIN d USING (th)
+            WHERE p.th IN ({th}) AND p.sc IN ({sc}) AND {where}
+            GROUP BY p.doc ORDER BY score DESC, p.doc LIMIT ?"""
+        rows = self.con.execute(sql, [float(n), k1, k1, b, b, avgdl] + params + [limit]).fetchall()
         return [(int(d), float(s)) for d, s in rows]
 
     def rows(self, docs: Sequence[int]) -> dict[int, dict[str, Any]]:
-        """Full rows of the given docs."""
-        if not docs:
-            return {}
-        cur = self.con.execute("SELECT * FROM docs WHERE doc IN (SELECT unnest(?::BIGINT[]))", [list(map(int, docs))])
-        names = [d[0] for d in cur.description]
-        return {int(r[0]): dict(zip(names, r)) for r in cur.fetchall()}
+        """Full rows of the given docs (held in memory: no query per hit)."""
+        out = {}
+        for d in docs:
+            i = self.row_of.get(int(d))
+            if i is not None:
+                out[int(d)] = dict(zip(self.columns, self.table[i]))
+        return out
 
 
-def _filters(scopes, types, since, archived) -> tuple[str, list[Any]]:
+def _filters(scopes, types, since, archived, prefix: str = "") -> tuple[str, list[Any]]:
     where, params = ["TRUE"], []
     if scopes is not None:
-        where.append("scope IN (SELECT unnest(?::VARCHAR[]))")
+        where.append(f"{prefix}scope IN (SELECT unnest(?::VARCHAR[]))")
         params.append(list(scopes))
     if types:
-        where.append("type IN (SELECT unnest(?::VARCHAR[]))")
+        where.append(f"{prefix}type IN (SELECT unnest(?::VARCHAR[]))")
         params.append(list(types))
     if since is not None:
-        where.append("created >= ?")
+        where.append(f"{prefix}created >= ?")
         params.append(float(since))
     if not archived:
-        where.append("NOT archived")
+        where.append(f"NOT {prefix}archived")
     return " AND ".join(where), params
 
 
@@ -306,8 +323,24 @@ def _load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
         if meta.get("schema") != SCHEMA_VERSION:
             raise IndexError_("index schema is out of date")
         cursors = dict(mem.execute("SELECT scope, commit_id FROM f.cursors").fetchall())
-        mem.execute("CREATE TABLE docs AS SELECT * FROM f.docs ORDER BY doc")
-        mem.execute("CREATE TABLE postings AS SELECT * FROM f.postings ORDER BY term")
+        cur = mem.execute("SELECT * FROM f.docs ORDER BY doc")
+        columns = [c[0] for c in cur.description]
+        table = cur.fetchall()
+        # Postings carry the filter columns of their doc so a query needs no join, and
+        # integer term hashes and scope codes: comparing strings dominated query time.
+        ci = columns.index("scope")
+        codes: dict[str, int] = {}
+        for r in table:
+            codes.setdefault(r[ci], len(codes))
+        mem.execute("CREATE TABLE scope_codes (scope VARCHAR, sc INTEGER)")
+        if codes:
+            mem.execute("INSERT INTO scope_codes SELECT unnest(?::VARCHAR[]), unnest(?::INTEGER[])",
+                        [list(codes), list(codes.values())])
+        mem.execute(f"CREATE TABLE postings AS SELECT {_TERM_HASH.format('p.term')} AS th, p.doc, p.tf, d.len, "
+                    "m.sc, d.archived, d.type, d.created FROM f.postings p JOIN f.docs d USING (doc) "
+                    "JOIN scope_codes m ON m.scope = d.scope ORDER BY th")
+        mem.execute("CREATE TABLE dfs AS SELECT sc, th, count(*)::DOUBLE AS df FROM postings "
+                    "WHERE NOT archived GROUP BY sc, th ORDER BY th")
         vec_rows = []
         if model_id:
             vec_rows = mem.execute(
@@ -318,7 +351,8 @@ def _load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
             mem.execute("DETACH f")
         except duckdb.Error:
             pass
-    rows = mem.execute("SELECT doc, scope, archived, created, type FROM docs ORDER BY doc").fetchall()
+    c = {name: i for i, name in enumerate(columns)}
+    rows = [(r[c["doc"]], r[c["scope"]], r[c["archived"]], r[c["created"]], r[c["type"]], r[c["len"]]) for r in table]
     n = len(rows)
     docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
     scope_codes: dict[str, int] = {}
@@ -327,6 +361,7 @@ def _load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
     type_of = np.fromiter((type_codes.setdefault(r[4], len(type_codes)) for r in rows), dtype=np.int32, count=n)
     archived = np.fromiter((bool(r[2]) for r in rows), dtype=bool, count=n)
     created = np.fromiter((r[3] or 0.0 for r in rows), dtype=np.float64, count=n)
+    lens = np.fromiter((r[5] or 0 for r in rows), dtype=np.float64, count=n)
     row_of = {int(d): i for i, d in enumerate(docs)}
     vectors = None
     has_vec = np.zeros(n, dtype=bool)
@@ -339,7 +374,7 @@ def _load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
                 vectors[i] = np.frombuffer(blob, dtype=np.float32)
                 has_vec[i] = True
     return Snapshot(mem, cursors, model_id, docs, scope_of, scope_codes, archived, created, type_of,
-                    type_codes, vectors, has_vec, row_of)
+                    type_codes, vectors, has_vec, lens, columns, table, row_of)
 
 
 def _sql_str(s: str) -> str:
@@ -641,8 +676,9 @@ class Index:
         wanted = list(dict.fromkeys(ids))
         if snap.vectors is None or not wanted:
             return {}
-        rows = snap.con.execute(
-            "SELECT mem_id, doc, scope FROM docs WHERE mem_id IN (SELECT unnest(?::VARCHAR[]))", [wanted]).fetchall()
+        want = set(wanted)
+        ci = {name: i for i, name in enumerate(snap.columns)}
+        rows = [(r[ci["mem_id"]], r[ci["doc"]], r[ci["scope"]]) for r in snap.table if r[ci["mem_id"]] in want]
         acc: dict[str, list[np.ndarray]] = {}
         for mem_id, doc, scope in rows:
             if scopes is not None and scope not in scopes:
