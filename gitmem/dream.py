@@ -539,21 +539,22 @@ def _dream_scope(store, scope: str, force: bool, now: float) -> dict[str, Any]:
         for e in plan.merges:
             trailers += [("Gitmem-Merged", f"{m} into {e['survivor']}") for m in e["merged"]]
         trailers += [("Gitmem-Archived", a["id"]) for a in plan.archive]
+        # Pin the pre-dream tip now, under the write lock, so no forget can prune it
+        # between our commit and the pin (a retry re-pins the newer tip).
+        pinned = store.git.refs(ref).get(ref)
+        update_refs_cas(store.git, [(ref, str(tip.id), pinned)], message="gitmem dream: pre-dream tip")
         n_merged = sum(len(e["merged"]) for e in plan.merges)
         subject = f"dream: merged {n_merged}, archived {len(plan.archive)}, MEMORY.md {plan.memory_md_lines} lines"
         return plan.changes, format_message(subject, None, trailers)
 
     from .forget import update_refs_cas
 
+    stamp = dt.datetime.fromtimestamp(now, dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    ref = f"{ARCHIVE_REF_PREFIX}{scope}/{stamp}"
     commit = store.git.commit(scope, build, store._author())
     plan = state.get("plan", first)
     result = {**plan.to_dict(), "gates": g, "commit": commit, "skipped": None, "archive_ref": None}
     if commit:
-        stamp = dt.datetime.fromtimestamp(now, dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        ref = f"{ARCHIVE_REF_PREFIX}{scope}/{stamp}"
-        parent = str(store.git.repo[commit].parent_ids[0])
-        with store.git.write_lock():
-            update_refs_cas(store.git, [(ref, parent, None)], message="gitmem dream: pre-dream tip")
         result["archive_ref"] = ref
         note = {"access": {i: [n, t] for i, (n, t) in sorted(counts.items())}, "flushed": int(now)}
         store.git.set_note(commit, json.dumps(note, sort_keys=True), store._author())
