@@ -203,17 +203,20 @@ def _rx(p: str) -> _Rule:
     return _Rule(p)
 
 
-EXPLICIT = _rx(
-    r"\b(?:remember|memori[sz]e|keep in mind|don'?t forget|do not forget|make a note|note that|"
-    r"for future reference)\b|\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bfrom here on\b"
-    r"|记住|记得|记下|别忘了|不要忘记|以后|今后|从现在开始|往后")
-STANDING = _rx(r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bfrom here on\b|"
-               r"^\s*(?:please\s+)?(?:always|never)\b|以后|今后|从现在开始|往后|总是|永远不要")
+# An explicit request: "remember ..." at the start of the sentence (after fillers), or
+# "please remember"/"记住" anywhere ("I can't remember the flag" and "我记得" are not requests).
 _EXPLICIT_PREFIX = _rx(
-    r"^(?:(?:ok(?:ay)?|so|also|and|hey|btw|oh)[,\s]+)*(?:please\s+|pls\s+)?(?:can you\s+|could you\s+)?"
+    r"^(?:(?:ok(?:ay)?|so|also|and|hey|btw|oh|one more thing)[,\s]+)*(?:please\s+|pls\s+)?"
+    r"(?:can you\s+|could you\s+)?"
     r"(?:remember|memori[sz]e|keep in mind|note|don'?t forget|do not forget|make a note)"
     r"(?:\s+(?:that|this|of this))?\s*[:,：，\-–—]?\s*"
-    r"|^(?:请|你要|要)?(?:记住|记得|记下|别忘了|不要忘记)(?:一下)?[：:，,。\s]*")
+    r"|^(?:请|你要|要|麻烦)?(?:记住|记得|记下|别忘了|不要忘记)(?:一下)?[：:，,。\s]*")
+PLEASE_REMEMBER = _rx(r"\b(?:please|pls)\s+(?:remember|note|keep in mind)\b|\bfor future reference\b"
+                      r"|(?<!我)(?:记住|记下|别忘了)")
+# A standing instruction: holds from now on.
+STANDING = _rx(r"\bfrom now on\b|\bgoing forward\b|^\s*in (?:the )?future\b|\bfrom here on\b|"
+               r"\bremember to\b|^\s*(?:please\s+)?(?:always|never)\b|以后|今后|从现在开始|往后|"
+               r"^(?:请)?(?:总是|永远不要|一律)")
 PREFERENCE = _rx(
     r"\bI\s+(?:really\s+|do\s+|much\s+|strongly\s+|generally\s+|personally\s+)?"
     r"(?:like|love|prefer|enjoy|hate|dislike|don'?t like|do not like|can'?t stand|am a fan of)\b"
@@ -263,7 +266,9 @@ COMMAND = _rx(
 TRANSIENT = _rx(
     r"\b(?:right now|for now|at the moment|currently|today|tonight|tomorrow|yesterday|this time|"
     r"this session|temporarily|for this (?:task|file|one|run|pr)|in this (?:file|function|pr|commit)|"
-    r"just this once|for the moment)\b|暂时|这次|这一次|目前|今天|明天|昨天|现在先|先这样|临时")
+    r"just this once|for the moment|later)\b|暂时|这次|这一次|目前|今天|明天|昨天|现在先|先这样|临时|再说|回头")
+HEDGED = _rx(r"\b(?:might|maybe|perhaps|probably|possibly|not sure|I think|I guess|wondering)\b"
+              r"|可能|也许|或许|大概|不确定")
 INJECTION = _rx(
     r"\bignore\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|preceding|system|"
     r"former)\s+(?:instructions?|prompts?|messages?|rules?|directions?|context)"
@@ -331,20 +336,23 @@ def classify(sentence: str, max_chars: int = 500) -> Statement | None:
     s = " ".join(sentence.split())
     if not s or GREETING.match(s):
         return None
-    explicit = bool(EXPLICIT.search(s))
-    if not explicit:
-        if len(s) > max_chars or not _long_enough(s):
+    imperative = bool(_EXPLICIT_PREFIX.match(s) or PLEASE_REMEMBER.search(s))
+    standing = bool(STANDING.search(s))
+    explicit = imperative or standing
+    question = s.endswith(("?", "？")) or bool(QUESTION_START.match(s))
+    if not imperative:
+        if len(s) > max_chars or not _long_enough(s) or question or TRANSIENT.search(s) or HEDGED.search(s):
             return None
-        if DEBUG.search(s) or TRANSIENT.search(s):
-            return None
-        if s.endswith(("?", "？")) or QUESTION_START.match(s):
-            return None
-    body = _EXPLICIT_PREFIX.sub("", s).strip() if explicit else s
-    body = body.strip(" :：,，-").strip()
-    if not body or not _long_enough(body) or len(body) > max(max_chars, 2000):
-        return None
-    if explicit and s.endswith(("?", "？")) and QUESTION_START.match(s):
+        if not standing and DEBUG.search(s):
+            return None  # "from now on, log errors as JSON" is an instruction, not chatter
+    elif question and QUESTION_START.match(s):
         return None  # "do you remember what we did?" asks; it does not tell
+    body = _EXPLICIT_PREFIX.sub("", s).strip() if imperative else s
+    body = body.strip(" :：,，-").strip()
+    if body.lower().startswith("to ") or not body:
+        body = s  # "remember to run the linter" reads best whole
+    if not _long_enough(body) or len(body) > max(max_chars, 2000):
+        return None
     if DECISION.search(body):
         st = Statement(body, "decision", 7, PROJECT, "decision")
     elif PREFERENCE.search(body):

@@ -32,6 +32,9 @@ def claude_line(role: str, content) -> str:
     ("The project uses Python 3.11 and uv.", "fact"),
     ("I'm a backend developer at Acme.", "fact"),
     ("记住 部署窗口是每周二", "fact"),
+    ("Remember to run the linter before pushing", "preference"),
+    ("From now on, log errors as JSON", "preference"),
+    ("Always use type hints", "preference"),
     ("Please remember that the staging server is at 10.0.0.5", "fact"),
 ])
 def test_durable_statements_are_kept_and_typed(text, typ):
@@ -47,6 +50,8 @@ def test_durable_statements_are_kept_and_typed(text, typ):
     "这个报错怎么修？", "Run the tests again", "帮我运行一下测试",
     "What does this function do?", "For now just mock the database.",
     "Can you remember what we did yesterday?", "我们今天先用假数据",
+    "I can't remember the flag for verbose output", "我记得他说过这个", "这个以后再说",
+    "In the future we might use Kafka", "We could probably use Redis here",
 ])
 def test_chatter_is_dropped(text):
     assert classify(text) is None, text
