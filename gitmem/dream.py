@@ -36,6 +36,7 @@ from .store import format_message
 
 ARCHIVE_REF_PREFIX = "refs/gitmem/archive/"
 MEMORY_MD = "MEMORY.md"
+POSSIBLE_UPDATES_SHOWN = 200  # the most similar pairs; the plan also gives the total
 
 # Every number of the lifecycle, overridable under [dream] in config.toml.
 DEFAULTS: dict[str, Any] = {
@@ -114,6 +115,7 @@ class Plan:
     near: str | None = None
     gates: dict[str, Any] = field(default_factory=dict)
     ids: list[str] = field(default_factory=list)
+    possible_updates_total: int = 0
 
     @property
     def empty(self) -> bool:
@@ -121,7 +123,8 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "tip": self.tip, "merges": self.merges, "archive": self.archive,
-                "possible_updates": self.possible_updates, "memory_md_changed": self.memory_md_changed,
+                "possible_updates": self.possible_updates,
+                "possible_updates_total": self.possible_updates_total, "memory_md_changed": self.memory_md_changed,
                 "memory_md_lines": self.memory_md_lines, "near_model": self.near, "gates": self.gates}
 
 
@@ -339,6 +342,11 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
         changes[MEMORY_MD] = md
         plan.memory_md_changed = True
     plan.changes = changes if (plan.merges or plan.archive or plan.memory_md_changed) else {}
+    if len(plan.possible_updates) > POSSIBLE_UPDATES_SHOWN:
+        plan.possible_updates_total = len(plan.possible_updates)
+        plan.possible_updates = plan.possible_updates[:POSSIBLE_UPDATES_SHOWN]
+    else:
+        plan.possible_updates_total = len(plan.possible_updates)
     plan.ids = sorted({e["survivor"] for e in plan.merges} | merged_away | archived)
     return plan
 

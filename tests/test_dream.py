@@ -254,3 +254,18 @@ def test_dream_never_loses_a_memory(items, idle_days):
                 assert every[i].text == m.text
             else:
                 assert i in live and live[i].text == m.text
+
+
+@pytest.mark.model
+def test_dream_with_the_real_model_merges_paraphrases(real_model, store):
+    res = store.import_items([
+        {"text": "The user prefers pytest over unittest", "created": "2024-01-01"},
+        {"text": "User prefers pytest to unittest for tests", "created": "2024-02-01"},
+        {"text": "Backups run nightly at 02:00", "created": "2024-01-01"},
+        {"text": "Backups run nightly at 03:00", "created": "2024-02-01"},
+    ])
+    a, b, c, d = res.created
+    out = store.dream(force=True)["scopes"]["main"]
+    assert out["near_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert [(m["survivor"], m["merged"], m["kind"]) for m in out["merges"]] == [(b, [a], "near")]
+    assert [{p["a"], p["b"]} for p in out["possible_updates"]] == [{c, d}]
