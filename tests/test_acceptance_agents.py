@@ -146,3 +146,18 @@ def test_two_sessions_share_memory_through_hooks(store, tmp_path):
     slowest = {ev: round(max(ts), 2) for ev, ts in agent.timings.items()}
     print("hook wall times (s):", {ev: [round(t, 2) for t in ts] for ev, ts in agent.timings.items()})
     assert max(slowest.values()) < 4.5  # the launcher kills at the budget
+
+
+@pytest.mark.model
+def test_prompt_hook_recalls_a_paraphrase_with_the_real_model(real_model, store, tmp_path):
+    """With a model, recall before a prompt finds a decision that shares no word with it."""
+    from gitmem import hookrun
+
+    t = tmp_path / "a.jsonl"
+    t.write_text(json.dumps({"type": "user", "message": {"role": "user", "content":
+        "We decided to use PostgreSQL for the event store because we need transactions."}}) + "\n")
+    hookrun.run("stop", {"session_id": "a", "transcript_path": str(t), "cwd": str(tmp_path)},
+                home=str(store.home), budget=60)
+    res = hookrun.run("prompt", {"session_id": "b", "prompt": "what database did we pick?",
+                                 "cwd": str(tmp_path)}, home=str(store.home), budget=60)
+    assert "PostgreSQL" in res.stdout and "<gitmem-recall" in res.stdout, res.stdout
