@@ -548,7 +548,7 @@ class Index:
         model = self.model_id
         known: set[str] = set()
         need_fill: list[tuple[str, str]] = []
-        source = self.path if self.path.exists() else None
+        source = self.path if self.path.exists() and self._readable(self.path) else None
         if model and source is not None:
             known = self._known_hashes(source, model)
         if model and not new_file and meta.get("vec_model") != model:
@@ -561,9 +561,9 @@ class Index:
         try:
             for stmt in _SCHEMA:
                 con.execute(stmt)
-            con.execute("BEGIN")
-            if new_file and source is not None and model:
+            if new_file and source is not None:
                 self._copy_cache(con, source)
+            con.execute("BEGIN")
             self._apply(con, drops, drop_scopes, chunks, vectors, model)
             con.execute("DELETE FROM cursors")
             con.execute("INSERT INTO cursors SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
@@ -587,6 +587,19 @@ class Index:
             os.replace(target, self.path)
         self.last_build = {"chunks": len(chunks), "embedded": len(vectors), "dropped_paths": len(drops),
                            "seconds": round(time.perf_counter() - t0, 3), "rebuilt": new_file}
+
+    def _readable(self, path: Path) -> bool:
+        try:
+            con = connect(path, read_only=True, retry=float(self._opt("open_retry")))
+        except Exception:
+            return False
+        try:
+            con.execute("SELECT count(*) FROM emb").fetchone()
+            return True
+        except Exception:
+            return False
+        finally:
+            con.close()
 
     def _known_hashes(self, path: Path, model: str) -> set[str]:
         try:

@@ -1,0 +1,151 @@
+"""The derived index: chunking, catch-up by diff, rebuild, embedding cache, locking."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import gitmem
+from gitmem import index as ix
+from conftest import run_cli
+
+
+def test_split_lines_short_text_is_one_chunk():
+    assert ix.split_lines("one\ntwo\n", 20, 1500) == [(1, 2, "one\ntwo")]
+
+
+def test_split_lines_by_heading_then_window():
+    text = "# A\n" + "a line\n" * 3 + "# B\n" + "\n".join(f"b{i}" for i in range(25)) + "\n"
+    chunks = ix.split_lines(text, 10, 1500)
+    assert chunks[0] == (1, 4, "# A\na line\na line\na line")
+    assert chunks[1][0] == 5 and chunks[1][2].startswith("# B")
+    assert all(b - a + 1 <= 10 for a, b, _ in chunks)
+    # Every line is covered exactly once, in order.
+    covered = [n for a, b, _ in chunks for n in range(a, b + 1)]
+    assert covered == list(range(1, 31))
+
+
+def test_memory_chunk_numbering_is_body_lines(store):
+    body = "\n".join(f"line {i}" for i in range(1, 46))
+    mem = store.remember(body)
+    data = store.git.read(store.git.tip("main"), mem.path)
+    chunks = ix.chunks_of("main", mem.path, data, 20, 100000)
+    assert [(c.start_line, c.end_line) for c in chunks] == [(1, 20), (21, 40), (41, 45)]
+    assert chunks[1].text.splitlines()[0] == "line 21"
+
+
+def test_incremental_catch_up_only_reads_changes(store):
+    a = store.remember("alpha bravo charlie")
+    store.remember("delta echo foxtrot")
+    assert [h.id for h in store.recall("alpha", scopes=["main"])] == [a.id]
+    idx = store.index
+    assert idx.last_build["rebuilt"] is True
+    store.update(a.id, "golf hotel india")
+    hits = store.recall("hotel", scopes=["main"])
+    assert [h.id for h in hits] == [a.id]
+    assert idx.last_build["rebuilt"] is False and idx.last_build["chunks"] == 1
+    assert store.recall("alpha", scopes=["main"]) == []
+
+
+def test_tag_edit_does_not_reembed(store):
+    a = store.remember("kiwi mango papaya")
+    store.recall("kiwi", scopes=["main"])
+    store.update(a.id, tags=["fruit"])
+    store.recall("fruit", scopes=["main"])
+    assert store.index.last_build["chunks"] == 1
+    assert store.index.last_build["embedded"] == 0
+
+
+def test_identical_text_embedded_once(store):
+    store.remember("same words here", scope="channel/a")
+    store.remember("same words here", scope="channel/b")
+    store.recall("same", all_scopes=True)
+    assert store.index.last_build["chunks"] == 2
+    assert store.index.last_build["embedded"] == 1
+
+
+def test_deleted_index_is_rebuilt(store, gm_home):
+    m = store.remember("the quokka lives on Rottnest")
+    store.recall("quokka", scopes=["main"])
+    (gm_home / "index.duckdb").unlink()
+    fresh = gitmem.open(gm_home)
+    assert [h.id for h in fresh.recall("quokka", scopes=["main"])] == [m.id]
+    assert (gm_home / "index.duckdb").exists()
+
+
+def test_corrupt_index_is_rebuilt(store, gm_home):
+    m = store.remember("the numbat eats termites")
+    store.recall("numbat", scopes=["main"])
+    (gm_home / "index.duckdb").write_bytes(b"this is not a duckdb file" * 100)
+    fresh = gitmem.open(gm_home)
+    assert [h.id for h in fresh.recall("numbat", scopes=["main"])] == [m.id]
+
+
+def test_stale_index_caught_up_after_other_process_writes(store, gm_home):
+    store.remember("first memory about wombats")
+    assert len(store.recall("wombats", scopes=["main"])) == 1
+    res = run_cli("remember", "second memory about wombats and burrows")
+    assert res.returncode == 0, res.stderr
+    hits = store.recall("burrows", scopes=["main"])
+    assert len(hits) == 1 and "burrows" in hits[0].snippet
+    assert store.status()["index_lag"]["main"] == 0
+
+
+def test_forgotten_scope_tip_rewrite_reindexes_scope(store):
+    a = store.remember("ephemeral platypus")
+    store.recall("platypus", scopes=["main"])
+    # Point the branch at a commit the index never saw and that does not descend from
+    # its cursor: the scope is indexed afresh rather than diffed.
+    b = store.remember("another echidna")
+    store.git.set_ref("refs/heads/main", b.commit)
+    assert store.recall("echidna", scopes=["main"])[0].id == b.id
+
+
+def test_drop_ids_removes_chunks(store, gm_home):
+    a = store.remember("secret-ish tapir fact")
+    store.recall("tapir", scopes=["main"])
+    assert ix.drop_ids(gm_home, [a.id]) == 1
+    con = ix.connect(gm_home / "index.duckdb", read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM docs WHERE mem_id = ?", [a.id]).fetchone()[0] == 0
+        assert con.execute("SELECT count(*) FROM docs WHERE text LIKE '%tapir%'").fetchone()[0] == 0
+    finally:
+        con.close()
+
+
+def test_vectors_for(store):
+    a = store.remember("red panda in the snow")
+    b = store.remember("red panda in the snow!")
+    vecs = store.index.vectors_for([a.id, b.id])
+    assert set(vecs) == {a.id, b.id}
+    assert float(vecs[a.id] @ vecs[b.id]) > 0.9
+
+
+def test_reader_waits_for_writer_lock(store, gm_home):
+    """A process holding the DuckDB file read-write makes others retry, not crash."""
+    store.remember("capybara swims")
+    store.recall("capybara", scopes=["main"])
+    store.remember("capybara naps")  # make our index stale, so we must write
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('locked', flush=True); "
+        "time.sleep(1.5); c.close()"), str(gm_home / "index.duckdb")], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"
+    t = time.monotonic()
+    hits = gitmem.open(gm_home).recall("capybara", scopes=["main"])
+    assert len(hits) == 2
+    assert time.monotonic() - t >= 0.5
+    holder.wait(5)
+
+
+def test_concurrent_recalls_from_processes(store, gm_home):
+    for i in range(20):
+        store.remember(f"note {i} about lemurs")
+    procs = [subprocess.Popen([sys.executable, "-m", "gitmem", "recall", "lemurs", "--json", "-k", "3"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=os.environ.copy()) for _ in range(4)]
+    for p in procs:
+        out, err = p.communicate(60)
+        assert p.returncode == 0, err
+        assert out.count('"id"') == 3
