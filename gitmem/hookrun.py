@@ -456,6 +456,7 @@ def install_agent(store: "Store", agent: str, settings: str | os.PathLike[str] |
     path = settings_path(agent, settings)
     data = _read_settings(path)
     existed = path.exists()
+    before = path.read_text(encoding="utf-8") if existed else None
     _strip_ours(data)
     hooks = data.setdefault("hooks", {})
     b = float(hook_setting(store, "budget") if budget is None else budget)
@@ -466,7 +467,9 @@ def install_agent(store: "Store", agent: str, settings: str | os.PathLike[str] |
     atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
     rec = _load_installed(store.home)
     prev = rec.get(str(path))
-    rec[str(path)] = {"agent": agent, "created": (not existed) if prev is None else prev.get("created", False)}
+    # The file as it was before gitmem's first install: uninstall puts these very bytes
+    # back if nothing else changed meanwhile.
+    rec[str(path)] = prev if prev is not None else {"agent": agent, "created": not existed, "original": before}
     atomic_write(_installed_path(store.home), json.dumps(rec, indent=2).encode())
     notes = []
     if agent == "codex":
@@ -478,6 +481,13 @@ def install_agent(store: "Store", agent: str, settings: str | os.PathLike[str] |
             "launcher": str(launcher_path()), "notes": notes}
 
 
+def _same_json(text: str, data: Any) -> bool:
+    try:
+        return json.loads(text or "{}") == data
+    except ValueError:
+        return False
+
+
 def uninstall_agent(store: "Store", agent: str, settings: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Remove gitmem's entries; delete the settings file if gitmem created it and it is empty."""
     path = settings_path(agent, settings)
@@ -486,10 +496,13 @@ def uninstall_agent(store: "Store", agent: str, settings: str | os.PathLike[str]
     rec = _load_installed(store.home)
     created = bool(rec.get(str(path), {}).get("created"))
     deleted = False
+    original = rec.get(str(path), {}).get("original")
     if path.exists():
         if created and not data:
             path.unlink()
             deleted = True
+        elif original is not None and _same_json(original, data):
+            atomic_write(path, original.encode("utf-8"))
         elif removed:
             atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
     if str(path) in rec:

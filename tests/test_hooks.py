@@ -26,7 +26,8 @@ def _commands(settings: Path) -> dict[str, list[str]]:
 def test_install_agent_keeps_foreign_hooks_and_uninstall_restores(store, tmp_path):
     settings = tmp_path / "settings.json"
     original = {"model": "x", "hooks": {"Stop": [{"hooks": [FOREIGN]}]}}
-    settings.write_text(json.dumps(original))
+    settings.write_text(json.dumps(original, indent=4) + "\n")
+    before = settings.read_bytes()
     for _ in range(2):  # idempotent
         res = run_cli("hooks", "install", "--agent", "claude", "--settings", str(settings), "--json")
         assert res.returncode == 0, res.stderr
@@ -39,7 +40,7 @@ def test_install_agent_keeps_foreign_hooks_and_uninstall_restores(store, tmp_pat
     assert json.loads(settings.read_text())["model"] == "x"
     res = run_cli("hooks", "uninstall", "--agent", "claude", "--settings", str(settings))
     assert res.returncode == 0, res.stderr
-    assert json.loads(settings.read_text()) == original
+    assert settings.read_bytes() == before  # the very bytes, formatting included
 
 
 def test_install_creates_and_uninstall_deletes_default_settings(store):
