@@ -484,6 +484,15 @@ def write_cursor(home: Path, session: str, transcript: str, offset: int) -> None
         {"session": session, "transcript": transcript, "offset": offset, "time": model.now_iso()}).encode())
 
 
+def as_session(store: "Store", session: str) -> "Store":
+    """The store writing as `session` (its commits carry Gitmem-Session)."""
+    if store.config.session == session:
+        return store
+    from dataclasses import replace
+
+    return type(store)(replace(store.config, session=session))
+
+
 def session_of(transcript: str, session: str | None) -> str:
     """The session id, or a stable stand-in derived from the transcript path."""
     if session:
@@ -517,6 +526,7 @@ def extract(store: "Store", transcript: str | os.PathLike[str], *, session: str 
     (one commit per scope) and move the cursor. Returns what was kept and skipped."""
     transcript = str(Path(transcript).resolve())
     sid = session_of(transcript, session or store.config.session)
+    store = as_session(store, sid)
     start = read_cursor(store.home, sid, transcript)
     turns, end, fmt = read_turns(transcript, start, int(setting(store, "max_bytes_per_run")))
     roles = tuple(roles)
@@ -622,6 +632,7 @@ def flush(store: "Store", transcript: str | os.PathLike[str], *, summary: str | 
 
     transcript = str(Path(transcript).resolve())
     sid = session_of(transcript, session or store.config.session)
+    store = as_session(store, sid)
     extracted = extract(store, transcript, session=sid, scope=scope, cwd=cwd)
     target = model.check_scope(scope) if scope else _project_scope(store, cwd)
     if summary is None:

@@ -140,8 +140,7 @@ def test_extract_writes_one_commit_moves_cursor_and_dedupes(store, tmp_path):
     entry = store.log(limit=1)[0]
     assert entry.op == "extract" and len(entry.ids) == 2
     assert store.git.tip("main") is not None
-    msg = store.show(entry.commit)["message"]
-    assert "Gitmem-Session: sA" in msg or store.config.session is None
+    assert "Gitmem-Session: sA" in store.show(entry.commit)["message"]
     # The cursor: nothing new, nothing kept.
     again = store.extract(t, session="sA")
     assert again["kept"] == [] and again["turns"] == 0
@@ -306,3 +305,21 @@ def test_context_reads_memory_md_and_cli_json(store, gm_home):
     assert data["scopes"] == ["main"] and data["recent"][0]["text"] == "We decided to use DuckDB"
     res = run_cli("context")
     assert res.returncode == 0 and "<gitmem-context" in res.stdout and "We decided to use DuckDB" in res.stdout
+
+
+def test_extract_and_flush_commands(store, tmp_path):
+    t = tmp_path / "t.txt"
+    t.write_text("User: I prefer tabs over spaces.\nAssistant: Noted.\nUser: run the tests\n")
+    res = run_cli("extract", "--transcript", str(t), "--session", "cli-1", "--dry-run", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["format"] == "text" and [k["text"] for k in out["kept"]] == ["I prefer tabs over spaces."]
+    assert store.list() == []  # dry run wrote nothing and kept the cursor
+    res = run_cli("extract", "--transcript", str(t), "--session", "cli-1")
+    assert res.returncode == 0 and "kept preference" in res.stdout
+    assert "Gitmem-Session: cli-1" in run_cli("show", "main").stdout
+    res = run_cli("flush", "--transcript", str(t), "--session", "cli-1", "--summary", "-", input="Shipped v2.")
+    assert res.returncode == 0, res.stderr
+    assert "sessions/" in res.stdout and "0 statement(s) extracted" in res.stdout
+    res = run_cli("extract", "--transcript", str(tmp_path / "missing.jsonl"))
+    assert res.returncode == 2 and res.stderr.startswith("error: cannot read transcript")
