@@ -78,7 +78,7 @@ def test_forget_purges_text_everywhere(secret_store, gm_home):
     try:
         store.recall("vault combination")
         index_built = any(p.name.startswith("index.duckdb") for p in gm_home.iterdir())
-        assert files_holding(gm_home, b"vault combination")  # the index holds the text
+        assert b"vault combination" in (gm_home / "index.duckdb").read_bytes()  # so the check bites
     except (AttributeError, ImportError):  # recall layer absent: the rest still holds
         pass
     b_tip_blob = store.git.blob_id(store.git.tip("main"), store.get(b.id).path)
