@@ -709,6 +709,15 @@ class _Item:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+def session_scopes(store: "Store", cwd: str | None) -> list[str]:
+    """What an agent session in `cwd` reads: its linked project, then the default scopes
+    (that exist)."""
+    linked = store.linked_scope(cwd) if cwd else None
+    out = ([linked] if linked else []) + [s for s in store.read_scopes() if s != linked]
+    existing = store.git.scopes()
+    return [s for s in out if s in existing]
+
+
 def context(store: "Store", *, scopes: Iterable[str] | None = None, hours: float | None = None,
             budget: int | None = None, cwd: str | None = None, now: dt.datetime | None = None,
             record: bool = True) -> dict[str, Any]:
@@ -720,12 +729,10 @@ def context(store: "Store", *, scopes: Iterable[str] | None = None, hours: float
     if hours < 0 or budget < 0:
         raise UsageError("--hours and --budget must not be negative")
     if scopes:
-        chosen = [model.check_scope(s) for s in scopes]
+        existing = store.git.scopes()
+        chosen = [s for s in (model.check_scope(x) for x in scopes) if s in existing]
     else:
-        linked = store.linked_scope(cwd) if cwd else None
-        chosen = ([linked] if linked else []) + [s for s in store.read_scopes() if s != linked]
-    existing = store.git.scopes()
-    chosen = [s for s in chosen if s in existing]
+        chosen = session_scopes(store, cwd)
     now = now or dt.datetime.now(dt.timezone.utc)
     now_ts = now.timestamp()
     since = now_ts - hours * 3600

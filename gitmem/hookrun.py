@@ -76,14 +76,6 @@ def cursor_name(session: str) -> str:
     return "session-" + re.sub(r"[^A-Za-z0-9._-]", "_", session)[:80]
 
 
-def _scopes_for(store: "Store", cwd: str | None) -> list[str]:
-    linked = store.linked_scope(cwd) if cwd else None
-    out = [linked] if linked else []
-    out += [s for s in store.read_scopes() if s not in out]
-    existing = store.git.scopes()
-    return [s for s in out if s in existing]
-
-
 # ---- running with a deadline ----------------------------------------------------------
 
 class HookTimeout(GitmemError):
@@ -217,14 +209,14 @@ def _changes(store: "Store", session: str, scopes: list[str], limit: int) -> lis
 
 
 def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:
-    from .capture import quote
+    from .capture import quote, session_scopes
     from .render import load_template, render_prompt
     from .tokens import count_tokens
 
     prompt = str(payload.get("prompt") or payload.get("user_prompt") or "")
     cwd = payload.get("cwd")
     sid = payload.get("session_id")
-    scopes = _scopes_for(store, cwd)
+    scopes = session_scopes(store, cwd)
     k = int(hook_setting(store, "recall_k"))
     box: dict[str, Any] = {}
     worker = None
