@@ -735,15 +735,17 @@ class Index:
         info.update(counts)
         return info
 
-    def _lag(self, cursor: str | None, tip: str, limit: int = 10000) -> int:
+    def _lag(self, cursor: str | None, tip: str) -> int:
+        """Commits on the tip that the index has not seen (all of them if never indexed)."""
         if cursor == tip:
             return 0
-        n = 0
-        for c in self.git.history(tip, limit=limit):
-            if c.id == cursor:
-                return n
-            n += 1
-        return n
+        try:
+            if cursor is not None and self._has_commit(cursor):
+                ahead, _ = self.git.repo.ahead_behind(tip, cursor)
+                return int(ahead)
+        except Exception:
+            pass
+        return sum(1 for _ in self.git.history(tip, limit=100000))
 
 
 class _NullBar:

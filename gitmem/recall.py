@@ -44,7 +44,7 @@ RECALL_DEFAULTS: dict[str, Any] = {
 # Vector-side floors per model: a vector hit below its model's cosine floor is only
 # kept when BM25 found it too. Cosines are not comparable across models, hence per model.
 VECTOR_FLOORS: dict[str, float] = {
-    "sentence-transformers/all-MiniLM-L6-v2": 0.15,
+    "sentence-transformers/all-MiniLM-L6-v2": 0.2,   # unrelated text measured up to 0.15
     "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2": 0.25,
     "BAAI/bge-small-en-v1.5": 0.45,
     "fake": 0.05,
