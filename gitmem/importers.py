@@ -35,6 +35,7 @@ TOPIC_TYPES = {"user": "preference", "feedback": "lesson", "project": "fact",
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
 _LINK_LINE = re.compile(r"^\s*[-*]\s*\[[^\]]*\]\(([^)\s]+)\)")
 _MAX_FILE = 4 * 1024 * 1024
+_TAG = re.compile(r"^[^\s\x00-\x1f,]{1,64}$")
 
 
 def _safe_files(root: Path) -> tuple[list[Path], list[str]]:
@@ -235,7 +236,8 @@ def _plan_markdown(root: Path, files: list[Path]) -> list[_Batch]:
         if isinstance(fm.get("type"), str):
             it["type"] = fm["type"]
         if isinstance(fm.get("tags"), list):
-            it["tags"] += [str(t) for t in fm["tags"]]
+            # Tags gitmem cannot hold ("two words") are dropped rather than failing the import.
+            it["tags"] += [str(t) for t in fm["tags"] if _TAG.match(str(t))]
         if isinstance(fm.get("importance"), int):
             it["importance"] = fm["importance"]
         day = _file_date(p.name)

@@ -75,7 +75,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
             existed = None
             if key is not None:
                 try:
-                    existed = store.locate(key, scope)[1]
+                    existed = store.locate(key, store._scope(scope))[1]
                 except GitmemError:
                     existed = None
             m = store.remember(text, scope=scope, type=type, importance=importance,
