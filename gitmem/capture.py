@@ -618,6 +618,11 @@ def summarise_transcript(turns: list[Turn], stmts: list[Statement], limit: int =
     return "\n".join(lines)
 
 
+def suspect(text: str) -> bool:
+    """Text with prompt-injection phrasing: never injected into an agent's context."""
+    return bool(INJECTION.search(text))
+
+
 def withhold_injections(text: str) -> str:
     """Session files are recalled like memories: lines with injection phrasing stay out."""
     return "\n".join("[line withheld: prompt-injection phrasing]" if INJECTION.search(ln) else ln
@@ -723,7 +728,8 @@ def context(store: "Store", *, scopes: Iterable[str] | None = None, hours: float
             record: bool = True) -> dict[str, Any]:
     """The session-start bundle as data: preferences, MEMORY.md, recent memories and
     journal lines, top memories by weight; fitted to `budget` tokens, counting what was
-    left out. Quarantined memories are never included."""
+    left out. Quarantined memories, and any text with injection phrasing, are never
+    included (`withheld` counts such memories)."""
     hours = float(setting(store, "context_hours") if hours is None else hours)
     budget = int(setting(store, "context_budget") if budget is None else budget)
     if hours < 0 or budget < 0:
@@ -740,18 +746,24 @@ def context(store: "Store", *, scopes: Iterable[str] | None = None, hours: float
     mems: list[model.Memory] = []
     memory_md: list[tuple[str, list[str]]] = []
     journal: list[dict[str, Any]] = []
+    withheld = 0
     for s in chosen:
         tip = store.git.tip(s)
-        mems += [m for m in store.iter_memories(s) if m.type not in ("quarantine",)]
+        for m in store.iter_memories(s):
+            if m.type == "quarantine" or suspect(m.text):
+                withheld += 1
+            else:
+                mems.append(m)
         md = store.git.read(tip, "MEMORY.md")
         if md:
-            memory_md.append((s, md.decode("utf-8", "replace").splitlines()))
+            lines = md.decode("utf-8", "replace").splitlines()
+            memory_md.append((s, [ln for ln in lines if not suspect(ln)]))
         day = (now - dt.timedelta(hours=hours)).date()
         while day <= now.date():
             data = store.git.read(tip, f"daily/{day:%Y-%m-%d}.md")
             for line in (data or b"").decode("utf-8", "replace").splitlines():
                 m = _JOURNAL_LINE.match(line)
-                if not m:
+                if not m or suspect(line):
                     continue
                 at = dt.datetime(day.year, day.month, day.day, int(m.group(1)), int(m.group(2)),
                                  tzinfo=dt.timezone.utc)
@@ -821,6 +833,7 @@ def context(store: "Store", *, scopes: Iterable[str] | None = None, hours: float
             "generated": now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
             "preferences": placed["preferences"], "memory_md": shown_md, "recent": placed["recent"],
             "journal": placed["journal"], "top": placed["top"], "omitted": omitted, "fetch": fetch,
+            "withheld": withheld,
             "total_memories": len(mems)}
 
 

@@ -163,7 +163,7 @@ def on_session_start(store: "Store", payload: dict[str, Any], deadline: float, r
     res.stdout = render_context(bundle)
     res.timings["context"] = round(time.monotonic() - t, 3)
     sid = payload.get("session_id")
-    if sid and hasattr(store, "changes"):
+    if sid:
         # Start this session's change cursor now: the bundle already shows what came before.
         store.changes(cursor_name(sid), session=sid)
 
@@ -172,7 +172,9 @@ def _preferences(store: "Store", scopes: list[str], n: int) -> list[Any]:
     from . import access
     from .capture import weight
 
-    prefs = [m for m in store.list(type="preference", scopes=scopes)]
+    from .capture import suspect
+
+    prefs = [m for m in store.list(type="preference", scopes=scopes) if not suspect(m.text)]
     counts = access.counts(store.home) if prefs else {}
     now = time.time()
     prefs.sort(key=lambda m: -weight(m, counts, now))
@@ -180,14 +182,19 @@ def _preferences(store: "Store", scopes: list[str], n: int) -> list[Any]:
 
 
 def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: int) -> list[Any]:
-    """Recall in its own Store (it runs in a worker thread); quarantined hits dropped."""
+    """Recall in its own Store (it runs in a worker thread); quarantined hits and hits with
+    injection phrasing dropped."""
     store = open_store(home, session, None)
     hits = store.recall(prompt, k=k + 3, scopes=scopes)
-    return [h for h in hits if h.type != "quarantine"][:k]
+    from .capture import suspect
+
+    return [h for h in hits if h.type != "quarantine" and not suspect(h.text or h.snippet)][:k]
 
 
 def _changes(store: "Store", session: str, scopes: list[str], limit: int) -> list[dict[str, Any]]:
     """Other sessions' writes since this session last looked, as lines of data."""
+    from .capture import suspect
+
     out: list[dict[str, Any]] = []
     events = store.changes(cursor_name(session), session=session)
     for ev in events:
@@ -199,10 +206,10 @@ def _changes(store: "Store", session: str, scopes: list[str], limit: int) -> lis
                     m = store.get(mid, scope=ev.scope)
                 except GitmemError:
                     continue  # forgotten meanwhile
-                if m.type != "quarantine":
+                if m.type != "quarantine" and not suspect(m.text):
                     out.append({"id": m.id, "scope": m.scope, "type": m.type, "text": m.text,
                                 "op": ev.op, "agent": ev.agent or ev.author})
-        else:
+        elif not suspect(ev.summary):
             out.append({"id": None, "scope": ev.scope, "type": ev.op, "text": ev.summary,
                         "op": ev.op, "agent": ev.agent or ev.author})
     return out[-limit:]
