@@ -50,12 +50,12 @@ def repo_root(repo: pygit2.Repository) -> Path:
 
 
 def _clean_part(p: str) -> str:
-    p = _PART_BAD.sub("-", p).strip("-.")
+    p = _PART_BAD.sub("-", p).strip("-._")
     while ".." in p:
         p = p.replace("..", ".")
     if p.endswith(".lock"):
         p = p[:-5]
-    return p[:100]
+    return p[:100].rstrip("-._")
 
 
 def normalise_url(url: str) -> str | None:
@@ -64,10 +64,13 @@ def normalise_url(url: str) -> str | None:
     url = url.strip()
     host, path = None, None
     if "://" in url:
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+            host, path = parts.hostname, parts.path
+        except ValueError:  # "Invalid IPv6 URL", a bad port ...
+            return None
         if parts.scheme == "file":
             return None
-        host, path = parts.hostname, parts.path
     else:
         m = _SCP.match(url)
         if m and "/" not in m.group(1) and not url.startswith(("/", ".")):
@@ -85,13 +88,20 @@ def normalise_url(url: str) -> str | None:
 def public_url(url: str) -> str:
     """The origin URL without credentials (it is written into memories)."""
     if "://" in url:
-        parts = urlsplit(url)
-        if parts.username or parts.password:
-            netloc = parts.hostname or ""
-            if parts.port:
-                netloc += f":{parts.port}"
-            return parts._replace(netloc=netloc).geturl()
-    return url
+        try:
+            parts = urlsplit(url)
+            if parts.username or parts.password:
+                netloc = parts.hostname or ""
+                if parts.port:
+                    netloc += f":{parts.port}"
+                return parts._replace(netloc=netloc).geturl()
+        except ValueError:
+            # Unparseable: keep only what follows the last '@' of the authority.
+            scheme, _, rest = url.partition("://")
+            return f"{scheme}://{rest.rpartition('@')[2]}"
+        return url
+    m = re.match(r"^([^@/\s:]+):[^@/\s]*@(.+)$", url)  # user:password@host:path
+    return f"{m.group(1)}@{m.group(2)}" if m else url
 
 
 def origin_url(repo: pygit2.Repository) -> str | None:
@@ -368,24 +378,29 @@ def _memories_linking(store: "Store", shas: set[str]) -> dict[str, list[tuple[st
     from .model import parse
 
     out: dict[str, list[tuple[str, str]]] = {}
-    if not shas:
+    tips = store.git.scopes()
+    if not shas or not tips:
         return out
-    for scope, tip in store.git.scopes().items():
-        args = ["git", f"--git-dir={store.git.path}", "grep", "-l", "-F"]
-        for s in sorted(shas):
-            args += ["-e", s]
-        args += [tip, "--", "memories"]
-        res = subprocess.run(args, capture_output=True, env=git_env())
-        if res.returncode not in (0, 1):
-            continue
-        for line in res.stdout.decode(errors="replace").splitlines():
-            _, _, path = line.partition(":")
-            data = store.git.read(store.git.tip(scope), path)
+    # One `git grep` over every scope tip: its output lines are `<tip>:<path>`.
+    args = ["git", f"--git-dir={store.git.path}", "grep", "-l", "-F"]
+    for s in sorted(shas):
+        args += ["-e", s]
+    args += sorted(set(tips.values())) + ["--", "memories"]
+    res = subprocess.run(args, capture_output=True, env=git_env())
+    if res.returncode not in (0, 1):
+        return out
+    scopes_of: dict[str, list[str]] = {}
+    for scope, tip in tips.items():
+        scopes_of.setdefault(tip, []).append(scope)
+    for line in res.stdout.decode(errors="replace").splitlines():
+        tip, _, path = line.partition(":")
+        for scope in scopes_of.get(tip, []):
+            data = store.git.read(store.git.repo[tip], path)
             if not data:
                 continue
             mem = parse(data, path=path)
             for ln in mem.links:
                 sha = str(ln.get("commit", ""))
-                if sha in shas:
+                if sha in shas and (mem.id, scope) not in out.get(sha, []):
                     out.setdefault(sha, []).append((mem.id, scope))
     return out

@@ -122,7 +122,7 @@ class Watcher:
         """Fingerprints of the tip's recent history, newest last."""
         out = []
         for n, c in enumerate(self.store.git.repo.walk(self.store.git.repo[oid].id, _sort())):
-            if n >= 64:
+            if n >= 16:
                 break
             out.append(_fingerprint(c))
         return out[::-1]

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pygit2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import git, run_cli
+from gitmem.model import check_scope
 from gitmem.links import normalise_url, parse_spec, project_key, public_url
 
 
@@ -39,8 +42,35 @@ def test_normalise_url(url, key):
     assert normalise_url(url) == key
 
 
+@given(st.text(max_size=80))
+@settings(max_examples=300, deadline=None)
+def test_any_origin_url_gives_a_valid_scope_or_none(url):
+    key = normalise_url(url)
+    if key is not None:
+        assert check_scope(f"project/{key}") == f"project/{key}"
+
+
+@given(st.sampled_from(["https://", "git@", "ssh://git@"]),
+       st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30),
+       st.lists(st.text(min_size=1, max_size=20), min_size=1, max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_url_like_origins_give_valid_scopes(prefix, host, parts):
+    sep = ":" if prefix == "git@" else "/"
+    key = normalise_url(prefix + host + sep + "/".join(parts))
+    if key is not None:
+        check_scope(f"project/{key}")
+
+
 def test_public_url_drops_credentials():
     assert public_url("https://bot:tok@github.com/a/b.git") == "https://github.com/a/b.git"
+    assert public_url("git@github.com:a/b.git") == "git@github.com:a/b.git"
+
+
+@given(st.text(max_size=30), st.text(max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_public_url_never_keeps_a_password(host, path):
+    url = f"https://user:hunter2secret@{host}/{path}"
+    assert "hunter2secret" not in public_url(url)
 
 
 def test_key_without_origin_is_folder_plus_hash(tmp_path):
