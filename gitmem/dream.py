@@ -204,6 +204,11 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
             blobs[path] = oid
             mem = model.parse(store.git.blob(oid), path=path)
             mems.append(mem.with_(scope=scope, path=path, commit=str(tip.id)))
+    # Quarantined (internal-type) memories wait for a person: dream neither merges,
+    # archives nor lists them in MEMORY.md, which agents load as context.
+    from .api import INTERNAL_TYPES
+
+    mems = [m for m in mems if m.type not in INTERNAL_TYPES]
     mems.sort(key=lambda m: m.id)
     counts = access_counts(store, scope) if counts is None else counts
 
