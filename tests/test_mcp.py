@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import anyio
-import pytest
 
 from conftest import run_cli
 
