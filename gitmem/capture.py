@@ -220,16 +220,19 @@ STANDING = _rx(r"\bfrom now on\b|\bgoing forward\b|^\s*in (?:the )?future\b|\bfr
 PREFERENCE = _rx(
     r"\bI\s+(?:really\s+|do\s+|much\s+|strongly\s+|generally\s+|personally\s+)?"
     r"(?:like|love|prefer|enjoy|hate|dislike|don'?t like|do not like|can'?t stand|am a fan of)\b"
+    # "I like this approach" reacts to the moment; it states no lasting taste.
+    r"(?!\s+(?:this|that|it|these|those|them|your|yours|the (?:idea|approach|way|change|fix)|how|what)\b)"
     r"|\bI'?m a (?:big )?fan of\b|\bmy\s+favou?rite\b|\bI(?:'d| would)\s+rather\b"
     r"|\bI\s+(?:always|usually|never|tend to)\s+(?:use|write|prefer|want|work)\b"
     r"|^\s*(?:please\s+)?(?:always|never)\s+\w+"
     r"|我(?:很|非常|比较|更|最|一直)?(?:喜欢|偏好|偏爱|爱用|习惯|讨厌|不喜欢)|我更倾向|我倾向于")
 DECISION = _rx(
     r"\bwe(?:'ve|\s+have)?\s+(?:decided|chose|chosen|agreed|settled on|picked|opted)\b"
-    r"|\b(?:we(?:'ll|\s+will)|let'?s)\s+(?:go with|stick with|switch to|adopt|standardi[sz]e on|use)\b"
+    r"|\b(?:we(?:'ll|\s+will)|let'?s)\s+(?:go with|stick with|switch to|adopt|standardi[sz]e on)\b"
     r"|\bthe decision is\b|\b(?:decided|decision) to\b|\barchitecture decision\b"
     r"|\bwe(?:'re|\s+are)\s+(?:going with|switching to|moving to|standardi[sz]ing on)\b"
-    r"|我们?(?:已经)?决定|决定(?:用|采用|使用|改用)|选定了?|统一(?:用|使用|采用)|架构(?:上|决策)")
+    r"|我们?(?:已经)?决定|决定(?:用|采用|使用|改用)|选定了?|统一(?:用|使用|采用)|架构(?:上|决策)"
+    r"|我们(?:就)?(?:定了|确定(?:了)?(?:用|采用|使用))|最终(?:方案|决定)")
 PERSON_FACT = _rx(
     r"\bmy name is\b|\bI(?:'m| am)\s+(?:a|an)\s+(?!bit\b|little\b|lot\b|fan\b)\w+"
     r"|\bI\s+work\s+(?:at|for|as|in)\b|\bI\s+live\s+in\b|\bI(?:'m| am)\s+based in\b"
@@ -241,7 +244,9 @@ PROJECT_FACT = _rx(
     r"(?:is|are|uses?|runs?|lives?|needs?|requires?|has|targets?|depends on|must)\b"
     r"|\bwe\s+(?:use|deploy|run|host|target|ship|release|support|store|keep)\b|\bwe(?:'re| are)\s+using\b"
     r"|\bour\s+\w+(?:\s+\w+)?\s+(?:is|are|uses?|runs? on|lives? in)\b"
-    r"|(?:这个|本|我们的?)项目(?:用|使用|采用|是|基于|需要|部署|要求)|我们(?:用|使用|部署|采用)")
+    r"|(?:这个|本|我们的?)项目(?:用|使用|采用|是|基于|需要|部署|要求)|我们(?:用|使用|部署|采用)"
+    r"|我们的\S{1,12}(?:是|用的是|使用|跑在|部署在|放在)"
+    r"|(?:项目|仓库|代码库|服务|后端|前端|数据库)(?:用的是|使用|采用|基于|部署在|跑在)")
 
 GREETING = _rx(
     r"^(?:hi|hello|hey|thanks|thank you|thx|ty|ok|okay|cool|great|nice|awesome|perfect|good "
