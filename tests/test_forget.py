@@ -264,3 +264,53 @@ def test_forget_under_concurrent_writers(store, gm_home):
     where = next(n for n, msg in enumerate(line) if "Gitmem-Op: forget" in msg)
     mine = [n for n, msg in enumerate(line) if "concurrent note" in msg]
     assert min(mine) < where < max(mine), (where, mine[:3], mine[-3:])
+
+
+# ---- hypothesis: forget removes exactly the forgotten texts -------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+WORDS = ["alpha", "beta", "gamma", "delta", "deploy", "window", "cabin", "wifi", "token"]
+mem_plan = st.lists(
+    st.tuples(st.lists(st.sampled_from(WORDS), min_size=2, max_size=6),  # text words
+              st.integers(0, 2),                                          # later versions
+              st.sampled_from(["main", "channel/a"]),                     # scope
+              st.booleans()),                                             # forget it?
+    min_size=2, max_size=6)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plan=mem_plan)
+def test_forget_removes_exactly_the_forgotten_texts(plan):
+    import tempfile
+
+    import gitmem
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = gitmem.init(tmp)
+        texts: dict[str, list[str]] = {}
+        for n, (words, versions, scope, _) in enumerate(plan):
+            first = " ".join(words) + f" m{n}v0 unique"
+            m = store.remember(first, scope=scope)
+            texts[m.id] = [first]
+            for v in range(1, versions + 1):
+                t = " ".join(reversed(words)) + f" m{n}v{v} unique"
+                store.update(m.id, t)
+                texts[m.id].append(t)
+        ids = list(texts)
+        gone = [i for i, (_, _, _, f) in zip(ids, plan) if f]
+        kept = [i for i in ids if i not in gone]
+        blobs = {i: store.git.blob_id(store.git.tip(store.get(i).scope), store.get(i).path) for i in kept}
+        if gone:
+            store.forget(gone)
+        objs = all_objects(store)
+        for i in gone:
+            for t in texts[i]:
+                assert t.encode() not in objs
+        for i in kept:
+            m = store.get(i)
+            assert m.text == texts[i][-1]
+            assert store.git.blob_id(store.git.tip(m.scope), m.path) == blobs[i]
+            for t in texts[i]:
+                assert t.encode() in objs  # earlier versions of kept memories stay
+        assert fsck(store).returncode == 0
