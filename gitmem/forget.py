@@ -11,6 +11,17 @@ key and its long lines (needles shorter than MIN_NEEDLE are not searched for out
 the memory's own files, so that forgetting "ok" does not rewrite every memory saying
 "ok"). Memories that dream merged into a forgotten one (its `supersedes`) are
 forgotten with it.
+
+The redaction record (for sync): one JSON file per operation, `records/<time>-<n>.json`
+on `refs/gitmem/redactions` (a plain commit chain, never rewritten):
+
+    {"op": "forget"|"redact", "ids": [...], "time": unix, "who": "Name <email>",
+     "reason": str|null, "blobs": [old blob ids replaced or dropped],
+     "commits": {old commit id: new commit id}, "refs": {ref: [old tip, new tip]}}
+
+It holds no text. A clone that fetches it can map its refs through `commits`, refuse
+to push any commit in its keys or any blob in `blobs`, and re-run the same purge for
+`ids` locally (its own copies of these memories may differ).
 """
 
 from __future__ import annotations
