@@ -127,7 +127,8 @@ def auto_memory(tmp_path) -> Path:
         "---\nname: latency-dashboard\ndescription: grafana.internal/d/api-latency is the oncall dashboard\n"
         "type: reference\n---\ngrafana.internal/d/api-latency\n")
     (d / "misc.md").write_text("---\nname: misc\ntype: something-else\n---\nA loose note.\n")
-    (tmp_path / "outside.md").write_text("OUTSIDE-SECRET\n")
+    (tmp_path / "outside.md").write_text("---\nname: leak\ntype: user\n---\nOUTSIDE-SECRET\n")
+    (d / "linked_topic.md").symlink_to(tmp_path / "outside.md")  # a symlink out: skipped
     return d
 
 
@@ -137,6 +138,7 @@ def test_auto_memory_import(store, gm_home, auto_memory, kind):
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert res["created"] == 6  # 5 topics + the index's one non-link line
+    assert res["skipped"] == ["linked_topic.md"]
     mems = {m.key: m for m in store.list()}
     assert mems["user-role"].type == "preference"
     assert mems["no-db-mocks"].type == "lesson"
