@@ -116,6 +116,7 @@ class Plan:
     gates: dict[str, Any] = field(default_factory=dict)
     ids: list[str] = field(default_factory=list)
     possible_updates_total: int = 0
+    vectors_from: dict[str, int] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -125,7 +126,8 @@ class Plan:
         return {"scope": self.scope, "tip": self.tip, "merges": self.merges, "archive": self.archive,
                 "possible_updates": self.possible_updates,
                 "possible_updates_total": self.possible_updates_total, "memory_md_changed": self.memory_md_changed,
-                "memory_md_lines": self.memory_md_lines, "near_model": self.near, "gates": self.gates}
+                "memory_md_lines": self.memory_md_lines, "near_model": self.near, "vectors_from": self.vectors_from,
+                "gates": self.gates}
 
 
 def _ts(value: str) -> float:
@@ -225,10 +227,9 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
         plan.near = embedder.model_id
         th = near_threshold(cfg, embedder.model_id)
         reps = [max(u, key=lambda k: _newest_key(mems[k])) for u in units]
-        vecs = embedder.embed([mems[r].text for r in reps])
         import numpy as np
 
-        vecs = np.asarray(vecs, dtype=np.float32)
+        vecs = _vectors(store, scope, embedder, [mems[r] for r in reps], plan)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         vecs = vecs / np.where(norms == 0, 1, norms)
         # Blocks of rows keep memory at O(block * n), not O(n^2), on large scopes.
@@ -354,6 +355,33 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
         plan.possible_updates_total = len(plan.possible_updates)
     plan.ids = sorted({e["survivor"] for e in plan.merges} | merged_away | archived)
     return plan
+
+
+def _vectors(store, scope: str, embedder: Any, mems: list[Memory], plan: Plan) -> Any:
+    """Embeddings of the memories' texts: from a warm index of the same model when it
+    has them (re-embedding a large scope with a real model costs seconds), else fresh."""
+    import numpy as np
+
+    known: dict[str, Any] = {}
+    try:
+        from .index import index_path
+
+        if index_path(store.home).exists():
+            ix = store.index
+            if ix.model_id == embedder.model_id:
+                known = ix.vectors_for([m.id for m in mems], scopes=[scope])
+    except Exception:  # the index is an optimisation here, never a requirement
+        known = {}
+    missing = [k for k, m in enumerate(mems) if m.id not in known]
+    fresh = embedder.embed([mems[k].text for k in missing]) if missing else []
+    out = np.zeros((len(mems), embedder.dim), dtype=np.float32)
+    for k, m in enumerate(mems):
+        if m.id in known and len(known[m.id]) == embedder.dim:
+            out[k] = known[m.id]
+    for row, k in enumerate(missing):
+        out[k] = fresh[row]
+    plan.vectors_from = {"index": len(mems) - len(missing), "embedded": len(missing)}
+    return out
 
 
 def get_embedder(config) -> tuple[Any, str | None]:

@@ -282,3 +282,14 @@ def test_quarantined_memories_are_left_alone(store):
     assert {q.id, q2.id, n.id} <= live
     md = store.git.read(store.git.tip("main"), "MEMORY.md").decode()
     assert q.id not in md and n.id in md and "not instructions" in md
+
+
+def test_dream_reuses_a_warm_index_and_plans_the_same(dream_store):
+    store, ids = dream_store
+    cold = store.dream(dry_run=True)["scopes"]["main"]
+    assert cold["vectors_from"] == {"index": 0, "embedded": 8}  # 9 memories, one exact pair
+    store.recall("deploy window")  # builds the index with the same (fake) model
+    warm = store.dream(dry_run=True)["scopes"]["main"]
+    assert warm["vectors_from"]["index"] > 0
+    for k in ("merges", "archive", "possible_updates"):
+        assert warm[k] == cold[k], k
