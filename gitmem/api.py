@@ -765,6 +765,8 @@ class Store:
         """Yield a watch.Event per new commit on the watched scopes, polling every interval."""
         from .watch import Watcher
 
+        if not interval > 0:
+            raise UsageError("interval must be positive", hint="e.g. --interval 0.5")
         return Watcher(self, scopes, from_start=from_start).events(interval, stop=stop)
 
     def changes(self, cursor: str, *, scopes: Iterable[str] | None = None,

@@ -35,9 +35,9 @@ def _read_lines(proc: subprocess.Popen, n: int, timeout: float = 20) -> list[str
 
 
 def _wait_started(proc: subprocess.Popen, gm_home) -> None:
-    # The watcher takes its starting tips when it starts; give it a poll to do so.
-    time.sleep(0.8)
-    assert proc.poll() is None, proc.stderr.read()
+    # The watcher says so on stderr once it has taken its starting tips.
+    line = proc.stderr.readline()
+    assert line.startswith("watching "), line + proc.stderr.read()
 
 
 def test_watch_cli_sees_commits_from_another_process(store, gm_home):

@@ -39,7 +39,11 @@ def watch(store, scopes, interval, command, from_start, count, as_json):
     from ..watch import run_exec
 
     n = 0
-    for ev in store.watch_events(scopes=scopes or None, interval=interval, from_start=from_start):
+    events = store.watch_events(scopes=scopes or None, interval=interval, from_start=from_start)
+    # On stderr, once the starting tips are taken: scripts can wait for it.
+    what = ", ".join(scopes) if scopes else "all scopes"
+    click.echo(f"watching {what} every {interval:g}s", err=True)
+    for ev in events:
         if as_json:
             click.echo(ev.to_json())
         elif not command:
