@@ -213,9 +213,12 @@ _EXPLICIT_PREFIX = _rx(
     r"|^(?:请|你要|要|麻烦)?(?:记住|记得|记下|别忘了|不要忘记)(?:一下)?[：:，,。\s]*")
 PLEASE_REMEMBER = _rx(r"\b(?:please|pls)\s+(?:remember|note|keep in mind)\b|\bfor future reference\b"
                       r"|(?<!我)(?:记住|记下|别忘了)")
+# "Always/never <do something>" at the start: an order ("Never had a chance" is not).
+_ORDER = (r"^\s*(?:please\s+)?(?:always|never)\s+(?!(?:had|have|has|been|was|were|here|there|mind|again|"
+          r"ever|seen|heard|knew|thought|the|a|an|so|too|fails?)\b)\w")
 # A standing instruction: holds from now on.
 STANDING = _rx(r"\bfrom now on\b|\bgoing forward\b|^\s*in (?:the )?future\b|\bfrom here on\b|"
-               r"\bremember to\b|^\s*(?:please\s+)?(?:always|never)\b|以后|今后|从现在开始|往后|"
+               r"\bremember to\b|" + _ORDER + r"|以后|今后|从现在开始|往后|"
                r"^(?:请)?(?:总是|永远不要|一律)")
 PREFERENCE = _rx(
     r"\bI\s+(?:really\s+|do\s+|much\s+|strongly\s+|generally\s+|personally\s+)?"
@@ -224,7 +227,7 @@ PREFERENCE = _rx(
     r"(?!\s+(?:this|that|it|these|those|them|your|yours|the (?:idea|approach|way|change|fix)|how|what)\b)"
     r"|\bI'?m a (?:big )?fan of\b|\bmy\s+favou?rite\b|\bI(?:'d| would)\s+rather\b"
     r"|\bI\s+(?:always|usually|never|tend to)\s+(?:use|write|prefer|want|work)\b"
-    r"|^\s*(?:please\s+)?(?:always|never)\s+\w+"
+    r"|" + _ORDER +
     r"|我(?:很|非常|比较|更|最|一直)?(?:喜欢|偏好|偏爱|爱用|习惯|讨厌|不喜欢)|我更倾向|我倾向于")
 DECISION = _rx(
     r"\bwe(?:'ve|\s+have)?\s+(?:decided|chose|chosen|agreed|settled on|picked|opted)\b"
@@ -243,7 +246,9 @@ PROJECT_FACT = _rx(
     r"frontend|stack|database|db|ci|build|deploy(?:ment)?s?|release|server|cluster)\s+"
     r"(?:is|are|uses?|runs?|lives?|needs?|requires?|has|targets?|depends on|must)\b"
     r"|\bwe\s+(?:use|deploy|run|host|target|ship|release|support|store|keep)\b|\bwe(?:'re| are)\s+using\b"
-    r"|\bour\s+\w+(?:\s+\w+)?\s+(?:is|are|uses?|runs? on|lives? in)\b"
+    r"|\bour\s+(?:\w+\s+)?(?:project|repo|app|service|api|stack|database|db|server|team|company|product|"
+    r"codebase|ci|pipeline|cluster|deploy\w*|release\w*|backend|frontend|website|site|domain|customers?|"
+    r"users?|tests?|docs|infra\w*)\s+(?:is|are|uses?|runs? on|lives? in)\b"
     r"|(?:这个|本|我们的?)项目(?:用|使用|采用|是|基于|需要|部署|要求)|我们(?:用|使用|部署|采用)"
     r"|我们的\S{1,12}(?:是|用的是|使用|跑在|部署在|放在)"
     r"|(?:项目|仓库|代码库|服务|后端|前端|数据库)(?:用的是|使用|采用|基于|部署在|跑在)")
