@@ -629,11 +629,18 @@ def undream(store, scope: str | None = None) -> dict[str, Any]:
         for _, path, _ in store.git.diff_files(str(parent.id), str(dc.id)):
             dream_blob = store.git.blob_id(dc, path)
             before = store.git.blob_id(parent, path)
-            if store.git.blob_id(cur, path) == dream_blob:
-                changes[path] = pygit2.Oid(hex=before) if before else None
-                restored.append(path)
-            else:
-                kept.append(path)
+            if store.git.blob_id(cur, path) != dream_blob:
+                kept.append(path)  # written again after the dream: the newer write wins
+                continue
+            name = path.rsplit("/", 1)[-1]
+            if before and name.endswith(".md") and model.is_id(name[:-3]):
+                elsewhere = store._find_in(cur, name[:-3])
+                if elsewhere and elsewhere != path and \
+                        store.git.blob_id(cur, elsewhere) != store.git.blob_id(dc, elsewhere):
+                    kept.append(path)  # it lives on elsewhere (say archive/), changed since
+                    continue
+            changes[path] = pygit2.Oid(hex=before) if before else None
+            restored.append(path)
         info.update(restored=restored, kept=kept)
         if not changes:
             return None

@@ -293,3 +293,16 @@ def test_dream_reuses_a_warm_index_and_plans_the_same(dream_store):
     assert warm["vectors_from"]["index"] > 0
     for k in ("merges", "archive", "possible_updates"):
         assert warm[k] == cold[k], k
+
+
+def test_undream_keeps_an_archived_memory_updated_since(store):
+    low = store.remember("a note nobody will read again", importance=1)
+    keep = store.remember("an important standing decision", importance=9)
+    out = store.dream(force=True)["scopes"]["main"]
+    assert [a["id"] for a in out["archive"]] == [low.id]
+    store.update(low.id, "a note somebody revived after the dream")
+    u = store.undream()
+    assert any(p.startswith("memories/") for p in u["kept"]) and any(p.startswith("archive/") for p in u["kept"])
+    every = [m for m in store.list(archived=True) if m.id == low.id]
+    assert len(every) == 1 and every[0].text == "a note somebody revived after the dream"
+    assert store.get(keep.id).text == "an important standing decision"
