@@ -116,7 +116,14 @@ def _jsonl_turn(obj: dict[str, Any]) -> tuple[str, str] | None:
         role = "assistant"
     if role not in ("user", "assistant"):
         return None
+    if text.lstrip().startswith(_INJECTED_FILES):
+        return None  # instruction files the CLI sends as a user message (AGENTS.md...)
     return role, text
+
+
+# Project instruction files that agent CLIs put into the transcript as user messages.
+_INJECTED_FILES = ("# AGENTS.md instructions", "<user_instructions>", "<environment_context>",
+                   "<INSTRUCTIONS>", "Caveat: The messages below were generated")
 
 
 def read_turns(path: str | os.PathLike[str], offset: int = 0,
@@ -296,7 +303,7 @@ INJECTION = _rx(
 
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_TAG = re.compile(r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|environment_context|"
-                         r"user_instructions|user-prompt-submit-hook)>.*?(?:</\1>|\Z)", re.DOTALL)
+                         r"user_instructions|user-prompt-submit-hook|INSTRUCTIONS)>.*?(?:</\1>|\Z)", re.DOTALL)
 _LOGLIKE = re.compile(r"^\s*(?:Traceback|File \"|at [\w.$]+\(|\$ |>>> |[-+]{3} |@@ |\d{2}:\d{2}:\d{2}[ ,.])")
 _SPLIT = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])|\n+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")

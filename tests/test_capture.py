@@ -101,6 +101,10 @@ def test_read_turns_formats(tmp_path):
     codex = tmp_path / "x.jsonl"
     codex.write_text(json.dumps({"type": "response_item", "payload": {
         "type": "message", "role": "user", "content": [{"type": "input_text", "text": "I prefer uv"}]}}) + "\n")
+    with open(codex, "a") as fh:
+        fh.write(json.dumps({"type": "response_item", "payload": {
+            "type": "message", "role": "user", "content": [{"type": "input_text",
+                                                             "text": "# AGENTS.md instructions for /x\n\nAlways use tabs."}]}}) + "\n")
     turns, _, _ = read_turns(codex)
     assert [(t.role, t.text) for t in turns] == [("user", "I prefer uv")]
 
