@@ -271,6 +271,37 @@ def _inside(root: Path, base: Path, target: str) -> str | None:
     return p.relative_to(root).as_posix() if p.is_relative_to(root) else None
 
 
+def _split(item: dict[str, Any], limit: int) -> list[dict[str, Any]]:
+    """An item over the size limit becomes parts at line boundaries (keys `#partN`)."""
+    text = item["text"]
+    if len(text.encode("utf-8")) <= limit:
+        return [item]
+    chunks: list[str] = []
+    cur = ""
+    for line in text.splitlines(keepends=True):
+        while len(line.encode("utf-8")) > limit:  # one enormous line: cut it
+            cut = line.encode("utf-8")[:limit].decode("utf-8", "ignore")
+            if cur:
+                chunks.append(cur)
+                cur = ""
+            chunks.append(cut)
+            line = line[len(cut):]
+        if len((cur + line).encode("utf-8")) > limit:
+            chunks.append(cur)
+            cur = ""
+        cur += line
+    if cur.strip():
+        chunks.append(cur)
+    parts = []
+    for n, chunk in enumerate(c for c in chunks if c.strip()):
+        part = dict(item, text=chunk, metadata={**item["metadata"], "part": n + 1})
+        if n:
+            part["key"] = f"{item['key']}#part{n + 1}"
+            part.pop("summary", None)
+        parts.append(part)
+    return parts
+
+
 def plan(kind: str, directory: str | os.PathLike[str]) -> tuple[list[_Batch], list[str]]:
     if kind not in KINDS:
         raise UsageError(f"unknown import kind {kind!r}", hint="one of: " + ", ".join(KINDS))
@@ -297,9 +328,10 @@ def import_dir(store: "Store", kind: str, directory: str | os.PathLike[str], *,
     red = store._redactor()
     target = store._scope(scope)
     prepared: list[tuple[_Batch, list[dict[str, Any]]]] = []
+    limit = store.config.max_text_bytes
     for b in batches:
         items = []
-        for it in b.items:
+        for it in (part for whole in b.items for part in _split(whole, limit)):
             if it["type"] not in store.config.types:
                 it["type"] = "note"
             try:
@@ -340,46 +372,40 @@ def export_openclaw(store: "Store", directory: str | os.PathLike[str], *,
     root = Path(directory).resolve()
     scope = check_scope(scope) if scope else store.default_scope()
     mems = sorted(store.list(scope=scope), key=lambda m: m.id)
-    sections: list[tuple[int, str]] = []
+    # Imported memories go back to their file; a file split into parts is joined again.
+    pieces: dict[tuple[str, int], list[tuple[int, str]]] = {}
     by_type: dict[str, list[str]] = {}
-    daily: dict[str, list[str]] = {}
-    user: list[str] = []
-    notes: dict[str, str] = {}
     for m in mems:
         meta = m.metadata or {}
         f = str(meta.get("file", "")) if meta.get("imported_from") == "openclaw" else ""
-        if f == "MEMORY.md":
-            sections.append((int(meta.get("order", 0)), m.text))
-        elif f == "USER.md":
-            user.append(m.text)
-        elif meta.get("date") and f.startswith("memory/"):
-            daily.setdefault(Path(f).name, []).append(m.text)
-        elif f.startswith("memory/") and f.endswith(".md"):
-            notes[f] = m.text  # back where it came from
+        if f in ("MEMORY.md", "USER.md") or (f.startswith("memory/") and f.endswith(".md")):
+            order = int(meta.get("order", 0)) if f == "MEMORY.md" else 0
+            pieces.setdefault((f, order), []).append((int(meta.get("part", 1)), m.text))
         else:
-            by_type.setdefault(m.type, []).append(m.text if "\n" in m.text.strip() else m.text.strip())
+            by_type.setdefault(m.type, []).append(m.text)
+    whole = {k: "".join(t for _, t in sorted(v)) for k, v in pieces.items()}
+    files: dict[str, str] = {}
+    for (f, _), text in sorted(whole.items()):
+        if f != "MEMORY.md":
+            files[f] = text
     tip = store.git.tip(scope)
     for path, oid in store.git.walk_files(tip, "daily"):
         name = path.rsplit("/", 1)[-1]
         if _file_date(name):
-            daily.setdefault(name, []).append(store.git.blob(oid).decode("utf-8", "replace"))
-    files: dict[str, str] = {}
-    parts = [t.rstrip("\n") + "\n" for _, t in sorted(sections, key=lambda x: x[0])]
+            journal = store.git.blob(oid).decode("utf-8", "replace")
+            before = files.get(f"memory/{name}")
+            files[f"memory/{name}"] = (before.rstrip("\n") + "\n\n" if before else "") + journal
+    parts = [t.rstrip("\n") + "\n" for (f, _), t in sorted(whole.items()) if f == "MEMORY.md"]
     for t in sorted(by_type):
         lines = []
         for text in by_type[t]:
             body = text.strip()
-            lines.append(f"- {body}" if "\n" not in body else "- " + body.replace("\n", "\n  "))
+            lines.append("- " + body.replace("\n", "\n  "))
         parts.append(f"## {t.capitalize()}\n\n" + "\n".join(lines) + "\n")
     if parts:
         if not parts[0].startswith("# "):
             parts.insert(0, "# Long-term memory\n")
         files["MEMORY.md"] = "\n".join(parts)
-    files.update(notes)
-    if user:
-        files["USER.md"] = "\n".join(u.rstrip("\n") + "\n" for u in user)
-    for name, texts in daily.items():
-        files[f"memory/{name}"] = "\n".join(t.rstrip("\n") + "\n" for t in texts)
     written = []
     for rel, text in sorted(files.items()):
         target = (root / rel).resolve()

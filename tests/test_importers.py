@@ -189,3 +189,25 @@ def test_import_errors(store, tmp_path):
     assert r.returncode == 2 and "not a directory" in r.stderr
     r = run_cli("import", "--from", "openclaw")
     assert r.returncode == 2 and "missing DIR" in r.stderr
+
+
+def test_oversize_file_is_split_not_refused(store, tmp_path, monkeypatch):
+    d = tmp_path / "ws"
+    (d / "memory").mkdir(parents=True)
+    lines = [f"- line {i}: " + "x" * 60 + "\n" for i in range(100)]  # ~7 KB
+    (d / "memory" / "2024-06-01.md").write_text("".join(lines))
+    monkeypatch.setenv("GITMEM_MAX_TEXT_BYTES", "2048")
+    import gitmem
+
+    small = gitmem.open(store.home)
+    res = small.import_dir("openclaw", d)
+    parts = sorted(small.list(), key=lambda m: m.metadata["part"])
+    assert res["created"] == len(parts) >= 4
+    assert all(len(m.text.encode()) <= 2048 for m in parts)
+    assert "".join(m.text for m in parts) == "".join(lines)
+    assert res["commits"] and len(res["commits"]) == 1  # still one commit for the dated file
+    out = tmp_path / "out"
+    from gitmem.importers import export_openclaw
+
+    export_openclaw(small, out)
+    assert (out / "memory" / "2024-06-01.md").read_text() == "".join(lines)
