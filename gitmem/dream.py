@@ -368,8 +368,11 @@ def _vectors(store, scope: str, embedder: Any, mems: list[Memory], plan: Plan) -
 
         if index_path(store.home).exists():
             ix = store.index
-            if ix.model_id == embedder.model_id:
-                known = ix.vectors_for([m.id for m in mems], scopes=[scope])
+            # Only where the index embedded exactly the text: one chunk, no tags appended
+            # (so a warm and a cold index give the same plan).
+            plain = [m.id for m in mems if not m.tags and len(m.text) <= 1000 and m.text.count("\n") < 20]
+            if ix.model_id == embedder.model_id and plain:
+                known = ix.vectors_for(plain, scopes=[scope])
     except Exception:  # the index is an optimisation here, never a requirement
         known = {}
     missing = [k for k, m in enumerate(mems) if m.id not in known]
