@@ -306,3 +306,15 @@ def test_undream_keeps_an_archived_memory_updated_since(store):
     every = [m for m in store.list(archived=True) if m.id == low.id]
     assert len(every) == 1 and every[0].text == "a note somebody revived after the dream"
     assert store.get(keep.id).text == "an important standing decision"
+
+
+def test_numbers_come_from_config(dream_store, gm_home):
+    from gitmem.config import write_config_value
+
+    store, ids = dream_store
+    write_config_value(gm_home, "dream", "near_threshold", {"fake-64": 0.99})
+    write_config_value(gm_home, "dream", "archive_below", -100.0)
+    s = gitmem.open(gm_home)
+    out = s.dream(dry_run=True, now=time.time() + 40 * DAY)["scopes"]["main"]
+    assert [m["kind"] for m in out["merges"]] == ["exact"]
+    assert out["archive"] == []

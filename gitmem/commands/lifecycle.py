@@ -104,6 +104,11 @@ def dream(store, scope, dry_run, force, as_json):
     previous tip stays at refs/gitmem/archive/<scope>/<time> and `gitmem undream` reverts
     it. Near duplicates that differ in numbers or names are reported, never merged.
 
+    Gates (skipped by --force): 24 h and 5 sessions since the scope's last dream, where
+    sessions are distinct Gitmem-Session trailers and commits without one count as one
+    session per UTC day. Every number (near_threshold, archive_below, protect_importance,
+    min_hours, min_sessions, ...) can be set under [dream] in config.toml.
+
     \b
     Examples:
       gitmem dream --dry-run
