@@ -82,33 +82,32 @@ def run(size: int, n_queries: int, model: str) -> dict:
         store.index.snapshot()
         build = time.perf_counter() - t
         qs = queries(texts, n_queries)
-        for q in qs[:5]:  # warm: model, snapshot, caches of the first queries
+        for q in queries(texts, 5, seed=9):  # warm: model, snapshot (not the measured queries)
             store.recall(q, k=10, scopes=["main"], record=False)
-        api, parts = [], {"bm25": [], "hybrid": []}
-        for q in qs:
-            t = time.perf_counter()
-            store.recall(q, k=10, scopes=["main"], record=False)
-            api.append((time.perf_counter() - t) * 1000)
-        for mode in ("bm25",):
-            for q in qs:
-                t = time.perf_counter()
-                store.recall(q, k=10, scopes=["main"], mode=mode, record=False)
-                parts[mode].append((time.perf_counter() - t) * 1000)
-        # The same queries as a brute-force numpy scan over the same vectors.
+        # Interleaved per query, so load from other processes hits every column alike.
         rec = store._recaller()
         snap = rec.index.snapshot()
         mat = np.ascontiguousarray(snap.vectors)
         emb = rec.embedder()
-        brute = []
+        api, bm25, brute = [], [], []
         for q in qs:
+            t = time.perf_counter()
+            store.recall(q, k=10, scopes=["main"], record=False)
+            api.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            store.recall(q, k=10, scopes=["main"], mode="bm25", record=False)
+            bm25.append((time.perf_counter() - t) * 1000)
+            # The same query as a brute-force numpy scan over the same vectors.
             t = time.perf_counter()
             qv = emb.embed([q])[0]
             sims = mat @ qv
             top = np.argpartition(-sims, 10)[:10]
             top = top[np.argsort(-sims[top])]
             brute.append((time.perf_counter() - t) * 1000)
+        parts = {"bm25": bm25}
         return {"size": size, "ingest_s": ingest, "index_s": build, "api": pct(api),
-                "bm25": pct(parts["bm25"]), "numpy": pct(brute), "queries": len(qs)}
+                "bm25": pct(parts["bm25"]), "numpy": pct(brute), "queries": len(qs),
+                "load": os.getloadavg()[0]}
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
@@ -138,12 +137,12 @@ def real_query_embedding(n: int = 100) -> tuple[float, float] | None:
 def table(rows: list[dict], real: tuple[float, float] | None, model: str) -> str:
     lines = [f"Synthetic memories in one scope, k=10, {rows[0]['queries']} queries per size, embedder `{model}` "
              "(384-d vectors); warm `Store` (the API), 2 shared cores.", "",
-             "| memories | ingest s | index build s | recall hybrid p50 / p95 ms | recall bm25 p50 / p95 ms "
+             "| memories | load avg | ingest s | index build s | recall hybrid p50 / p95 ms | recall bm25 p50 / p95 ms "
              "| numpy brute force p50 / p95 ms | target p95 |",
-             "|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         target = "50" if r["size"] <= 10000 else "150"
-        lines.append(f"| {r['size']:,} | {r['ingest_s']:.1f} | {r['index_s']:.1f} | {r['api'][0]:.1f} / {r['api'][1]:.1f} "
+        lines.append(f"| {r['size']:,} | {r['load']:.1f} | {r['ingest_s']:.1f} | {r['index_s']:.1f} | {r['api'][0]:.1f} / {r['api'][1]:.1f} "
                      f"| {r['bm25'][0]:.1f} / {r['bm25'][1]:.1f} | {r['numpy'][0]:.2f} / {r['numpy'][1]:.2f} | {target} |")
     if real:
         lines += ["", f"Real model (all-MiniLM-L6-v2 int8) query embedding, to add to the hybrid rows: "

@@ -521,7 +521,8 @@ class Index:
         out: dict[str, bytes] = {}
         if not texts or self.embedder is None:
             return out
-        items = list(texts.items())
+        # Similar lengths batched together waste less padding (about 2x faster here).
+        items = sorted(texts.items(), key=lambda kv: (len(kv[1]), kv[0]))
         batch = 256
         bar = progress(len(items), "embedding") if progress and len(items) > batch else None
         ctx = bar if bar is not None else _NullBar()

@@ -170,8 +170,6 @@ class Recaller:
         chosen = self.store.read_scopes(list(scopes) if scopes else None, all_scopes)
         types = [type] if isinstance(type, str) else (list(type) if type else None)
         since_ts = since if isinstance(since, (int, float)) or since is None else parse_when(str(since)).timestamp()
-        if isinstance(since, str) and len(since.strip()) == 10:
-            since_ts = parse_when(since).timestamp()
         want = mode or ("hybrid" if self.embedder() is not None else "bm25")
         if want not in ("hybrid", "bm25", "vector"):
             raise UsageError(f"unknown recall mode {want!r}", hint="hybrid, bm25 or vector")
