@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 # Ops whose subject may not be shown: the event names the ids, never the text.
 _QUIET_OPS = ("forget", "redact")
 _CURSOR_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-# How many already-reported commits per ref the watcher keeps to recognise after a rewrite.
-_SEEN_LIMIT = 2000
+# How many already-reported commits per ref the watcher keeps to recognise after a rewrite
+# (the newest one is what matters; a few more cover commits made in the same second).
+_SEEN_LIMIT = 64
 
 
 @dataclass
@@ -174,17 +175,24 @@ class Watcher:
             base = repo.merge_base(old, new)
             if base is not None:
                 walker.hide(base)  # the untouched part of a rewritten history
-        commits = list(walker)
-        commits.reverse()  # oldest first
+        commits = list(walker)  # newest first
         rewritten = old is not None and not fast_forward
         if rewritten:
-            # The ref was rewritten (forget): its commits got new ids. Report only those
-            # we have not seen in any form: not fingerprinted, and not older than the tip
-            # we last saw (the old objects may already be pruned).
+            # The ref was rewritten (forget): its commits got new ids. Going back from the
+            # new tip, everything up to the first commit we have already reported (in its
+            # rewritten form: same fingerprint) is new. If none is found (the old objects
+            # pruned and our record too short), fall back to "not older than the old tip".
             known = set(seen)
-            since = prev.time if prev else 0
-            commits = [c for c in commits
-                       if _fingerprint(c) not in known and c.author.time >= since]
+            fresh = []
+            for c in commits:
+                if _fingerprint(c) in known:
+                    break
+                fresh.append(c)
+            else:
+                since = prev.time if prev else 0
+                fresh = [c for c in fresh if c.author.time >= since]
+            commits = fresh
+        commits.reverse()  # oldest first
         out = []
         for c in commits:
             out.append(_event(ref, old, new, to_commit(c), rewritten=rewritten))

@@ -150,3 +150,20 @@ def test_changes_peek_and_scope_filter(store):
     assert [e.summary for e in only_ops] == ["remember: ops one"]
     rest = store.changes("c")
     assert [e.summary for e in rest] == ["remember: main one"], "other scopes keep their place"
+
+
+def test_rewrite_then_backdated_import_in_one_poll(store, tmp_path):
+    """A forget (rewrite, old objects pruned) and an import of a dated file between two
+    polls: the import's commit is dated 2024 yet is news, and is reported."""
+    secret = store.remember("The vault combination is 31-41-59")
+    store.remember("an ordinary memory")
+    w = Watcher(store)
+    store.forget([secret.id], reason="leaked")
+    ws = tmp_path / "ws" / "memory"
+    ws.mkdir(parents=True)
+    (ws / "2024-02-29.md").write_text("- leap day notes\n")
+    store.import_dir("openclaw", ws.parent)
+    evs = w.poll()
+    assert [e.op for e in evs] == ["forget", "import"]
+    assert evs[1].time.startswith("2024-02-29") and evs[1].summary == "import: openclaw memory/2024-02-29.md"
+    assert "31-41-59" not in json.dumps([e.to_dict() for e in evs])
