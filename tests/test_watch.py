@@ -167,3 +167,25 @@ def test_rewrite_then_backdated_import_in_one_poll(store, tmp_path):
     assert [e.op for e in evs] == ["forget", "import"]
     assert evs[1].time.startswith("2024-02-29") and evs[1].summary == "import: openclaw memory/2024-02-29.md"
     assert "31-41-59" not in json.dumps([e.to_dict() for e in evs])
+
+
+def test_watch_process_survives_a_forget_rewrite(store, gm_home):
+    secret = store.remember("Backup passphrase is correct-horse-battery")
+    proc = _spawn_watch("--json", "--interval", "0.2")
+    try:
+        _wait_started(proc, gm_home)
+        f = run_cli("forget", secret.id, "--reason", "leaked")
+        assert f.returncode == 0, f.stderr
+        after = json.loads(run_cli("remember", "after the rewrite", "--json").stdout)
+        lines: list[str] = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not any(after["id"] in l for l in lines):
+            lines += _read_lines(proc, 1, timeout=1)
+        assert proc.poll() is None, "still watching after the rewrite"
+    finally:
+        proc.kill()
+    # Depending on where the polls fell: forget, [rewrite], remember.
+    events = [json.loads(l) for l in lines if json.loads(l)["op"] != "rewrite"]
+    assert [e["op"] for e in events] == ["forget", "remember"], lines
+    assert events[0]["ids"] == [secret.id] and events[1]["ids"] == [after["id"]]
+    assert "correct-horse" not in "".join(lines)

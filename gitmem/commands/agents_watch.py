@@ -28,8 +28,11 @@ def _event_line(ev) -> str:
 def watch(store, scopes, interval, command, from_start, count, as_json):
     """Print an event for every new commit on the store's scopes, as it happens.
 
-    Polls the refs every --interval seconds; keeps going when a ref is rewritten (a
-    forget), reporting only what is new. A forget's event names the id, never the text.
+    Polls the refs every --interval seconds. Each event: ref, scope, old and new tip,
+    commit, op, ids, summary, time, author, session, agent. When a ref is rewritten (a
+    forget) it keeps going and reports only what is new (a rewrite with nothing new is
+    one event with op `rewrite`). A forget's event names the ids, never the text.
+    --exec runs CMD once per event, in order, the event JSON on its stdin.
 
     \b
     Examples:
