@@ -126,7 +126,10 @@ EMBED_DEFAULTS = {
 }
 
 # A multilingual choice for Chinese (and other non-English) users: set
-# `[embed] model = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"`.
+# `[embed] model = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"`
+# (384-d like the default, 0.22 GB, matches Chinese to English), or GITMEM_EMBED_MODEL.
+# Chinese only: "BAAI/bge-small-zh-v1.5" (512-d). Changing the model re-embeds on the
+# next command; vectors of each model stay cached side by side.
 MULTILINGUAL_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
 
 

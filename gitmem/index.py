@@ -569,7 +569,7 @@ class Index:
             con.execute("DELETE FROM cursors")
             con.execute("INSERT INTO cursors SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                         [list(tips), list(tips.values())])
-            _set_meta(con, schema=SCHEMA_VERSION, vec_model=model or meta.get("vec_model", ""),
+            _set_meta(con, schema=SCHEMA_VERSION, vec_model=model or "",
                       updated=str(time.time()))
             con.execute("COMMIT")
             con.execute("CHECKPOINT")

@@ -45,7 +45,10 @@ RECALL_DEFAULTS: dict[str, Any] = {
 # kept when BM25 found it too. Cosines are not comparable across models, hence per model.
 VECTOR_FLOORS: dict[str, float] = {
     "sentence-transformers/all-MiniLM-L6-v2": 0.2,   # unrelated text measured up to 0.15
+    # Not measured here (no network for these models): starting points, override with
+    # [recall.vector_floors] "model id" = value.
     "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2": 0.25,
+    "BAAI/bge-small-zh-v1.5": 0.35,
     "BAAI/bge-small-en-v1.5": 0.45,
     "fake": 0.05,
 }

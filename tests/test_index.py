@@ -149,3 +149,16 @@ def test_concurrent_recalls_from_processes(store, gm_home):
         out, err = p.communicate(60)
         assert p.returncode == 0, err
         assert out.count('"id"') == 3
+
+
+def test_vectors_filled_in_when_the_model_comes_back(store, gm_home, monkeypatch):
+    store.remember("vectors from the start")
+    store.recall("vectors", scopes=["main"])
+    monkeypatch.setenv("GITMEM_EMBED_MODEL", "none")
+    bm25_only = gitmem.open(gm_home)
+    late = bm25_only.remember("written while the model was away")
+    assert bm25_only.recall("model away", scopes=["main"])[0].id == late.id
+    monkeypatch.setenv("GITMEM_EMBED_MODEL", "fake-64")
+    back = gitmem.open(gm_home)
+    hits = back.recall("written while the model was away", scopes=["main"], mode="vector")
+    assert hits and hits[0].id == late.id and hits[0].scores["vector"] > 0.9
