@@ -26,13 +26,19 @@ def build_server(store: "Store", *, allow_redact: bool = False):
     """An MCPServer whose tools call `store`."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp_types import ToolAnnotations
 
-    server = MCPServer("gitmem", instructions=INSTRUCTIONS)
+    from . import __version__
+
+    server = MCPServer("gitmem", instructions=INSTRUCTIONS, version=__version__)
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+    removes = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
     def fail(e: GitmemError) -> ToolError:
         return ToolError(e.message + (f" (hint: {e.hint})" if e.hint else ""))
 
-    @server.tool()
+    @server.tool(annotations=read_only)
     def memory_search(query: str, k: int = 10, scopes: list[str] | None = None,
                       type: str | None = None) -> dict[str, Any]:  # noqa: A002
         """Search memories (full text + meaning). Returns hits with id, scope, type,
@@ -46,7 +52,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
             raise fail(e) from e
         return {"results": [_hit(h) for h in hits]}
 
-    @server.tool()
+    @server.tool(annotations=read_only)
     def memory_get(ref: str, scope: str | None = None, from_line: int | None = None,
                    lines: int | None = None) -> dict[str, Any]:
         """Read one memory by id or key (or a file path such as daily/2024-05-01.md),
@@ -64,7 +70,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
             d["text"] = "".join(all_lines[start - 1:(start - 1 + lines) if lines else None])
         return d
 
-    @server.tool()
+    @server.tool(annotations=writes)
     def memory_remember(text: str, type: str = "note", key: str | None = None,  # noqa: A002
                         importance: int = 5, tags: list[str] | None = None,
                         scope: str | None = None) -> dict[str, Any]:
@@ -86,7 +92,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         return {"id": m.id, "scope": m.scope, "key": m.key, "commit": m.commit, "status": status,
                 "redacted": store.last_redactions}
 
-    @server.tool()
+    @server.tool(annotations=writes)
     def memory_append(text: str, scope: str | None = None) -> dict[str, Any]:
         """Append a line to today's journal (daily/YYYY-MM-DD.md)."""
         try:
@@ -95,7 +101,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
             raise fail(e) from e
         return dict(info)
 
-    @server.tool()
+    @server.tool(annotations=removes)
     def memory_forget(ids: list[str], reason: str | None = None) -> dict[str, Any]:
         """Forget memories by id or key. Removes them from the live store; history is
         kept unless the server was started with --allow-redact."""

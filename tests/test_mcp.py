@@ -50,8 +50,9 @@ def test_mcp_lists_and_calls_every_tool(gm_home):
     assert run_cli("init").returncode == 0
 
     async def scenario(s):
-        names = {t.name for t in (await s.list_tools()).tools}
-        out = {"names": names}
+        tools = (await s.list_tools()).tools
+        names = {t.name for t in tools}
+        out = {"names": names, "tools": {t.name: t for t in tools}}
         r1 = _payload(await s.call_tool("memory_remember", {
             "text": "Deploys happen only on Tuesdays", "type": "decision", "key": "deploy-window",
             "importance": 8, "tags": ["ops"]}))
@@ -74,6 +75,11 @@ def test_mcp_lists_and_calls_every_tool(gm_home):
 
     out = run_session(scenario)
     assert TOOLS <= out["names"]
+    tools = out["tools"]
+    assert tools["memory_search"].annotations.read_only_hint is True
+    assert tools["memory_forget"].annotations.destructive_hint is True
+    assert "query" in tools["memory_search"].input_schema["properties"]
+    assert tools["memory_remember"].input_schema["required"] == ["text"]
     r1, r2 = out["remember"]
     assert r1["status"] == "created" and r2["status"] == "updated"
     assert r1["id"] == r2["id"], "a key upserts: same memory, new version"
