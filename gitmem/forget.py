@@ -261,16 +261,25 @@ def tree_with(repo: pygit2.Repository, tree: pygit2.Tree | None, changes: dict[s
 
 
 # ---- finding what to forget ------------------------------------------------------------
-def rewrite_roots(git: GitStore) -> dict[str, str]:
-    """Every ref whose history may hold memory text (all but the redaction ledger)."""
-    out = {}
+def rewrite_roots(git: GitStore) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """Every ref whose history may hold memory text (all but the redaction ledger):
+    commit refs, and annotated tags as tag ref -> (tag object, peeled commit)."""
+    out: dict[str, str] = {}
+    tags: dict[str, tuple[str, str]] = {}
     for name, target in git.refs("refs/").items():
         if name == REDACTIONS_REF:
             continue
         obj = git.repo.get(target)
-        if obj is not None and obj.type == _COMMIT:
+        if obj is None:
+            continue
+        if obj.type == _COMMIT:
             out[name] = target
-    return out
+        elif obj.type == pygit2.enums.ObjectType.TAG:
+            try:
+                tags[name] = (target, str(obj.peel(pygit2.Commit).id))
+            except (ValueError, pygit2.GitError):
+                pass  # a tag of a tree or blob: gitmem never writes one
+    return out, tags
 
 
 def scan_versions(git: GitStore, roots: Iterable[str], ids: set[str]) -> dict[str, set[str]]:
@@ -410,7 +419,8 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
     git: GitStore = store.git
     op = "forget" if ids else "redact"
     with git.write_lock(timeout=120.0):
-        roots = rewrite_roots(git)
+        roots, tags = rewrite_roots(git)
+        tag_roots = {f"{ref}^{{}}": peeled for ref, (_, peeled) in tags.items()}
         purge = Purge(mark=FORGOTTEN_MARK if ids else REDACTED_MARK)
         if text is not None:
             purge.needles.add(text)
@@ -419,7 +429,7 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
         versions: dict[str, set[str]] = {}
         while todo:
             purge.ids |= todo
-            found = scan_versions(git, roots.values(), todo)
+            found = scan_versions(git, list(roots.values()) + list(tag_roots.values()), todo)
             todo = set()
             for i, blobs in found.items():
                 versions.setdefault(i, set()).update(blobs)
@@ -460,7 +470,7 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
                 c = git.repo.create_commit(None, store._author(), store._author(), msg, tip.tree_id, [tip.id])
                 reverts[scope] = str(c)
         # 2. Rewrite every history that holds the text (the new revert commits included).
-        start = dict(roots)
+        start = {**roots, **tag_roots}
         for scope, c in reverts.items():
             start[SCOPE_PREFIX + scope] = c
         # Entries of rebuilt trees are old objects or ones we just wrote: skip libgit2's
@@ -485,6 +495,12 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
             new = rw.refs[ref][1] if ref in rw.refs else start.get(ref, old)
             if new != old:
                 updates.append((ref, new, old))
+        # An annotated tag would keep the old history reachable: it goes (reported).
+        dropped_tags = []
+        for ref, (tag_obj, peeled) in tags.items():
+            if rw.refs.get(f"{ref}^{{}}", (peeled, peeled))[1] != peeled:
+                updates.append((ref, "", tag_obj))
+                dropped_tags.append(ref)
         if op == "redact" and not updates:
             raise NotFound("the string is in no memory, message or history",
                            hint="nothing was changed")
@@ -523,7 +539,7 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
         "op": op, "ids": all_ids, "merged": [i for i in all_ids if i not in ids],
         "reason": reason, "commits": {r[len(SCOPE_PREFIX):]: n for r, n, _ in updates if r.startswith(SCOPE_PREFIX)},
         "rewritten_commits": len(rw.commits), "replaced_blobs": len(rw.blobs),
-        "refs": [u[0] for u in updates], "record": rec_path, "index": index_note, "purged": True,
+        "refs": [u[0] for u in updates], "deleted_tags": dropped_tags, "record": rec_path, "index": index_note, "purged": True,
         "keep_history": False,
     }
 
@@ -531,13 +547,15 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
 def update_refs_cas(git: GitStore, updates: list[tuple[str, str, str | None]], message: str = "gitmem") -> None:
     """Move refs atomically, each only if it still points where it did.
 
-    `updates` holds (ref, new, expected old); old None means "must not exist yet".
+    `updates` holds (ref, new, expected old); old None means "must not exist yet", new
+    "" means delete.
     libgit2's create_commit only checks fast-forwards, so a history rewrite goes through
     `git update-ref --stdin`: every ref moves or none does."""
     if not updates:
         return
     zero = "0" * 40
-    script = "".join(f"update {name} {new} {old or zero}\n" for name, new, old in updates)
+    script = "".join(f"update {name} {new} {old or zero}\n" if new else f"delete {name} {old}\n"
+                     for name, new, old in updates)
     res = subprocess.run(["git", f"--git-dir={git.path}", "update-ref", "-m", message, "--stdin"],
                          input=script.encode(), capture_output=True, env=git_env())
     if res.returncode != 0:

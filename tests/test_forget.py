@@ -4,6 +4,7 @@ no file under $GITMEM_HOME; fsck is clean; other memories keep their blobs and h
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -314,3 +315,17 @@ def test_forget_removes_exactly_the_forgotten_texts(plan):
             for t in texts[i]:
                 assert t.encode() in objs  # earlier versions of kept memories stay
         assert fsck(store).returncode == 0
+
+
+def test_an_annotated_tag_on_old_history_is_dropped_not_left_holding_the_text(store):
+    a = store.remember("The garage door code is 1357-2468-9999")
+    store.remember("an unrelated memory about tea")
+    env = {**os.environ, "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    subprocess.run(["git", f"--git-dir={git_dir(store)}", "tag", "-a", "v1", "-m", "snapshot", a.commit],
+                   check=True, env=env)
+    subprocess.run(["git", f"--git-dir={git_dir(store)}", "tag", "light", a.commit], check=True)
+    out = store.forget([a.id])
+    assert out["deleted_tags"] == ["refs/tags/v1"]
+    assert "refs/tags/light" in out["refs"]  # a lightweight tag is just rewritten
+    assert b"garage door code" not in all_objects(store)
+    assert fsck(store).returncode == 0
