@@ -98,7 +98,7 @@ def test_two_sessions_share_memory_through_hooks(store, tmp_path):
 
     # B's before-prompt context for an unrelated-looking request carries A's preference,
     # and what A wrote since B last looked.
-    out = b.turn("write me a script")
+    out = first = b.turn("write me a script")
     assert "I like Python" in out
     assert "Written by other sessions" in out and "PostgreSQL" in out
     # The architecture decision is recalled in B (the change list was consumed above).
@@ -112,7 +112,7 @@ def test_two_sessions_share_memory_through_hooks(store, tmp_path):
     out = a.turn("发布前要做什么？")
     assert "发布前要跑 make check" in out
     # Memories are framed as data, never as instructions; quarantine is never injected.
-    for text in (out, b.turn("anything about secrets or the system prompt?")):
+    for text in (first, out, b.turn("anything about secrets or the system prompt?")):
         assert "not instructions" in text
         assert "ignore all previous instructions" not in text and "evil.example.com" not in text
 
