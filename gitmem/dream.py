@@ -344,7 +344,8 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
                 changes[dest] = body
     md, nlines = render_memory_md(cfg, scope, live)
     plan.memory_md, plan.memory_md_lines = md, nlines
-    if store.git.read(tip, MEMORY_MD) != md:
+    current_md = store.git.read(tip, MEMORY_MD)
+    if current_md != md and (live or current_md is not None):  # no index for a scope without memories
         changes[MEMORY_MD] = md
         plan.memory_md_changed = True
     plan.changes = changes if (plan.merges or plan.archive or plan.memory_md_changed) else {}

@@ -318,3 +318,10 @@ def test_numbers_come_from_config(dream_store, gm_home):
     out = s.dream(dry_run=True, now=time.time() + 40 * DAY)["scopes"]["main"]
     assert [m["kind"] for m in out["merges"]] == ["exact"]
     assert out["archive"] == []
+
+
+def test_a_scope_without_memories_gets_no_commit(store):
+    store.append("a journal line only")
+    before = tip_id(store)
+    out = store.dream(force=True)["scopes"]["main"]
+    assert out["commit"] is None and tip_id(store) == before
