@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -570,17 +571,31 @@ def reopen(git: GitStore) -> None:
     git.repo = pygit2.Repository(str(git.path))
 
 
-def prune(git: GitStore) -> None:
+def prune(git: GitStore, gc_wait: float = 120.0) -> None:
     """Expire every reflog and drop every unreachable object, loose or packed."""
+    # A background `gc --auto` started by an earlier write would repack from the old
+    # refs and could write the old objects into a fresh pack after our prune: wait it out.
+    _wait_for_gc(git.path, gc_wait)
     run_git(git.path, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
     run_git(git.path, "repack", "-a", "-d", "-q")
     run_git(git.path, "prune", "--expire=now")
-    # libgit2 may have written loose objects that a concurrent reader packed meanwhile;
-    # a second prune is cheap and catches stragglers from our own rewrite.
     for stale in ("ORIG_HEAD", "FETCH_HEAD"):
-        p = git.path / stale
-        if p.exists():
-            p.unlink()
+        (git.path / stale).unlink(missing_ok=True)
+
+
+def _wait_for_gc(path: Path, timeout: float) -> None:
+    pidfile = Path(path) / "gc.pid"
+    deadline = time.monotonic() + timeout
+    while pidfile.exists() and time.monotonic() < deadline:
+        try:
+            pid = int(pidfile.read_text().split()[0])
+            os.kill(pid, 0)
+        except (OSError, ValueError, IndexError):
+            return  # stale pid file (or another host's): nothing running here
+        time.sleep(0.1)
+    if pidfile.exists() and time.monotonic() >= deadline:
+        raise ConflictError("a `git gc` is still running on the store",
+                            hint="retry the forget when it has finished")
 
 
 def purge_index(store, ids: Iterable[str]) -> str:
