@@ -7,6 +7,7 @@ session-start bundle within a token budget. Library code: no printing, no exitin
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from . import access, model
 from .errors import UsageError
-from .fsutil import atomic_write
+from .fsutil import atomic_write, file_lock
 from .tokens import count_tokens
 
 if TYPE_CHECKING:
@@ -559,14 +560,25 @@ def extract(store: "Store", transcript: str | os.PathLike[str], *, session: str 
     result: dict[str, Any] = {"session": sid, "transcript": transcript, "format": fmt, "via": via,
                               "from": start, "to": end, "turns": len(turns), "kept": [],
                               "duplicates": [], "quarantined": 0, "commits": {}, "ids": [], "redacted": []}
-    items_by_scope: dict[str, list[dict[str, Any]]] = {}
+    # Dedup and write under one lock: two sessions' hooks firing together must not both
+    # store the same statement.
+    lock = contextlib.nullcontext() if dry_run else file_lock(
+        store.home / "state" / "locks" / "extract.lock", timeout=10)
+    with lock:
+        _dedup_and_write(store, targets, sid, result, dry_run)
+        if not dry_run:
+            write_cursor(store.home, sid, transcript, end)
+    return result
+
+
+def _dedup_and_write(store: "Store", targets: dict[str, list[Statement]], sid: str,
+                     result: dict[str, Any], dry_run: bool) -> None:
     red = store._redactor()
     for target, batch in targets.items():
         existing = _existing_keys(store, [target])
         items = []
         for st in batch:
-            clean = red.text(st.text, "text")  # dedup on what would be stored
-            k = normalise(clean)
+            k = normalise(red.text(st.text, "text"))  # dedup on what would be stored
             if k in existing:
                 result["duplicates"].append(st.text if not st.flagged else "(flagged)")
                 continue
@@ -580,18 +592,13 @@ def extract(store: "Store", transcript: str | os.PathLike[str], *, session: str 
             items.append({"text": st.text, "type": st.type, "importance": st.importance,
                           "tags": tags, "metadata": meta})
             result["kept"].append({**st.to_dict(), "scope": target})
-        if items:
-            items_by_scope[target] = items
-    if not dry_run:
-        for target, items in items_by_scope.items():
+        if items and not dry_run:
             n = len(items)
             res = store.import_items(items, scope=target, op="extract",
                                      subject=f"extract: {n} statement{'s' if n != 1 else ''} from session {sid[:24]}")
             result["commits"].update(res.scope_commits)
             result["ids"] += res.created + res.updated
             result["redacted"] += res.redacted
-        write_cursor(store.home, sid, transcript, end)
-    return result
 
 
 def _project_scope(store: "Store", cwd: str | None) -> str:

@@ -333,3 +333,18 @@ def test_extract_and_flush_commands(store, tmp_path):
     assert "sessions/" in res.stdout and "0 statement(s) extracted" in res.stdout
     res = run_cli("extract", "--transcript", str(tmp_path / "missing.jsonl"))
     assert res.returncode == 2 and res.stderr.startswith("error: cannot read transcript")
+
+
+def test_concurrent_extracts_store_a_statement_once(store, tmp_path):
+    import subprocess
+    import sys
+
+    paths = []
+    for i in range(4):
+        t = tmp_path / f"s{i}.jsonl"
+        t.write_text(claude_line("user", "We decided to use Kafka for the event bus."))
+        paths.append(t)
+    procs = [subprocess.Popen([sys.executable, "-m", "gitmem", "extract", "-t", str(p), "--session", f"s{i}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for i, p in enumerate(paths)]
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    assert [m.text for m in store.list(all_scopes=True)] == ["We decided to use Kafka for the event bus."]
