@@ -345,8 +345,8 @@ def on_git_post_commit(store: "Store", payload: dict[str, Any], deadline: float,
         res.notes.append(f"gitmem: {top} is not linked (run `gitmem link`); commit not journalled")
         return
     sha, _, subject = _git(cwd, "log", "-1", "--format=%H%x00%s").strip().partition("\x00")
-    info = with_deadline(lambda: store.append(f"commit {sha[:12]} {subject}", scope=scope), _left(deadline))
-    res.notes.append(f"gitmem: journalled commit {sha[:12]} in {info['scope']}")
+    # Silent on success: a git hook that talks on every commit is noise.
+    with_deadline(lambda: store.append(f"commit {sha[:12]} {subject}", scope=scope), _left(deadline))
 
 
 HANDLERS: dict[str, Callable[..., None]] = {
