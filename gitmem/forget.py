@@ -7,10 +7,12 @@ so no gitmem write is in flight while objects are pruned, and every ref moves in
 What counts as "the forgotten text" of a memory id: every version of its file in any
 scope's history (those blobs are replaced whole by a placeholder), plus, inside any
 other blob or commit message, the text, its whitespace-collapsed form, its summary, its
-key and its long lines (needles shorter than MIN_NEEDLE are not searched for outside
-the memory's own files, so that forgetting "ok" does not rewrite every memory saying
-"ok"). Memories that dream merged into a forgotten one (its `supersedes`) are
-forgotten with it.
+key and its long lines. Needles shorter than MIN_BLOB_NEEDLE are searched for in commit
+messages only, not inside other memories' files, so that forgetting "pin 4711" does
+not silently edit another memory that mentions it; a commit whose only Gitmem-Id is a
+forgotten memory has its subject (the summary) scrubbed whatever its length.
+`redact --text` applies its string everywhere. Memories that dream merged into a
+forgotten one (its `supersedes`) are forgotten with it.
 
 The redaction record (for sync): one JSON file per operation, `records/<time>-<n>.json`
 on `refs/gitmem/redactions` (a plain commit chain, never rewritten):
@@ -39,11 +41,12 @@ import pygit2
 
 from . import access, model
 from .errors import ConflictError, NotFound, UsageError
-from .store import SCOPE_PREFIX, GitStore, format_message, git_env, run_git
+from .store import SCOPE_PREFIX, GitStore, format_message, git_env, parse_trailers, run_git
 
 REDACTIONS_REF = "refs/gitmem/redactions"
 ARCHIVE_REF_PREFIX = "refs/gitmem/archive/"
 MIN_NEEDLE = 6
+MIN_BLOB_NEEDLE = 12  # shorter texts are not hunted inside *other* memories' files
 MIN_LINE_NEEDLE = 24
 FORGOTTEN_MARK = "[forgotten]"
 REDACTED_MARK = "[redacted]"
@@ -72,7 +75,8 @@ class Purge:
     """What a rewrite removes: whole files of some ids, and needles everywhere."""
 
     ids: set[str] = field(default_factory=set)
-    needles: set[str] = field(default_factory=set)
+    needles: set[str] = field(default_factory=set)  # from the memories' versions
+    strings: set[str] = field(default_factory=set)  # given explicitly (redact --text)
     key_paths: set[str] = field(default_factory=set)
     mark: str = FORGOTTEN_MARK
 
@@ -92,8 +96,9 @@ class _Rewriter:
         self.purge = purge
         self.files = {f"{i}.md" for i in purge.ids}
         self.bids = [i.encode() for i in purge.ids]
-        self.bneedles = sorted({n.encode() for n in purge.needles}, key=len, reverse=True)
-        self.sneedles = sorted(purge.needles, key=len, reverse=True)
+        inside = {n for n in purge.needles if len(n) >= MIN_BLOB_NEEDLE} | purge.strings
+        self.bneedles = sorted({n.encode() for n in inside}, key=len, reverse=True)
+        self.sneedles = sorted(purge.needles | purge.strings, key=len, reverse=True)
         self.mark = purge.mark.encode()
         self.blob_cache: dict[str, pygit2.Oid | None] = {}
         self.tree_cache: dict[tuple[str, str], pygit2.Oid | None] = {}
@@ -186,6 +191,15 @@ class _Rewriter:
         for n in self.sneedles:
             if n in msg:
                 msg = msg.replace(n, self.purge.mark)
+        # A commit about exactly one forgotten memory has its summary as subject: scrub
+        # it whatever its length (short summaries are not searched for as needles).
+        trailers = parse_trailers(msg)
+        ids = trailers.get("Gitmem-Id", [])
+        if len(ids) == 1 and ids[0] in self.purge.ids and trailers.get("Gitmem-Op"):
+            subject, sep, rest = msg.partition("\n")
+            op = trailers["Gitmem-Op"][0]
+            if op not in ("forget", "dream", "undream") and subject != f"{op}: {self.purge.mark}":
+                msg = f"{op}: {self.purge.mark}" + sep + rest
         return msg
 
     def commit(self, c: pygit2.Commit, notes: bool = False) -> str:
@@ -424,7 +438,7 @@ def _purge(store, ids: list[str], text: str | None, reason: str | None) -> dict[
         tag_roots = {f"{ref}^{{}}": peeled for ref, (_, peeled) in tags.items()}
         purge = Purge(mark=FORGOTTEN_MARK if ids else REDACTED_MARK)
         if text is not None:
-            purge.needles.add(text)
+            purge.strings.add(text)
         # Close over supersedes: texts dream merged into a forgotten memory go too.
         todo = set(ids)
         versions: dict[str, set[str]] = {}

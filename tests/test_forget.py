@@ -329,3 +329,12 @@ def test_an_annotated_tag_on_old_history_is_dropped_not_left_holding_the_text(st
     assert "refs/tags/light" in out["refs"]  # a lightweight tag is just rewritten
     assert b"garage door code" not in all_objects(store)
     assert fsck(store).returncode == 0
+
+
+def test_a_short_memory_leaves_no_subject_behind(store):
+    a = store.remember("pin 4711")  # too short to hunt for inside other memories
+    b = store.remember("the pin 4711 story is unrelated and stays")
+    store.forget([a.id])
+    subjects = [e.summary for e in store.log()]
+    assert not any(s.startswith("remember: pin 4711") for s in subjects), subjects
+    assert store.get(b.id).text == "the pin 4711 story is unrelated and stays"
