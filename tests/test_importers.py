@@ -211,3 +211,25 @@ def test_oversize_file_is_split_not_refused(store, tmp_path, monkeypatch):
 
     export_openclaw(small, out)
     assert (out / "memory" / "2024-06-01.md").read_text() == "".join(lines)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_line = st.one_of(st.just("## Heading\n"), st.just("## Heading\n"), st.just("```\n"),
+                  st.text(alphabet="ab #-\n", max_size=12).map(lambda t: t.replace("\n", "") + "\n"))
+
+
+@given(st.lists(_line, max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_sections_keep_every_line_once(lines):
+    """Splitting MEMORY.md at `## ` loses no content and keys stay unique."""
+    from gitmem.importers import _sections
+
+    text = "".join(lines)
+    secs = _sections(text)
+    assert len({slug for slug, _ in secs}) == len(secs)
+    kept = [l for body in (b for _, b in secs) for l in body.splitlines() if l.strip()]
+    original = [l for l in text.splitlines() if l.strip()]
+    # Only a lone title line before the first section may be dropped.
+    assert kept == original or (len(original) == len(kept) + 1 and original[0].startswith("#"))
