@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import git, run_cli
 
@@ -211,10 +213,6 @@ def test_oversize_file_is_split_not_refused(store, tmp_path, monkeypatch):
 
     export_openclaw(small, out)
     assert (out / "memory" / "2024-06-01.md").read_text() == "".join(lines)
-
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _line = st.one_of(st.just("## Heading\n"), st.just("## Heading\n"), st.just("```\n"),
                   st.text(alphabet="ab #-\n", max_size=12).map(lambda t: t.replace("\n", "") + "\n"))
