@@ -139,10 +139,11 @@ def run(event: str, payload: dict[str, Any], *, home: str | None = None, agent: 
 
 
 def agent_output(event: str, text: str, agent: str | None) -> str:
-    """What to print for the agent. Claude Code and Qwen Code add a context hook's plain
-    stdout to the context; Codex takes it as JSON `hookSpecificOutput.additionalContext`."""
+    """What to print for the agent. Claude Code adds a context hook's plain stdout to the
+    context; Codex and Qwen Code parse stdout as JSON and take
+    `hookSpecificOutput.additionalContext`."""
     names = {v: k for k, v in AGENT_EVENTS.items()}
-    if agent == "codex" and event in ("session-start", "prompt"):
+    if agent in ("codex", "qwen") and event in ("session-start", "prompt"):
         return json.dumps({"hookSpecificOutput": {"hookEventName": names[event],
                                                   "additionalContext": text}}, ensure_ascii=False) + "\n"
     return text
@@ -220,7 +221,9 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
     from .render import load_template, render_prompt
     from .tokens import count_tokens
 
-    prompt = str(payload.get("prompt") or payload.get("user_prompt") or "")
+    # Qwen Code also fires this before tool-result continuations; `submitted_prompt` is
+    # what the person typed, when it knows. A pasted log makes a poor query: cap it.
+    prompt = str(payload.get("submitted_prompt") or payload.get("prompt") or "")[:2000]
     cwd = payload.get("cwd")
     sid = payload.get("session_id")
     scopes = session_scopes(store, cwd)
@@ -460,8 +463,10 @@ def install_agent(store: "Store", agent: str, settings: str | os.PathLike[str] |
     hooks = data.setdefault("hooks", {})
     b = float(hook_setting(store, "budget") if budget is None else budget)
     for agent_event, event in AGENT_EVENTS.items():
+        # The agent's own kill timer, a step behind ours. Qwen Code counts milliseconds.
+        timeout = int(math.ceil(b)) + 1
         entry = {"type": "command", "command": hook_command(event, store.home, b, agent),
-                 "timeout": int(math.ceil(b)) + 1}
+                 "timeout": timeout * 1000 if agent == "qwen" else timeout}
         hooks.setdefault(agent_event, []).append({"hooks": [entry]})
     atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
     rec = _load_installed(store.home)

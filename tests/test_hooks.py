@@ -51,15 +51,18 @@ def test_install_creates_and_uninstall_deletes_default_settings(store):
     path = home / ".codex" / "hooks.json"
     assert set(_commands(path)) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}
     res = run_cli("hooks", "install", "--agent", "qwen")
-    assert (home / ".qwen" / "settings.json").exists()
+    qwen = json.loads((home / ".qwen" / "settings.json").read_text())["hooks"]
+    assert qwen["Stop"][0]["hooks"][0]["timeout"] == 3000  # Qwen Code counts milliseconds
+    assert json.loads(path.read_text())["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 3
     assert run_cli("hooks", "uninstall", "--agent", "codex").returncode == 0
     assert not path.exists()
 
 
-def test_codex_gets_context_as_json(store):
+@pytest.mark.parametrize("agent", ["codex", "qwen"])
+def test_codex_and_qwen_get_context_as_json(store, agent):
     store.remember("I like Python", type="preference")
     payload = json.dumps({"session_id": "s", "prompt": "write me a script", "cwd": "."})
-    res = run_cli("--agent", "codex", "hook", "prompt", input=payload)
+    res = run_cli("--agent", agent, "hook", "prompt", input=payload)
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "UserPromptSubmit" and "I like Python" in out["additionalContext"]
