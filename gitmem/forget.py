@@ -589,12 +589,19 @@ def prune(git: GitStore, gc_wait: float = 120.0) -> None:
     """Expire every reflog and drop every unreachable object, loose or packed."""
     # A background `gc --auto` started by an earlier write would repack from the old
     # refs and could write the old objects into a fresh pack after our prune: wait it out.
-    _wait_for_gc(git.path, gc_wait)
-    run_git(git.path, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
-    run_git(git.path, "repack", "-a", "-d", "-q")
-    run_git(git.path, "prune", "--expire=now")
-    for stale in ("ORIG_HEAD", "FETCH_HEAD"):
-        (git.path / stale).unlink(missing_ok=True)
+    # The store's background maintenance (geometric repack, gc --auto) runs under these
+    # locks; holding them waits for a running one and keeps new ones out meanwhile, so
+    # none can fold the old objects into a fresh pack behind our back.
+    from .fsutil import file_lock
+
+    locks = git.home / "state" / "locks"
+    with file_lock(locks / "repack.lock", timeout=gc_wait), file_lock(locks / "gc.lock", timeout=gc_wait):
+        _wait_for_gc(git.path, gc_wait)
+        run_git(git.path, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
+        run_git(git.path, "repack", "-a", "-d", "-q")
+        run_git(git.path, "prune", "--expire=now")
+        for stale in ("ORIG_HEAD", "FETCH_HEAD"):
+            (git.path / stale).unlink(missing_ok=True)
 
 
 def _wait_for_gc(path: Path, timeout: float) -> None:
