@@ -304,7 +304,8 @@ INJECTION = _rx(
 
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_TAG = re.compile(r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|environment_context|"
-                         r"user_instructions|user-prompt-submit-hook|INSTRUCTIONS)>.*?(?:</\1>|\Z)", re.DOTALL)
+                         r"user_instructions|user-prompt-submit-hook|INSTRUCTIONS|"
+                         r"qwen:user-prompt-submit-context|gitmem-[\w-]+)(?:\s[^>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
 _LOGLIKE = re.compile(r"^\s*(?:Traceback|File \"|at [\w.$]+\(|\$ |>>> |[-+]{3} |@@ |\d{2}:\d{2}:\d{2}[ ,.])")
 _SPLIT = re.compile(r"(?<=[.!?。！？；;])\s+|(?<=[。！？；])|\n+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")

@@ -348,3 +348,13 @@ def test_concurrent_extracts_store_a_statement_once(store, tmp_path):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for i, p in enumerate(paths)]
     assert all(p.wait(timeout=60) == 0 for p in procs)
     assert [m.text for m in store.list(all_scopes=True)] == ["We decided to use Kafka for the event bus."]
+
+
+def test_injected_memory_blocks_are_not_extracted_again(tmp_path):
+    t = tmp_path / "q.jsonl"
+    t.write_text(json.dumps({"type": "user", "message": {"role": "user", "parts": [
+        {"text": "I like Go."},
+        {"text": "<qwen:user-prompt-submit-context>\n<gitmem-memory>\n- I like Python\n</gitmem-memory>\n"
+                 "</qwen:user-prompt-submit-context>"}]}}) + "\n")
+    turns, _, _ = read_turns(t)
+    assert [s.text for s in capture.statements_from_turns(turns)] == ["I like Go."]
