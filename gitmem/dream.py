@@ -212,7 +212,7 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
 
     mems = [m for m in mems if m.type not in INTERNAL_TYPES]
     mems.sort(key=lambda m: m.id)
-    counts = access_counts(store, scope) if counts is None else counts
+    counts = dict(access_counts(store, scope) if counts is None else counts)
 
     # 1. Exact duplicates, then near duplicates by complete linkage over units.
     by_text: dict[str, list[int]] = {}
@@ -220,7 +220,7 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
         by_text.setdefault(_norm(m.text), []).append(i)
     units = list(by_text.values())
     groups = _Groups(len(units))
-    sims: dict[tuple[int, int], float] = {}
+    cosf: Any = None
     if embedder == "load":
         embedder = get_embedder(cfg)[0] if len(units) > 1 else None
     if embedder is not None and len(units) > 1:
@@ -251,6 +251,7 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
                 pair_sim[key] = float(vecs[key[0]] @ vecs[key[1]])
             return pair_sim[key]
 
+        cosf = cos
         unit_facts: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 
         def facts_of(u: int) -> tuple[frozenset[str], frozenset[str]]:
@@ -269,7 +270,6 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
             return None
 
         for s, a, b in cand:
-            sims[(a, b)] = s
             why = compatible(a, b)
             if why is not None:
                 if why != "below threshold":
@@ -291,19 +291,25 @@ def make_plan(store, scope: str, tip: pygit2.Commit | None, now: float,
             continue
         group = [mems[k] for k in idx]
         keys = {m.key for m in group if m.key}
-        if len(keys) > 1:
-            continue  # two stable names: the caller means two memories
+        if len(keys) > 1:  # two stable names: the caller means two memories
+            keyed = sorted((m for m in group if m.key), key=lambda m: m.id)
+            plan.possible_updates.append({"a": keyed[0].id, "b": keyed[1].id, "cosine": 1.0,
+                                          "why": "different keys"})
+            continue
         group.sort(key=_newest_key, reverse=True)
         top, rest = group[0], group[1:]
         merged = _merge(top, rest, keys)
         survivors[top.id] = merged
         group_updated[top.id] = max(max(_ts(m.updated), _ts(m.created)) for m in group)
         merged_away |= {m.id for m in rest}
+        # Recalls of the merged copies count for the survivor.
+        uses = [counts.get(m.id, (0, 0)) for m in group]
+        counts[top.id] = (sum(n for n, _ in uses), max(t for _, t in uses))
         kind = "exact" if len({_norm(m.text) for m in group}) == 1 else "near"
         entry: dict[str, Any] = {"survivor": top.id, "merged": [m.id for m in rest], "kind": kind}
         if kind == "near":
             us = sorted(set(members))
-            entry["cosine"] = round(min(sims.get((a, b), 1.0) for a in us for b in us if a < b), 4)
+            entry["cosine"] = round(min(cosf(a, b) for a in us for b in us if a < b), 4)
         plan.merges.append(entry)
 
     # 2. Decay.

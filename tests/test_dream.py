@@ -325,3 +325,11 @@ def test_a_scope_without_memories_gets_no_commit(store):
     before = tip_id(store)
     out = store.dream(force=True)["scopes"]["main"]
     assert out["commit"] is None and tip_id(store) == before
+
+
+def test_duplicates_with_different_keys_stay_apart(store):
+    a = store.remember("Standup is at ten every weekday morning", key="standup-team-a")
+    b = store.remember("Standup is at ten every weekday morning", key="standup-team-b")
+    out = store.dream(force=True, dry_run=True)["scopes"]["main"]
+    assert out["merges"] == []
+    assert [(p["why"], {p["a"], p["b"]}) for p in out["possible_updates"]] == [("different keys", {a.id, b.id})]
