@@ -114,7 +114,7 @@ def _sections(text: str) -> list[tuple[str, str]]:
         else:
             out[-1][1].append(line)
     return [(s, "".join(lines).strip("\n") + "\n") for s, lines in out if "".join(lines).strip()
-            and not re.fullmatch(r"\s*#\s+[^\n]*\s*", "".join(lines))]
+            and not re.fullmatch(r"[ \t]*#[^\n]*\s*", "".join(lines).lstrip("\n"))]
 
 
 # Each plan item is one memory; each batch is one commit.
