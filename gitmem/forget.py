@@ -44,7 +44,6 @@ from .errors import ConflictError, NotFound, UsageError
 from .store import SCOPE_PREFIX, GitStore, format_message, git_env, parse_trailers, run_git
 
 REDACTIONS_REF = "refs/gitmem/redactions"
-ARCHIVE_REF_PREFIX = "refs/gitmem/archive/"
 MIN_NEEDLE = 6
 MIN_BLOB_NEEDLE = 12  # shorter texts are not hunted inside *other* memories' files
 MIN_LINE_NEEDLE = 24
@@ -649,9 +648,3 @@ def _delete_index(home: Path) -> str:
     for p in home.glob(".index.duckdb*"):
         p.unlink(missing_ok=True)
     return "deleted" if removed else "absent"
-
-
-def history_contains(git: GitStore, needle: bytes) -> bool:
-    """True if any object in the repository holds `needle` (for `forget --verify`)."""
-    out = run_git(git.path, "cat-file", "--batch-all-objects", "--batch")
-    return needle.decode(errors="replace") in out
