@@ -167,6 +167,27 @@ def on_session_start(store: "Store", payload: dict[str, Any], deadline: float, r
     if sid:
         # Start this session's change cursor now: the bundle already shows what came before.
         store.changes(cursor_name(sid), session=sid)
+        # A new context (startup, resume, clear, compact) holds these preferences, and no others.
+        _save_shown(store, sid, {m["id"] for m in bundle["preferences"]})
+
+
+# Preferences are offered before a prompt once per context, not before every prompt: the
+# agent keeps what it was given, and repeating them would fill its window.
+def _shown_path(store: "Store", session: str) -> Path:
+    return store.home / "state" / "hook-sessions" / f"{cursor_name(session)}.json"
+
+
+def _load_shown(store: "Store", session: str | None) -> set[str]:
+    if not session:
+        return set()
+    try:
+        return set(json.loads(_shown_path(store, session).read_text()).get("preferences", []))
+    except (OSError, ValueError, AttributeError):
+        return set()
+
+
+def _save_shown(store: "Store", session: str, ids: set[str]) -> None:
+    atomic_write(_shown_path(store, session), json.dumps({"preferences": sorted(ids)}).encode())
 
 
 def _preferences(store: "Store", scopes: list[str], n: int) -> list[Any]:
@@ -243,7 +264,9 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
         worker = threading.Thread(target=work, daemon=True)
         worker.start()
     t = time.monotonic()
-    prefs = [_mem_dict(m) for m in _preferences(store, scopes, int(hook_setting(store, "prompt_preferences")))]
+    shown = _load_shown(store, sid)
+    prefs = [_mem_dict(m) for m in _preferences(store, scopes, int(hook_setting(store, "prompt_preferences")))
+             if m.id not in shown]
     res.timings["preferences"] = round(time.monotonic() - t, 3)
     changes: list[dict[str, Any]] = []
     if sid:
@@ -289,6 +312,8 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
         out.append(render_prompt(hits, budget=max(limit - used, 150), query=prompt))
         seen.update(h.id for h in hits)
     res.stdout = "".join(out)
+    if sid and sections["preferences"]:
+        _save_shown(store, sid, shown | {d["id"] for d in sections["preferences"]})
     if seen - {h.id for h in hits}:
         from . import access
 

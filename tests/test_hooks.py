@@ -66,7 +66,7 @@ def test_codex_and_qwen_get_context_as_json(store, agent):
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "UserPromptSubmit" and "I like Python" in out["additionalContext"]
-    res = run_cli("--agent", "claude", "hook", "prompt", input=payload)
+    res = run_cli("--agent", "claude", "hook", "prompt", input=payload.replace('"s"', '"s2"'))
     assert res.stdout.startswith("<gitmem-memory>")
 
 
@@ -196,3 +196,17 @@ def test_prompt_hook_never_injects_injection_phrasing(store):
                       home=str(store.home), budget=30)
     assert "lives in the vault" in res.stdout
     assert "disregard" not in res.stdout and "ignore all previous" not in res.stdout
+
+
+def test_preferences_are_offered_once_per_context(store):
+    store.remember("I like Python", type="preference")
+    run = lambda ev, **kw: hookrun.run(ev, {"session_id": "s1", "cwd": ".", **kw}, home=str(store.home),
+                                       budget=30)
+    assert "I like Python" in run("prompt", prompt="write me a script").stdout
+    assert "I like Python" not in run("prompt", prompt="and a test for it").stdout
+    store.remember("I prefer pytest", type="preference")
+    again = run("prompt", prompt="and another test").stdout
+    assert "I prefer pytest" in again and "I like Python" not in again
+    # A new context (here: after compaction) carries them in its bundle; prompts do not repeat them.
+    assert "I like Python" in run("session-start", source="compact").stdout
+    assert "Preferences of the person" not in run("prompt", prompt="write me a script").stdout
