@@ -261,20 +261,19 @@ class Snapshot:
             self.scope_codes[s] for s in scopes if s in self.scope_codes)
         if not codes:
             return []
-        # Integers only are spliced into the SQL text (hashes and codes); values bind.
-        hashes = [int(h) for (h,) in self.con.execute(
-            f"SELECT DISTINCT {_TERM_HASH.format('t')} FROM (SELECT unnest(?::VARCHAR[]) AS t)", [terms]).fetchall()]
-        th = ",".join(map(str, hashes))
+        # One statement (each round trip to DuckDB costs); only integer scope codes are
+        # spliced into the SQL text, everything else binds.
         sc = ",".join(map(str, codes))
         where, params = _filters(None, types, since, archived, prefix="p.")
         sql = f"""
-            WITH d AS (SELECT th, sum(df) AS df FROM dfs WHERE sc IN ({sc}) AND th IN ({th}) GROUP BY th)
+            WITH q AS (SELECT DISTINCT {_TERM_HASH.format('t')} AS th FROM (SELECT unnest(?::VARCHAR[]) AS t)),
+            d AS (SELECT th, sum(df) AS df FROM dfs WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th)
             SELECT p.doc, sum(ln(1 + (? - d.df + 0.5) / (d.df + 0.5))
                    * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * p.len / ?))) AS score
             FROM postings p JOIN d USING (th)
-            WHERE p.th IN ({th}) AND p.sc IN ({sc}) AND {where}
+            WHERE p.sc IN ({sc}) AND {where}
             GROUP BY p.doc ORDER BY score DESC, p.doc LIMIT ?"""
-        rows = self.con.execute(sql, [float(n), k1, k1, b, b, avgdl] + params + [limit]).fetchall()
+        rows = self.con.execute(sql, [terms, float(n), k1, k1, b, b, avgdl] + params + [limit]).fetchall()
         return [(int(d), float(s)) for d, s in rows]
 
     def rows(self, docs: Sequence[int]) -> dict[int, dict[str, Any]]:
