@@ -51,6 +51,8 @@ COMMANDS: dict[str, str] = {
     "flush": "gitmem.commands.agents:flush",
     "hooks": "gitmem.commands.agents:hooks",
     "hook": "gitmem.commands.agents:hook",
+    # ---- serve
+    "serve": "gitmem.commands.serve:serve",
 }
 
 

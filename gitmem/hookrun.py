@@ -34,6 +34,8 @@ HOOK_DEFAULTS: dict[str, Any] = {
     "prompt_changes": 8,  # other sessions' writes shown before a prompt
     "read_assistant": False,  # extract from assistant turns too (they can carry injections)
     "warm_index": True,  # after a hook wrote, catch the index up in a detached process
+    "autostart_serve": True,  # an installed prompt hook with no daemon starts `gitmem serve`
+    "serve_idle_exit": 1800.0,  # seconds an autostarted daemon waits for requests before exiting
 }
 
 # Agent CLI event -> our event name. Claude Code, Qwen Code and Codex share these names.
@@ -203,11 +205,21 @@ def _preferences(store: "Store", scopes: list[str], n: int) -> list[Any]:
     return prefs[:n]
 
 
-def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: int) -> list[Any]:
-    """Recall in its own Store (it runs in a worker thread); quarantined hits and hits with
-    injection phrasing dropped."""
-    store = open_store(home, session, None)
-    hits = store.recall(prompt, k=k + 3, scopes=scopes)
+def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: int,
+            timeout: float = 2.0, box: dict[str, Any] | None = None) -> list[Any]:
+    """Recall from a running `gitmem serve` if one answers within `timeout`, else in its
+    own Store (it runs in a worker thread); quarantined hits and hits with injection
+    phrasing dropped. box["served"] says which it was."""
+    from . import serve_client
+
+    remote = serve_client.recall(home, prompt, k + 3, scopes, timeout=timeout)
+    if box is not None:
+        box["served"] = remote is not None
+    if remote is not None:
+        hits = remote[0]
+    else:
+        store = open_store(home, session, None)
+        hits = store.recall(prompt, k=k + 3, scopes=scopes)
     from .capture import suspect
 
     return [h for h in hits if h.type != "quarantine" and not suspect(h.text or h.snippet)][:k]
@@ -256,7 +268,7 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
         def work() -> None:
             t = time.monotonic()
             try:
-                box["hits"] = _recall(str(store.home), sid, prompt, scopes, k)
+                box["hits"] = _recall(str(store.home), sid, prompt, scopes, k, _left(deadline), box)
             except BaseException as e:  # noqa: BLE001
                 box["error"] = e
             box["time"] = time.monotonic() - t
@@ -318,6 +330,19 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
         from . import access
 
         access.record(store.home, sorted(seen - {h.id for h in hits}), kind="inject")
+    if box.get("served") is False:
+        autostart_serve(store)
+
+
+def autostart_serve(store: "Store") -> None:
+    """Start `gitmem serve` in the background after a prompt hook recalled cold, so the
+    next prompt is answered warm. Only for hooks run by the launcher (an agent CLI), not
+    for `gitmem hook prompt` typed by hand or called by a test; never waits for it."""
+    if not os.environ.get("GITMEM_HOOK_T0") or not hook_setting(store, "autostart_serve"):
+        return
+    from . import serve_client
+
+    serve_client.spawn(store.home, idle_exit=float(hook_setting(store, "serve_idle_exit")))
 
 
 def _mem_dict(m: Any) -> dict[str, Any]:

@@ -44,11 +44,18 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
       gitmem recall "部署时间" --all-scopes -k 5 --json
       gitmem recall "code style" --format prompt --budget 800
     """
+    from .. import serve_client
+
     fmt = "json" if as_json else (fmt or "table")
-    hits = store.recall(query, k=k, scopes=list(scopes) or None, all_scopes=all_scopes,
-                        type=list(types) or None, since=since, archived=archived, mode=mode,
-                        explain=explain, progress=_progress())
-    info = store._recaller().last
+    filters = dict(all_scopes=all_scopes, type=list(types) or None, since=since, archived=archived,
+                   mode=mode, explain=explain)
+    # A running `gitmem serve` answers warm; without one (or if it fails) recall here.
+    served = serve_client.recall(store.home, query, k, list(scopes) or None, timeout=60.0, **filters)
+    if served is not None:
+        hits, info = served
+    else:
+        hits = store.recall(query, k=k, scopes=list(scopes) or None, progress=_progress(), **filters)
+        info = store._recaller().last
     if info.get("backend") == "bm25" and info.get("reason") and mode != "bm25":
         click.echo(f"note: {info['reason']}; recall is BM25 only", err=True)
     if fmt == "json":

@@ -1,0 +1,310 @@
+"""`gitmem serve`: a warm daemon behind a Unix socket. It keeps one Store with its
+embedding model and in-memory index snapshot loaded, so a hook or the CLI gets recall
+in milliseconds instead of paying for imports, the index open and the model load.
+
+- Socket $GITMEM_HOME/state/serve.sock (0600), pid file state/serve.pid; a flock on
+  state/locks/serve.lock names the one daemon of a store (a second one exits at once),
+  so a socket file without that lock is stale and is removed on start.
+- The index stays consistent the way gitmem/index.py arranges it: the daemon reads
+  through snapshots and holds no DuckDB file lock while serving; before every recall it
+  compares the scope tips with its snapshot's cursors (a ref read) and catches up only
+  when another process wrote.
+- Requests are served by threads; recall calls are serialised (the Recaller and its
+  snapshot are not thread-safe), ping and status are not.
+- SIGTERM/SIGINT, `--idle-exit` seconds without a request, or the store's repository
+  disappearing stop it; the socket and pid file are removed on the way out.
+
+Clients: gitmem/serve_client.py (standard library only). Library code: no printing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socketserver
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from . import serve_client
+from .errors import ConflictError, GitmemError, UsageError
+from .serve_client import lock_path, pid_path, socket_path
+
+DEFAULT_IDLE_EXIT = 1800.0  # seconds without a request before the daemon exits (0: never)
+MAX_REQUEST = 1 << 20
+_RECALL_KEYS = ("all_scopes", "type", "since", "archived", "mode", "mmr", "explain", "record")
+
+
+def default_scopes(store, cwd: str | None) -> list[str]:
+    """What Store.read_scopes() gives a process running in `cwd`: the daemon's own cwd
+    is not the client's, so the linked project is looked up for the client's."""
+    out = []
+    linked = store.linked_scope(cwd) if cwd else None
+    if linked:
+        out.append(linked)
+    for s in (str(store.config.get("store", "default_scope")), "main"):
+        if s not in out:
+            out.append(s)
+    return out
+
+
+class Daemon:
+    """The state behind the socket: one warm Store, a recall lock, counters."""
+
+    def __init__(self, home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT_IDLE_EXIT):
+        from . import api
+
+        self._open = lambda: api.open(home)
+        self.store = self._open()
+        self.home = Path(self.store.home)
+        self.idle_exit = float(idle_exit)
+        self.env = serve_client.env_fingerprint()
+        self.started = time.time()
+        self.last_request = time.monotonic()
+        self.requests = 0
+        self.recall_lock = threading.Lock()
+        self._config_stamp = self._stamp()
+        self.server: socketserver.BaseServer | None = None
+        self._stopping = threading.Event()
+        self.stop_reason: str | None = None
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            st = (self.home / "config.toml").stat()
+            return (st.st_mtime_ns, st.st_size)
+        except OSError:
+            return None
+
+    def warm(self) -> None:
+        """Load the model and catch the index up now, not on the first client's clock."""
+        rec = self.store._recaller()
+        rec.embedder()
+        rec.index.snapshot()
+
+    def _refresh_config(self) -> None:
+        # config.toml changed (a link, a recall weight): start over with a new Store.
+        stamp = self._stamp()
+        if stamp != self._config_stamp:
+            self.store = self._open()
+            self._config_stamp = stamp
+
+    # ---- requests ----------------------------------------------------------------------
+    def handle(self, req: Any) -> dict[str, Any]:
+        self.last_request = time.monotonic()
+        self.requests += 1
+        if not isinstance(req, dict):
+            return {"ok": False, "error": "a request is a JSON object"}
+        op = req.get("op")
+        try:
+            if op == "ping":
+                return {"ok": True, "pid": os.getpid(), "home": str(self.home)}
+            if op == "status":
+                return {"ok": True, **self.status()}
+            if op == "recall":
+                return self.recall(req)
+            return {"ok": False, "error": f"unknown op {op!r}", "hint": "ping, status or recall"}
+        except GitmemError as e:
+            return {"ok": False, "error": e.message, "hint": e.hint, "kind": type(e).__name__}
+        except Exception as e:  # noqa: BLE001 - one bad request must not take the daemon down
+            return {"ok": False, "error": f"{type(e).__name__}: {e}", "kind": "internal"}
+
+    def recall(self, req: dict[str, Any]) -> dict[str, Any]:
+        if req.get("env") is not None and req["env"] != self.env:
+            # Another model or weights in the client's environment: its answer, not ours.
+            return {"ok": False, "error": "the daemon runs with another GITMEM_* environment",
+                    "kind": "config"}
+        query = req.get("query")
+        if not isinstance(query, str):
+            raise UsageError("recall needs a query string")
+        filters = {k: req[k] for k in _RECALL_KEYS if req.get(k) is not None}
+        explain = bool(filters.get("explain"))
+        with self.recall_lock:
+            self._refresh_config()
+            store = self.store
+            scopes = req.get("scopes") or None
+            if not scopes and not filters.get("all_scopes"):
+                scopes = default_scopes(store, req.get("cwd"))
+            t0 = time.perf_counter()
+            hits = store.recall(query, k=int(req.get("k") or 10), scopes=scopes, **filters)
+            info = dict(store._recaller().last)
+            info["daemon_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        return {"ok": True, "hits": [dict(h.to_dict(explain=explain), text=h.text) for h in hits],
+                "info": _jsonable(info)}
+
+    def status(self) -> dict[str, Any]:
+        rec = self.store._recaller()
+        snap = rec.index._snap
+        return {"pid": os.getpid(), "home": str(self.home), "socket": str(socket_path(self.home)),
+                "started": self.started, "uptime": round(time.time() - self.started, 3),
+                "requests": self.requests, "idle_exit": self.idle_exit,
+                "model": rec._embedder.model_id if rec._embedder is not None else None,
+                "backend": "hybrid" if rec._embedder is not None else "bm25",
+                "snapshot_chunks": snap.size if snap is not None else 0}
+
+    # ---- lifecycle ---------------------------------------------------------------------
+    def stop(self, reason: str) -> None:
+        """Ask serve_forever to return (safe from a signal handler or another thread)."""
+        if self._stopping.is_set():
+            return
+        self.stop_reason = reason
+        self._stopping.set()
+        if self.server is not None:
+            threading.Thread(target=self.server.shutdown, daemon=True).start()
+
+    def _watchdog(self) -> None:
+        while not self._stopping.wait(1.0):
+            if not (self.home / "repo.git").exists():
+                self.stop("the store is gone")
+            elif self.idle_exit > 0 and time.monotonic() - self.last_request > self.idle_exit:
+                self.stop(f"idle for {self.idle_exit:g} s")
+
+
+def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(d, default=str))
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    timeout = 30  # a client that sends nothing is dropped
+
+    def handle(self) -> None:
+        daemon: Daemon = self.server.daemon_state  # type: ignore[attr-defined]
+        while True:
+            try:
+                line = self.rfile.readline(MAX_REQUEST)
+            except OSError:
+                return
+            if not line:
+                return
+            try:
+                req = json.loads(line)
+            except ValueError:
+                res = {"ok": False, "error": "not a JSON line"}
+            else:
+                res = daemon.handle(req)
+            try:
+                self.wfile.write(json.dumps(res, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
+                self.wfile.flush()
+            except OSError:
+                return
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    allow_reuse_address = False
+
+
+def _take_lock(home: Path) -> int:
+    import fcntl
+
+    path = lock_path(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        pid = _read_pid(home)
+        raise ConflictError(f"gitmem serve is already running for {home}" + (f" (pid {pid})" if pid else ""),
+                            hint="`gitmem serve --status` shows it; stop it with kill -TERM PID") from None
+    return fd
+
+
+def _read_pid(home: Path) -> int | None:
+    try:
+        return int(pid_path(home).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _exited(pid: int) -> bool:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return done == pid
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT_IDLE_EXIT,
+          ready: Any = None) -> str:
+    """Run the daemon in this process until SIGTERM/SIGINT, the idle timeout or the store
+    going away; returns why it stopped. `ready(info)` is called once it listens."""
+    daemon = Daemon(home, idle_exit)
+    home_p = daemon.home
+    if not (home_p / "repo.git").exists():
+        raise UsageError(f"no gitmem store at {home_p}", hint="run `gitmem init` first")
+    lock_fd = _take_lock(home_p)
+    sock = socket_path(home_p)
+    pidf = pid_path(home_p)
+    server = None
+    try:
+        # We hold the serve lock, so any socket file is a dead daemon's: clear it.
+        _remove(sock)
+        from .fsutil import atomic_write
+
+        atomic_write(pidf, f"{os.getpid()}\n".encode())
+        try:
+            daemon.warm()
+        except GitmemError:
+            pass  # the first recall retries and reports it to its client
+        old_mask = os.umask(0o177)  # the socket is born 0600: no window for others
+        try:
+            server = _Server(str(sock), _Handler, bind_and_activate=True)
+        finally:
+            os.umask(old_mask)
+        os.chmod(sock, 0o600)
+        server.daemon_state = daemon  # type: ignore[attr-defined]
+        daemon.server = server
+        daemon.last_request = time.monotonic()
+        previous = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+                previous[sig] = signal.signal(sig, lambda s, f: daemon.stop(signal.Signals(s).name))
+        threading.Thread(target=daemon._watchdog, daemon=True).start()
+        if ready is not None:
+            ready({"pid": os.getpid(), "socket": str(sock), "home": str(home_p)})
+        try:
+            server.serve_forever(poll_interval=0.5)
+        finally:
+            for sig, h in previous.items():
+                signal.signal(sig, h)
+        return daemon.stop_reason or "stopped"
+    finally:
+        if server is not None:
+            server.server_close()
+        # Only remove what is ours: a socket we bound and our own pid in the pid file.
+        _remove(sock)
+        if _read_pid(home_p) == os.getpid():
+            _remove(pidf)
+        os.close(lock_fd)
+
+
+def start_detached(home: str | os.PathLike[str], idle_exit: float = DEFAULT_IDLE_EXIT,
+                   wait: float = 60.0) -> dict[str, Any]:
+    """Start a daemon in the background and wait until it answers a ping (or `wait`
+    seconds pass): {"pid", "socket", "already": bool, "ready": bool}."""
+    home_p = Path(home)
+    if not (home_p / "repo.git").exists():
+        raise UsageError(f"no gitmem store at {home_p}", hint="run `gitmem init` first")
+    pong = serve_client.ping(home_p)
+    if pong:
+        return {"pid": pong.get("pid"), "socket": str(socket_path(home_p)), "already": True, "ready": True}
+    already = serve_client.running(home_p)
+    pid = None if already else serve_client.spawn(home_p, idle_exit)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        pong = serve_client.ping(home_p, timeout=0.5)
+        if pong:
+            return {"pid": pong.get("pid"), "socket": str(socket_path(home_p)), "already": already, "ready": True}
+        if pid is not None and _exited(pid):
+            break  # it gave up (its reason is in the log)
+        time.sleep(0.05)
+    return {"pid": pid or _read_pid(home_p), "socket": str(socket_path(home_p)), "already": already,
+            "ready": False, "log": str(serve_client.log_path(home_p))}

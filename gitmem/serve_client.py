@@ -1,0 +1,166 @@
+"""The light side of `gitmem serve`: ask a running daemon, or say there is none.
+
+Imports only the standard library (no numpy, duckdb, fastembed, pygit2), so the hook
+runner and the CLI can try the daemon before paying for a cold start. Every failure
+(no socket, a stale one, a refused connection, a timeout, a daemon started with another
+configuration) comes back as None and the caller recalls in-process as before.
+
+Protocol: one JSON object per line each way over the Unix socket
+$GITMEM_HOME/state/serve.sock (mode 0600). Requests carry `op` (ping, status, recall);
+answers carry `ok` and either the data or `error`."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterable
+
+# Environment the daemon must share with a client for its answers to be the client's
+# answers: every GITMEM_* variable except those that only say who or how a hook runs.
+_ENV_IGNORED = {"GITMEM_HOME", "GITMEM_SESSION", "GITMEM_AGENT", "GITMEM_PYTHON", "GITMEM_DEBUG",
+                "GITMEM_HOOK_BUDGET", "GITMEM_HOOK_T0"}
+
+
+def socket_path(home: str | os.PathLike[str]) -> Path:
+    return Path(home) / "state" / "serve.sock"
+
+
+def pid_path(home: str | os.PathLike[str]) -> Path:
+    return Path(home) / "state" / "serve.pid"
+
+
+def lock_path(home: str | os.PathLike[str]) -> Path:
+    return Path(home) / "state" / "locks" / "serve.lock"
+
+
+def log_path(home: str | os.PathLike[str]) -> Path:
+    return Path(home) / "state" / "serve.log"
+
+
+def env_fingerprint(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The configuration-bearing GITMEM_* variables of this process."""
+    env = os.environ if env is None else env
+    return {k: v for k, v in env.items() if k.startswith("GITMEM_") and k not in _ENV_IGNORED}
+
+
+def request(home: str | os.PathLike[str], payload: dict[str, Any], timeout: float = 5.0) -> dict[str, Any] | None:
+    """Send one request; the answer, or None when no daemon answered in time."""
+    path = socket_path(home)
+    if not path.exists():
+        return None
+    deadline = time.monotonic() + max(0.01, timeout)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.settimeout(max(0.01, min(timeout, 0.5)))
+        s.connect(str(path))
+        s.sendall(json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n")
+        buf = bytearray()
+        while not buf.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            s.settimeout(left)
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+        data = json.loads(buf.decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    finally:
+        s.close()
+    return data if isinstance(data, dict) else None
+
+
+def ping(home: str | os.PathLike[str], timeout: float = 1.0) -> dict[str, Any] | None:
+    res = request(home, {"op": "ping"}, timeout)
+    return res if res and res.get("ok") else None
+
+
+class RemoteHit:
+    """A recall hit that came from the daemon: the attributes of gitmem.recall.Hit."""
+
+    __slots__ = ("id", "key", "scope", "type", "path", "start_line", "end_line", "score", "scores",
+                 "snippet", "commit", "created", "text", "explain")
+
+    def __init__(self, d: dict[str, Any]):
+        for name in self.__slots__:
+            setattr(self, name, d.get(name))
+        self.text = self.text or ""
+
+    def to_dict(self, explain: bool = False) -> dict[str, Any]:
+        d = {n: getattr(self, n) for n in self.__slots__ if n not in ("text", "explain")}
+        if explain and self.explain is not None:
+            d["explain"] = self.explain
+        return d
+
+    def __repr__(self) -> str:
+        return f"RemoteHit(id={self.id!r}, scope={self.scope!r}, score={self.score!r})"
+
+
+def recall(home: str | os.PathLike[str], query: str, k: int = 10, scopes: Iterable[str] | None = None, *,
+           timeout: float = 5.0, cwd: str | None = None, **filters: Any) -> tuple[list[RemoteHit], dict[str, Any]] | None:
+    """(hits, info) from the daemon, or None: no daemon, a timeout, another
+    configuration, or an error (the caller then recalls in-process and meets it there).
+    Filters as Store.recall: all_scopes, type, since, archived, mode, mmr, explain, record."""
+    req = {"op": "recall", "query": query, "k": int(k), "scopes": list(scopes) if scopes else None,
+           "cwd": cwd or os.getcwd(), "env": env_fingerprint(), **filters}
+    res = request(home, req, timeout)
+    if not res or not res.get("ok") or not isinstance(res.get("hits"), list):
+        return None
+    return [RemoteHit(h) for h in res["hits"]], res.get("info") or {}
+
+
+def try_recall(home: str | os.PathLike[str], query: str, k: int = 10, scopes: Iterable[str] | None = None,
+               timeout: float = 5.0, **filters: Any) -> list[dict[str, Any]] | None:
+    """Hits as dicts (Hit.to_dict plus `text`) from a running daemon; None when there is none."""
+    out = recall(home, query, k, scopes, timeout=timeout, **filters)
+    if out is None:
+        return None
+    return [dict(h.to_dict(explain=True), text=h.text) for h in out[0]]
+
+
+def running(home: str | os.PathLike[str]) -> bool:
+    """Whether a daemon holds this store's serve lock (it may still be warming up)."""
+    path = lock_path(home)
+    if not path.exists():
+        return False
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops the lock if we took it
+    return False
+
+
+def spawn(home: str | os.PathLike[str], idle_exit: float | None = None,
+          python: str | None = None) -> int | None:
+    """Start a daemon for `home` in its own session, output to state/serve.log; its pid,
+    or None when one is already running or it could not be started. Does not wait."""
+    if running(home):
+        return None
+    cmd = [python or sys.executable, "-m", "gitmem", "--home", str(home), "serve"]
+    if idle_exit is not None:
+        cmd += ["--idle-exit", f"{float(idle_exit):g}"]
+    try:
+        log = log_path(home)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "ab") as fh:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=fh, stderr=fh,
+                                    start_new_session=True, cwd="/", close_fds=True)
+    except OSError:
+        return None
+    return proc.pid
