@@ -18,12 +18,10 @@ The only module that imports duckdb."""
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import os
 import re
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterable, Sequence
