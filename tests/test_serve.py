@@ -1,0 +1,222 @@
+"""`gitmem serve`: a real daemon process on a temporary store, its light client, and the
+hook runner and `recall` command using it when it runs and recalling in-process when not."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gitmem import hookrun, serve_client
+
+from conftest import run_cli
+
+TEXTS = [
+    "We deploy on Tuesdays after the standup, never on Fridays.",
+    "The staging database is Postgres 16 on the small instance.",
+    "I prefer tabs over spaces in Go code.",
+    "The release checklist lives in docs/release.md.",
+    "Coffee machine on floor three is broken again.",
+]
+
+
+def _wait(pred, timeout=20.0, step=0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(step)
+    return False
+
+
+def _start(home, *extra):
+    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "serve", *extra], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "GITMEM_HOME": str(home)})
+    if not _wait(lambda: serve_client.ping(home) is not None or proc.poll() is not None):
+        proc.kill()
+        pytest.fail("gitmem serve did not come up")
+    assert proc.poll() is None, proc.communicate()
+    return proc
+
+
+def _stop(proc):
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _requests(home) -> int:
+    return serve_client.request(home, {"op": "status"})["requests"]
+
+
+@pytest.fixture
+def filled(store):
+    for t in TEXTS:
+        store.remember(t)
+    return store
+
+
+@pytest.fixture
+def daemon(filled, gm_home):
+    proc = _start(gm_home, "--idle-exit", "120")
+    yield proc
+    _stop(proc)
+
+
+def test_recall_through_the_daemon_matches_in_process(filled, daemon, gm_home):
+    served = serve_client.try_recall(gm_home, "when do we deploy", k=3)
+    local = filled.recall("when do we deploy", k=3)
+    assert served is not None and [h["id"] for h in served] == [h.id for h in local]
+    assert served[0]["text"] == local[0].text and served[0]["scores"] == local[0].scores
+    # The CLI asks the daemon (its request count moves) and prints the same JSON.
+    before = _requests(gm_home)
+    res = run_cli("recall", "when do we deploy", "-k", "3", "--json")
+    assert res.returncode == 0, res.stderr
+    assert [h["id"] for h in json.loads(res.stdout)] == [h.id for h in local]
+    assert json.loads(res.stdout)[0] == local[0].to_dict()
+    assert _requests(gm_home) == before + 2  # the CLI's recall, then our status
+
+
+def test_a_write_by_another_process_is_in_the_next_recall(daemon, gm_home):
+    assert not any("zeppelin" in h["text"] for h in serve_client.try_recall(gm_home, "zeppelin hangar", k=5))
+    res = run_cli("remember", "The zeppelin hangar key is in the blue drawer.")
+    assert res.returncode == 0, res.stderr
+    hits = serve_client.try_recall(gm_home, "zeppelin hangar", k=5)
+    assert hits and "zeppelin" in hits[0]["text"]
+
+
+def test_socket_is_private_and_a_second_daemon_is_refused(daemon, gm_home):
+    sock = serve_client.socket_path(gm_home)
+    assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+    assert serve_client.pid_path(gm_home).read_text().strip() == str(daemon.pid)
+    res = run_cli("serve", "--idle-exit", "5")
+    assert res.returncode == 5 and "already running" in res.stderr and "Traceback" not in res.stderr
+    assert serve_client.ping(gm_home)["pid"] == daemon.pid  # the first one is untouched
+
+
+def test_sigterm_stops_it_and_removes_socket_and_pid_file(daemon, gm_home):
+    daemon.send_signal(signal.SIGTERM)
+    assert daemon.wait(10) == 0
+    assert not serve_client.socket_path(gm_home).exists()
+    assert not serve_client.pid_path(gm_home).exists()
+    assert "Traceback" not in daemon.stderr.read()
+    assert serve_client.try_recall(gm_home, "deploy") is None
+
+
+def test_a_stale_socket_means_in_process_recall_and_is_cleared_on_start(filled, gm_home):
+    sock = serve_client.socket_path(gm_home)
+    sock.parent.mkdir(parents=True, exist_ok=True)
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(sock))  # bound, never listening, closed: what a killed daemon leaves
+    s.close()
+    t = time.monotonic()
+    assert serve_client.try_recall(gm_home, "deploy", timeout=2.0) is None
+    assert time.monotonic() - t < 0.5
+    res = run_cli("recall", "when do we deploy", "--json")
+    assert res.returncode == 0 and json.loads(res.stdout)[0]["id"] == filled.recall("when do we deploy")[0].id
+    res = run_cli("hook", "prompt", input=json.dumps({"session_id": "s", "prompt": "when do we deploy"}))
+    assert res.returncode == 0 and "Tuesdays" in res.stdout
+    proc = _start(gm_home, "--idle-exit", "60")
+    try:
+        assert serve_client.try_recall(gm_home, "deploy")
+    finally:
+        _stop(proc)
+
+
+def test_idle_exit(filled, gm_home):
+    proc = _start(gm_home, "--idle-exit", "1")
+    assert proc.wait(10) == 0
+    assert "idle" in proc.stderr.read()
+    assert not serve_client.socket_path(gm_home).exists()
+
+
+def test_another_environment_is_not_served(daemon, gm_home, monkeypatch):
+    assert serve_client.try_recall(gm_home, "deploy") is not None
+    monkeypatch.setenv("GITMEM_EMBED_MODEL", "fake-32")  # another model: not the daemon's answer
+    assert serve_client.try_recall(gm_home, "deploy") is None
+
+
+def test_the_prompt_hook_uses_the_daemon(daemon, gm_home):
+    payload = {"session_id": "s1", "prompt": "when do we deploy", "cwd": str(gm_home)}
+    before = _requests(gm_home)
+    res = hookrun.run("prompt", payload)
+    assert "Tuesdays" in res.stdout and not res.notes
+    assert _requests(gm_home) == before + 2
+    # And through the real command, as an agent CLI runs it.
+    res = run_cli("--agent", "claude", "hook", "prompt", input=json.dumps(payload))
+    assert res.returncode == 0 and "Tuesdays" in res.stdout and res.stderr == ""
+    assert _requests(gm_home) == before + 4
+
+
+def test_the_installed_prompt_hook_starts_a_daemon_for_the_next_prompt(filled, gm_home):
+    cmd = hookrun.hook_command("prompt", gm_home, budget=5)
+    payload = json.dumps({"session_id": "s1", "prompt": "when do we deploy", "cwd": str(gm_home)})
+    res = subprocess.run(["sh", "-c", cmd], input=payload, capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0 and "Tuesdays" in res.stdout  # the first prompt recalled in-process
+    try:
+        assert _wait(lambda: serve_client.ping(gm_home) is not None), "no daemon came up"
+        n = _requests(gm_home)
+        res = subprocess.run(["sh", "-c", cmd], input=payload, capture_output=True, text=True, timeout=30)
+        assert res.returncode == 0 and "Tuesdays" in res.stdout
+        assert _requests(gm_home) == n + 2  # the second prompt was served
+    finally:
+        pid = serve_client.ping(gm_home)["pid"]
+        os.kill(pid, signal.SIGTERM)
+        assert _wait(lambda: not serve_client.socket_path(gm_home).exists(), timeout=10)
+
+
+def test_autostart_can_be_turned_off(filled, gm_home):
+    (gm_home / "config.toml").write_text("[hooks]\nautostart_serve = false\n")
+    cmd = hookrun.hook_command("prompt", gm_home, budget=5)
+    res = subprocess.run(["sh", "-c", cmd], input=json.dumps({"session_id": "s", "prompt": "deploy"}),
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0
+    time.sleep(0.5)
+    assert not serve_client.running(gm_home) and not serve_client.socket_path(gm_home).exists()
+
+
+def test_serve_command_detach_status_stop(filled, gm_home):
+    res = run_cli("serve", "--detach", "--idle-exit", "60", "--json")
+    assert res.returncode == 0, res.stderr
+    info = json.loads(res.stdout)
+    try:
+        assert info["ready"] and not info["already"]
+        st = json.loads(run_cli("serve", "--status", "--json").stdout)
+        assert st["running"] and st["pid"] == info["pid"] and st["backend"] == "hybrid"
+        again = json.loads(run_cli("serve", "--detach", "--json").stdout)
+        assert again["already"] and again["pid"] == info["pid"]
+    finally:
+        res = run_cli("serve", "--stop")
+    assert res.returncode == 0 and "stopped" in res.stdout
+    assert not serve_client.socket_path(gm_home).exists()
+    assert json.loads(run_cli("serve", "--status", "--json").stdout) == {"running": False}
+
+
+def test_a_bad_request_gets_an_error_not_a_dead_daemon(daemon, gm_home):
+    assert serve_client.request(gm_home, {"op": "nope"})["ok"] is False
+    res = serve_client.request(gm_home, {"op": "recall", "query": "  "})
+    assert res["ok"] is False and "empty query" in res["error"]
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(str(serve_client.socket_path(gm_home)))
+    s.sendall(b"not json\n")
+    assert json.loads(s.makefile().readline())["ok"] is False
+    s.close()
+    assert serve_client.ping(gm_home) is not None
+
+
+def test_the_client_imports_no_heavy_modules():
+    code = ("import sys, gitmem.serve_client; "
+            "print(sorted(m for m in ('numpy', 'duckdb', 'fastembed', 'onnxruntime', 'pygit2') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stderr
