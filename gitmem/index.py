@@ -548,7 +548,7 @@ class Index:
         need_fill: list[tuple[str, str]] = []
         source = self.path if self.path.exists() and self._readable(self.path) else None
         if model and source is not None:
-            known = self._known_hashes(source, model)
+            known = self._known_hashes(source, model, {c.hash for c in chunks} if not new_file else None)
         if model and not new_file and meta.get("vec_model") != model:
             # The model changed (or came back): vectors for everything already indexed.
             need_fill = self._texts_without_vectors(source, model, known) if source else []
@@ -599,22 +599,33 @@ class Index:
         finally:
             con.close()
 
-    def _known_hashes(self, path: Path, model: str) -> set[str]:
+    def _known_hashes(self, path: Path, model: str, among: set[str] | None = None) -> set[str]:
+        """Hashes with a cached vector for `model` (only those in `among`, if given)."""
+        if among is not None and not among:
+            return set()
         try:
             con = connect(path, read_only=True, retry=float(self._opt("open_retry")))
         except Exception:
             return set()
         try:
-            return {r[0] for r in con.execute("SELECT text_hash FROM emb WHERE model = ?", [model]).fetchall()}
+            if among is None:
+                rows = con.execute("SELECT text_hash FROM emb WHERE model = ?", [model]).fetchall()
+            else:
+                rows = con.execute("SELECT text_hash FROM emb WHERE model = ? AND text_hash IN "
+                                   "(SELECT unnest(?::VARCHAR[]))", [model, sorted(among)]).fetchall()
+            return {r[0] for r in rows}
         except Exception:
             return set()
         finally:
             con.close()
 
     def _texts_without_vectors(self, path: Path, model: str, known: set[str]) -> list[tuple[str, str]]:
+        """(hash, text) of indexed chunks with no cached vector for `model`."""
         con = connect(path, read_only=True, retry=float(self._opt("open_retry")))
         try:
-            rows = con.execute("SELECT DISTINCT text_hash, text FROM docs").fetchall()
+            rows = con.execute(
+                "SELECT DISTINCT d.text_hash, d.text FROM docs d WHERE NOT EXISTS "
+                "(SELECT 1 FROM emb e WHERE e.model = ? AND e.text_hash = d.text_hash)", [model]).fetchall()
         finally:
             con.close()
         return [(h, t) for h, t in rows if h not in known]
