@@ -300,21 +300,37 @@ def _filters(scopes, types, since, archived, prefix: str = "") -> tuple[str, lis
     return " AND ".join(where), params
 
 
-def _load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
+def _attach(mem, path: Path, retry: float) -> None:
+    """ATTACH the index file read-only as `f`, retrying while a writer holds it."""
     duckdb = _duckdb()
-    mem = duckdb.connect(":memory:")
     deadline = time.monotonic() + retry
     delay = 0.005
     while True:
         try:
             mem.execute(f"ATTACH '{_sql_str(str(path))}' AS f (READ_ONLY)")
-            break
+            return
         except duckdb.Error as e:
             if not _is_lock_error(e) or time.monotonic() > deadline:
-                mem.close()
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
+
+
+_POSTINGS_FROM = (f"SELECT {_TERM_HASH.format('p.term')} AS th, p.doc, p.tf, d.len, m.sc, d.archived, d.type, "
+                  "d.created FROM f.postings p JOIN {docs} d USING (doc) JOIN scope_codes m ON m.scope = d.scope")
+_DFS_FROM = "SELECT sc, th, count(*)::DOUBLE AS df FROM postings WHERE NOT archived GROUP BY sc, th"
+_VECS_FROM = ("SELECT d.doc, any_value(e.vec) FROM {docs} d JOIN f.emb e ON e.text_hash = d.text_hash "
+              "WHERE e.model = ? GROUP BY d.doc")
+
+
+def _load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
+    duckdb = _duckdb()
+    mem = duckdb.connect(":memory:")
+    try:
+        _attach(mem, path, retry)
+    except Exception:
+        mem.close()
+        raise
     try:
         meta = dict(mem.execute("SELECT k, v FROM f.meta").fetchall())
         if meta.get("schema") != SCHEMA_VERSION:
@@ -333,16 +349,11 @@ def _load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
         if codes:
             mem.execute("INSERT INTO scope_codes SELECT unnest(?::VARCHAR[]), unnest(?::INTEGER[])",
                         [list(codes), list(codes.values())])
-        mem.execute(f"CREATE TABLE postings AS SELECT {_TERM_HASH.format('p.term')} AS th, p.doc, p.tf, d.len, "
-                    "m.sc, d.archived, d.type, d.created FROM f.postings p JOIN f.docs d USING (doc) "
-                    "JOIN scope_codes m ON m.scope = d.scope ORDER BY th")
-        mem.execute("CREATE TABLE dfs AS SELECT sc, th, count(*)::DOUBLE AS df FROM postings "
-                    "WHERE NOT archived GROUP BY sc, th ORDER BY th")
+        mem.execute("CREATE TABLE postings AS " + _POSTINGS_FROM.format(docs="f.docs") + " ORDER BY th")
+        mem.execute("CREATE TABLE dfs AS " + _DFS_FROM + " ORDER BY th")
         vec_rows = []
         if model_id:
-            vec_rows = mem.execute(
-                "SELECT d.doc, e.vec FROM f.docs d JOIN (SELECT DISTINCT ON (text_hash) text_hash, vec "
-                "FROM f.emb WHERE model = ?) e ON e.text_hash = d.text_hash", [model_id]).fetchall()
+            vec_rows = mem.execute(_VECS_FROM.format(docs="f.docs"), [model_id]).fetchall()
     finally:
         try:
             mem.execute("DETACH f")
@@ -409,6 +420,12 @@ class Index:
         if snap is not None and snap.cursors == tips and snap.model == self.model_id:
             return snap
         self.ensure_fresh(tips=tips, progress=progress)
+        if snap is not None and snap.model == self.model_id:
+            try:
+                if self._refresh(snap):
+                    return snap
+            except Exception:
+                pass  # any surprise: fall back to a full copy below
         self.close()
         try:
             self._snap = _load_snapshot(self.path, self.model_id, float(self._opt("open_retry")))
@@ -420,6 +437,92 @@ class Index:
             else:
                 raise
         return self._snap
+
+    def _refresh(self, snap: Snapshot, max_paths: int = 5000) -> bool:
+        """Bring a warm snapshot up to the file by re-reading only the files that changed
+        between its cursors and the file's (git tells which). False: do a full copy."""
+        mem = snap.con
+        _attach(mem, self.path, float(self._opt("open_retry")))
+        try:
+            meta = dict(mem.execute("SELECT k, v FROM f.meta").fetchall())
+            if meta.get("schema") != SCHEMA_VERSION:
+                return False
+            cursors = dict(mem.execute("SELECT scope, commit_id FROM f.cursors").fetchall())
+            if set(cursors) != set(snap.cursors) or any(s not in snap.scope_codes for s in cursors):
+                return False
+            changed: list[tuple[str, str]] = []
+            for scope, new in cursors.items():
+                old = snap.cursors[scope]
+                if old == new:
+                    continue
+                if not self._has_commit(old):
+                    return False
+                changed.extend((scope, p) for _, p, _ in self.git.diff_files(old, new))
+                if len(changed) > max_paths:
+                    return False
+            if not changed:
+                snap.cursors = cursors
+                return True
+            mem.execute("CREATE OR REPLACE TEMP TABLE chg AS SELECT unnest(?::VARCHAR[]) AS scope, "
+                        "unnest(?::VARCHAR[]) AS path", [[c[0] for c in changed], [c[1] for c in changed]])
+            mem.execute("CREATE OR REPLACE TEMP TABLE chg_docs AS SELECT d.* FROM f.docs d JOIN chg USING (scope, path)")
+            cur = mem.execute("SELECT * FROM chg_docs ORDER BY doc")
+            if [c[0] for c in cur.description] != snap.columns:
+                return False
+            new_table = cur.fetchall()
+            ci = {name: i for i, name in enumerate(snap.columns)}
+            if any(r[ci["scope"]] not in snap.scope_codes for r in new_table):
+                return False
+            gone = set(changed)
+            drop_idx = [i for i, r in enumerate(snap.table) if (r[ci["scope"]], r[ci["path"]]) in gone]
+            old_docs = [int(snap.table[i][ci["doc"]]) for i in drop_idx]
+            vec_rows = []
+            if snap.model:
+                vec_rows = mem.execute(_VECS_FROM.format(docs="chg_docs"), [snap.model]).fetchall()
+            if vec_rows and snap.vectors is None:
+                return False
+            if old_docs:
+                mem.execute("DELETE FROM postings WHERE doc IN (SELECT unnest(?::BIGINT[]))", [old_docs])
+            mem.execute("INSERT INTO postings " + _POSTINGS_FROM.format(docs="chg_docs"))
+            mem.execute("DELETE FROM dfs")
+            mem.execute("INSERT INTO dfs " + _DFS_FROM)
+        finally:
+            for stmt in ("DROP TABLE IF EXISTS chg", "DROP TABLE IF EXISTS chg_docs", "DETACH f"):
+                try:
+                    mem.execute(stmt)
+                except Exception:
+                    pass
+        keep = np.ones(snap.size, dtype=bool)
+        keep[drop_idx] = False
+        m = len(new_table)
+        for r in new_table:
+            snap.type_codes.setdefault(r[ci["type"]], len(snap.type_codes))
+        snap.table = [r for r, k in zip(snap.table, keep) if k] + new_table
+        snap.docs = np.concatenate([snap.docs[keep], np.array([r[ci["doc"]] for r in new_table], dtype=np.int64)])
+        snap.scope_of = np.concatenate([snap.scope_of[keep], np.array(
+            [snap.scope_codes[r[ci["scope"]]] for r in new_table], dtype=np.int32)])
+        snap.type_of = np.concatenate([snap.type_of[keep], np.array(
+            [snap.type_codes[r[ci["type"]]] for r in new_table], dtype=np.int32)])
+        snap.archived = np.concatenate([snap.archived[keep], np.array(
+            [bool(r[ci["archived"]]) for r in new_table], dtype=bool)])
+        snap.created = np.concatenate([snap.created[keep], np.array(
+            [r[ci["created"]] or 0.0 for r in new_table], dtype=np.float64)])
+        snap.lens = np.concatenate([snap.lens[keep], np.array([r[ci["len"]] or 0 for r in new_table], dtype=np.float64)])
+        snap.row_of = {int(d): i for i, d in enumerate(snap.docs)}
+        has_new = np.zeros(m, dtype=bool)
+        if snap.vectors is not None:
+            dim = snap.vectors.shape[1]
+            new_vecs = np.zeros((m, dim), dtype=np.float32)
+            base = snap.size - m
+            for d, blob in vec_rows:
+                i = snap.row_of.get(int(d))
+                if i is not None and i >= base and len(blob) == dim * 4:
+                    new_vecs[i - base] = np.frombuffer(blob, dtype=np.float32)
+                    has_new[i - base] = True
+            snap.vectors = np.concatenate([snap.vectors[keep], new_vecs])
+        snap.has_vec = np.concatenate([snap.has_vec[keep], has_new])
+        snap.cursors = cursors
+        return True
 
     def close(self) -> None:
         if self._snap is not None:

@@ -162,3 +162,23 @@ def test_vectors_filled_in_when_the_model_comes_back(store, gm_home, monkeypatch
     back = gitmem.open(gm_home)
     hits = back.recall("written while the model was away", scopes=["main"], mode="vector")
     assert hits and hits[0].id == late.id and hits[0].scores["vector"] > 0.9
+
+
+def test_warm_snapshot_refreshes_in_place_and_matches_a_fresh_one(store, gm_home):
+    a = store.remember("alpaca wool is warm")
+    b = store.remember("llama trekking in the andes")
+    store.remember("vicuna fibre is rare", scope="channel/x")
+    store.recall("alpaca", all_scopes=True)
+    snap = store.index._snap
+    other = gitmem.open(gm_home)  # another writer
+    other.update(a.id, "alpaca wool is soft and warm")
+    other.update(b.id, type="fact")  # moves the file
+    c = other.remember("guanaco herds roam patagonia", scope="channel/x")
+    queries = ["alpaca wool", "llama andes", "guanaco patagonia", "vicuna", "warm soft"]
+    warm = [[(h.id, h.path, h.score) for h in store.recall(q, all_scopes=True, record=False)] for q in queries]
+    assert store.index._snap is snap  # refreshed in place, not copied again
+    fresh_store = gitmem.open(gm_home)
+    fresh = [[(h.id, h.path, h.score) for h in fresh_store.recall(q, all_scopes=True, record=False)]
+             for q in queries]
+    assert warm == fresh
+    assert warm[2][0][0] == c.id and warm[1][0][1].startswith("memories/fact/")
