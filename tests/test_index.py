@@ -182,3 +182,26 @@ def test_warm_snapshot_refreshes_in_place_and_matches_a_fresh_one(store, gm_home
              for q in queries]
     assert warm == fresh
     assert warm[2][0][0] == c.id and warm[1][0][1].startswith("memories/fact/")
+
+
+def test_progress_bar_used_for_large_builds(store):
+    store.import_items([{"text": f"bulk memory number {i} about kestrels"} for i in range(300)])
+    seen = []
+
+    class Bar:
+        def __init__(self, length, label):
+            seen.append((length, label))
+            self.done = 0
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            return False
+
+        def update(self, n):
+            self.done += n
+            seen.append(self.done)
+
+    hits = store.recall("kestrels number 7", progress=Bar)
+    assert hits and seen[0] == (300, "embedding") and seen[-1] == 300
