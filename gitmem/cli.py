@@ -85,12 +85,21 @@ def _version() -> str:
     return f"gitmem {__version__} (store format {FORMAT_VERSION})"
 
 
+def _show_version(ctx: click.Context, _param: Any, value: bool) -> None:
+    # Not click.version_option: that computes the string (importing gitmem.model and
+    # yaml) on every run, and the hook path cannot spare the 25 ms.
+    if value and not ctx.resilient_parsing:
+        click.echo(_version())
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--home", type=click.Path(file_okay=False), envvar="GITMEM_HOME",
               help="Store location (default $GITMEM_HOME or ~/.gitmem).")
 @click.option("--session", envvar="GITMEM_SESSION", help="Session id recorded on commits.")
 @click.option("--agent", envvar="GITMEM_AGENT", help="Agent name: recorded and used as author.")
-@click.version_option(message="%(version)s", version=_version(), prog_name="gitmem")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
+              help="Show the version and exit.")
 @click.pass_context
 def cli(ctx: click.Context, home: str | None, session: str | None, agent: str | None) -> None:
     """gitmem: versioned memory for AI agents and people, stored in git.

@@ -120,10 +120,17 @@ def open_store(home: str | None, session: str | None, agent: str | None) -> "Sto
 
 
 def run(event: str, payload: dict[str, Any], *, home: str | None = None, agent: str | None = None,
-        budget: float | None = None, started: float | None = None) -> HookResult:
-    """Do what hook EVENT does with the agent's payload, within the budget."""
+        budget: float | None = None, started: float | None = None, session: str | None = None,
+        use_daemon: bool = True) -> HookResult:
+    """Do what hook EVENT does with the agent's payload, within the budget. A prompt hook
+    is handed whole to a running `gitmem serve` when one answers (use_daemon)."""
     started = time.monotonic() if started is None else started
-    session = payload.get("session_id") or payload.get("sessionId") or os.environ.get("GITMEM_SESSION")
+    session = (session or payload.get("session_id") or payload.get("sessionId")
+               or os.environ.get("GITMEM_SESSION"))
+    if use_daemon and event in SERVED_EVENTS:
+        served = _run_served(event, payload, home, agent, budget, started, session)
+        if served is not None:
+            return served
     store = open_store(home, session, agent)
     budget = float(hook_setting(store, "budget") if budget is None else budget)
     deadline = started + budget - 0.15  # leave time to print and exit
@@ -136,6 +143,39 @@ def run(event: str, payload: dict[str, Any], *, home: str | None = None, agent: 
     except HookTimeout as e:
         res.abandoned = True
         res.notes.append(f"{event}: {e}; went on without it")
+    res.timings["total"] = round(time.monotonic() - started, 3)
+    return res
+
+
+# Before each prompt is the hook on the agent's clock; the others may take their time.
+SERVED_EVENTS = ("prompt",)
+
+# Set by `gitmem serve` in its own process: recall on its warm Store, not over the socket.
+warm_recall: Callable[[str, int, list[str]], list[Any]] | None = None
+
+
+def _run_served(event: str, payload: dict[str, Any], home: str | None, agent: str | None,
+                budget: float | None, started: float, session: str | None) -> HookResult | None:
+    """The hook's result from a running daemon, or None (no daemon, another environment,
+    no answer in time): the caller then runs the hook here."""
+    from . import serve_client
+
+    if budget is None and os.environ.get("GITMEM_HOOK_BUDGET"):
+        budget = hook_setting(None, "budget")
+    home = home or os.environ.get("GITMEM_HOME") or os.path.expanduser("~/.gitmem")
+    elapsed = time.monotonic() - started
+    left = float(HOOK_DEFAULTS["budget"] if budget is None else budget) - elapsed
+    if left <= 0.2:
+        return None
+    # The daemon's cwd is not ours: the payload says where the session is.
+    payload = dict(payload, cwd=payload.get("cwd") or os.getcwd())
+    ans = serve_client.request(home, {"op": "hook", "event": event, "payload": payload, "agent": agent,
+                                      "session": session, "budget": budget, "elapsed": elapsed,
+                                      "env": serve_client.env_fingerprint()}, timeout=left - 0.1)
+    if not ans or not ans.get("ok"):
+        return None
+    res = HookResult(stdout=str(ans.get("stdout") or ""), notes=[str(n) for n in ans.get("notes") or []],
+                     timings={k: float(v) for k, v in (ans.get("timings") or {}).items()})
     res.timings["total"] = round(time.monotonic() - started, 3)
     return res
 
@@ -212,7 +252,10 @@ def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: i
     phrasing dropped. box["served"] says which it was."""
     from . import serve_client
 
-    remote = serve_client.recall(home, prompt, k + 3, scopes, timeout=timeout)
+    if warm_recall is not None:
+        remote: Any = (warm_recall(prompt, k + 3, scopes), {})
+    else:
+        remote = serve_client.recall(home, prompt, k + 3, scopes, timeout=timeout)
     if box is not None:
         box["served"] = remote is not None
     if remote is not None:
@@ -337,8 +380,10 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
 def autostart_serve(store: "Store") -> None:
     """Start `gitmem serve` in the background after a prompt hook recalled cold, so the
     next prompt is answered warm. Only for hooks run by the launcher (an agent CLI), not
-    for `gitmem hook prompt` typed by hand or called by a test; never waits for it."""
-    if not os.environ.get("GITMEM_HOOK_T0") or not hook_setting(store, "autostart_serve"):
+    for `gitmem hook prompt` typed by hand; GITMEM_HOOK_AUTOSTART=0 turns it off for a
+    process tree (a test suite), [hooks] autostart_serve = false for a store. Never waits."""
+    if (not os.environ.get("GITMEM_HOOK_T0") or os.environ.get("GITMEM_HOOK_AUTOSTART") == "0"
+            or not hook_setting(store, "autostart_serve")):
         return
     from . import serve_client
 

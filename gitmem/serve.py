@@ -103,7 +103,9 @@ class Daemon:
                 return {"ok": True, **self.status()}
             if op == "recall":
                 return self.recall(req)
-            return {"ok": False, "error": f"unknown op {op!r}", "hint": "ping, status or recall"}
+            if op == "hook":
+                return self.hook(req)
+            return {"ok": False, "error": f"unknown op {op!r}", "hint": "ping, status, recall or hook"}
         except GitmemError as e:
             return {"ok": False, "error": e.message, "hint": e.hint, "kind": type(e).__name__}
         except Exception as e:  # noqa: BLE001 - one bad request must not take the daemon down
@@ -131,6 +133,31 @@ class Daemon:
             info["daemon_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         return {"ok": True, "hits": [dict(h.to_dict(explain=explain), text=h.text) for h in hits],
                 "info": _jsonable(info)}
+
+    def warm_recall(self, query: str, k: int, scopes: list[str]) -> list[Any]:
+        """Recall for a hook run in this process (hookrun.warm_recall)."""
+        with self.recall_lock:
+            self._refresh_config()
+            return self.store.recall(query, k=k, scopes=scopes)
+
+    def hook(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Run a hook for a client (the prompt hook, on the agent's clock) and hand back
+        what it would print. Its deadline counts the client's time so far."""
+        from . import hookrun
+
+        if req.get("env") is not None and req["env"] != self.env:
+            return {"ok": False, "error": "the daemon runs with another GITMEM_* environment",
+                    "kind": "config"}
+        event = req.get("event")
+        payload = req.get("payload")
+        if event not in hookrun.SERVED_EVENTS or not isinstance(payload, dict):
+            raise UsageError(f"hook {event!r} is not served here")
+        started = time.monotonic() - max(0.0, float(req.get("elapsed") or 0.0))
+        budget = req.get("budget")
+        res = hookrun.run(event, payload, home=str(self.home), agent=req.get("agent"),
+                          budget=None if budget is None else float(budget), started=started,
+                          session=req.get("session"), use_daemon=False)
+        return {"ok": True, "stdout": res.stdout, "notes": res.notes, "timings": res.timings}
 
     def status(self) -> dict[str, Any]:
         rec = self.store._recaller()
@@ -261,6 +288,9 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
             os.umask(old_mask)
         os.chmod(sock, 0o600)
         server.daemon_state = daemon  # type: ignore[attr-defined]
+        from . import hookrun
+
+        hookrun.warm_recall = daemon.warm_recall
         daemon.server = server
         daemon.last_request = time.monotonic()
         previous = {}
@@ -277,6 +307,9 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
                 signal.signal(sig, h)
         return daemon.stop_reason or "stopped"
     finally:
+        from . import hookrun
+
+        hookrun.warm_recall = None
         if server is not None:
             server.server_close()
         # Only remove what is ours: a socket we bound and our own pid in the pid file.

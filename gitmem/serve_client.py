@@ -24,7 +24,7 @@ from typing import Any, Iterable
 # Environment the daemon must share with a client for its answers to be the client's
 # answers: every GITMEM_* variable except those that only say who or how a hook runs.
 _ENV_IGNORED = {"GITMEM_HOME", "GITMEM_SESSION", "GITMEM_AGENT", "GITMEM_PYTHON", "GITMEM_DEBUG",
-                "GITMEM_HOOK_BUDGET", "GITMEM_HOOK_T0"}
+                "GITMEM_HOOK_BUDGET", "GITMEM_HOOK_T0", "GITMEM_HOOK_AUTOSTART"}
 
 
 def socket_path(home: str | os.PathLike[str]) -> Path:
