@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import git, run_cli
 from gitmem import access
 from gitmem.forget import reopen, update_refs_cas
 from gitmem.errors import ConflictError, NotFound, UsageError
@@ -74,6 +74,11 @@ def test_forget_purges_text_everywhere(secret_store, gm_home):
     store, a, b, c, d = secret_store
     before = all_objects(store)
     assert all(s.encode() in before for s in SECRETS[:3])  # the check below can fail
+    # gitmem's own ref moves write no reflog; git tooling (fetch, update-ref) does, with
+    # the commit subject as its message. Make one so the reflog check below can fail.
+    tip = git("--git-dir", git_dir(store), "rev-parse", "main").strip()
+    git("--git-dir", git_dir(store), "update-ref", "--create-reflog", "-m",
+        "remember: The vault combination", "refs/heads/main", tip)
     assert b"vault" in reflogs(store)
     index_built = False
     try:
