@@ -212,7 +212,15 @@ def _download_once(model: str) -> None:
     for cls in TextEmbedding.EMBEDDINGS_REGISTRY:
         for desc in cls._list_supported_models():
             if desc.model.lower() == model.lower():
-                cls.download_model(desc, str(define_cache_dir(None)), retries=1)
+                cache = str(define_cache_dir(None))
+                if desc.sources.hf:
+                    # One hub request, no sleep: download_model would wait 3 s even
+                    # after its last attempt.
+                    cls.download_files_from_huggingface(
+                        desc.sources.hf, cache_dir=cache,
+                        extra_patterns=[desc.model_file, *desc.additional_files])
+                else:
+                    cls.download_model(desc, cache, retries=1)
                 return
     raise ValueError(f"fastembed does not know the model {model!r}")
 
