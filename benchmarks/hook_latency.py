@@ -186,7 +186,7 @@ def render(rows, extra, a) -> str:
         out.append(f"| {label} | `gitmem serve` | {ms(warm['p50'])} | {ms(warm['p95'])} | {ms(warm['max'])} | "
                    f"{warm['recalled']}/{warm['runs']} |")
     out += ["", "Recall through the client alone (a fresh `python -c` that imports only "
-            "`gitmem.serve_client`), ms:", "", "| embedder | process p50 | process p95 | request p50 | daemon up in |",
+            "`gitmem.serve_client`), ms:", "", "| embedder | process p50 | process p95 | import + request p50 | `serve --detach` ready in |",
             "|---|---|---|---|---|"]
     for label, cold, warm, client, up in rows:
         out.append(f"| {label} | {ms(client['p50'])} | {ms(client['p95'])} | {client['inner_p50'] * 1000:.1f} | "

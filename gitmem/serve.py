@@ -284,6 +284,9 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
         old_mask = os.umask(0o177)  # the socket is born 0600: no window for others
         try:
             server = _Server(str(sock), _Handler, bind_and_activate=True)
+        except OSError as e:
+            raise GitmemError(f"cannot listen on {sock}: {e}",
+                              hint="a Unix socket path must stay under 108 bytes: use a shorter GITMEM_HOME") from e
         finally:
             os.umask(old_mask)
         os.chmod(sock, 0o600)

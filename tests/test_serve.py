@@ -230,3 +230,12 @@ def test_the_client_imports_no_heavy_modules():
             "print(sorted(m for m in ('numpy', 'duckdb', 'fastembed', 'onnxruntime', 'pygit2') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_concurrent_clients_get_the_same_answers(daemon, gm_home):
+    from concurrent.futures import ThreadPoolExecutor
+
+    want = [h["id"] for h in serve_client.try_recall(gm_home, "staging database", k=3)]
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: serve_client.try_recall(gm_home, "staging database", k=3, timeout=10), range(32)))
+    assert all(g is not None and [h["id"] for h in g] == want for g in got)
