@@ -339,50 +339,47 @@ def _load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
         cur = mem.execute("SELECT * FROM f.docs ORDER BY doc")
         columns = [c[0] for c in cur.description]
         table = cur.fetchall()
+        # Column arrays straight from DuckDB (numpy), not through Python tuples.
+        arr = mem.execute("SELECT doc, scope, archived, created, type, len FROM f.docs ORDER BY doc").fetchnumpy()
+        scope_names, scope_of = np.unique(np.asarray(arr["scope"], dtype=object).astype(str), return_inverse=True)
+        type_names, type_of = np.unique(np.asarray(arr["type"], dtype=object).astype(str), return_inverse=True)
+        scope_codes = {str(name): i for i, name in enumerate(scope_names)}
+        type_codes = {str(name): i for i, name in enumerate(type_names)}
         # Postings carry the filter columns of their doc so a query needs no join, and
         # integer term hashes and scope codes: comparing strings dominated query time.
-        ci = columns.index("scope")
-        codes: dict[str, int] = {}
-        for r in table:
-            codes.setdefault(r[ci], len(codes))
         mem.execute("CREATE TABLE scope_codes (scope VARCHAR, sc INTEGER)")
-        if codes:
+        if scope_codes:
             mem.execute("INSERT INTO scope_codes SELECT unnest(?::VARCHAR[]), unnest(?::INTEGER[])",
-                        [list(codes), list(codes.values())])
+                        [list(scope_codes), list(scope_codes.values())])
         mem.execute("CREATE TABLE postings AS " + _POSTINGS_FROM.format(docs="f.docs") + " ORDER BY th")
         mem.execute("CREATE TABLE dfs AS " + _DFS_FROM + " ORDER BY th")
-        vec_rows = []
+        vec = None
         if model_id:
-            vec_rows = mem.execute(_VECS_FROM.format(docs="f.docs"), [model_id]).fetchall()
+            vec = mem.execute(_VECS_FROM.format(docs="f.docs") + " ORDER BY d.doc", [model_id]).fetchnumpy()
     finally:
         try:
             mem.execute("DETACH f")
         except duckdb.Error:
             pass
-    c = {name: i for i, name in enumerate(columns)}
-    rows = [(r[c["doc"]], r[c["scope"]], r[c["archived"]], r[c["created"]], r[c["type"]], r[c["len"]]) for r in table]
-    n = len(rows)
-    docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=n)
-    scope_codes: dict[str, int] = {}
-    type_codes: dict[str, int] = {}
-    scope_of = np.fromiter((scope_codes.setdefault(r[1], len(scope_codes)) for r in rows), dtype=np.int32, count=n)
-    type_of = np.fromiter((type_codes.setdefault(r[4], len(type_codes)) for r in rows), dtype=np.int32, count=n)
-    archived = np.fromiter((bool(r[2]) for r in rows), dtype=bool, count=n)
-    created = np.fromiter((r[3] or 0.0 for r in rows), dtype=np.float64, count=n)
-    lens = np.fromiter((r[5] or 0 for r in rows), dtype=np.float64, count=n)
-    row_of = {int(d): i for i, d in enumerate(docs)}
+    n = len(table)
+    docs = np.asarray(arr["doc"], dtype=np.int64)
+    archived = np.asarray(arr["archived"], dtype=bool)
+    created = np.nan_to_num(np.asarray(arr["created"], dtype=np.float64))
+    lens = np.nan_to_num(np.asarray(arr["len"], dtype=np.float64))
+    row_of = {int(d): i for i, d in enumerate(docs.tolist())}
     vectors = None
     has_vec = np.zeros(n, dtype=bool)
-    if vec_rows:
-        dim = len(vec_rows[0][1]) // 4
-        vectors = np.zeros((n, dim), dtype=np.float32)
-        for d, blob in vec_rows:
-            i = row_of.get(int(d))
-            if i is not None and len(blob) == dim * 4:
-                vectors[i] = np.frombuffer(blob, dtype=np.float32)
-                has_vec[i] = True
-    return Snapshot(mem, cursors, model_id, docs, scope_of, scope_codes, archived, created, type_of,
-                    type_codes, vectors, has_vec, lens, columns, table, row_of)
+    if vec is not None and len(vec["doc"]):
+        blobs = list(vec[list(vec)[1]])
+        dim = len(blobs[0]) // 4
+        if dim and all(len(x) == dim * 4 for x in blobs):
+            mat = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
+            pos = np.searchsorted(docs, np.asarray(vec["doc"], dtype=np.int64))
+            vectors = np.zeros((n, dim), dtype=np.float32)
+            vectors[pos] = mat
+            has_vec[pos] = True
+    return Snapshot(mem, cursors, model_id, docs, scope_of.astype(np.int32), scope_codes, archived, created,
+                    type_of.astype(np.int32), type_codes, vectors, has_vec, lens, columns, table, row_of)
 
 
 def _sql_str(s: str) -> str:
