@@ -22,7 +22,7 @@ from .index import Index, Progress, Snapshot
 from .model import parse_when
 from .tokens import tokenize
 
-# Documented defaults of [recall] (README "Recall" and BENCHMARKS.md say why).
+# Documented defaults of [recall] (BENCHMARKS.md "Recall settings" lists them and why).
 RECALL_DEFAULTS: dict[str, Any] = {
     # "linear": min-max normalised BM25 and cosine scores, weighted sum; "rrf":
     # reciprocal rank fusion. Linear won on LoCoMo dev (R_any@10 0.74 vs 0.62 for RRF
