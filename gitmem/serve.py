@@ -219,6 +219,7 @@ class _Handler(socketserver.StreamRequestHandler):
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     allow_reuse_address = False
+    request_queue_size = 128  # the default 5 refuses a burst of hooks (EAGAIN on connect)
 
 
 def _take_lock(home: Path) -> int:

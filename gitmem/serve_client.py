@@ -58,7 +58,14 @@ def request(home: str | os.PathLike[str], payload: dict[str, Any], timeout: floa
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         s.settimeout(max(0.01, min(timeout, 0.5)))
-        s.connect(str(path))
+        while True:
+            try:
+                s.connect(str(path))
+                break
+            except BlockingIOError:  # the daemon's backlog is full: it is busy, not gone
+                if time.monotonic() > deadline:
+                    return None
+                time.sleep(0.005)
         s.sendall(json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n")
         buf = bytearray()
         while not buf.endswith(b"\n"):

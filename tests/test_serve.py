@@ -169,7 +169,8 @@ def test_the_prompt_hook_uses_the_daemon(daemon, gm_home):
     assert "gitmem.hookrun" in loaded and not loaded & {"numpy", "duckdb", "pygit2", "gitmem.api", "jinja2"}
 
 
-def test_the_installed_prompt_hook_starts_a_daemon_for_the_next_prompt(filled, gm_home):
+def test_the_installed_prompt_hook_starts_a_daemon_for_the_next_prompt(filled, gm_home, monkeypatch):
+    monkeypatch.delenv("GITMEM_HOOK_AUTOSTART", raising=False)
     cmd = hookrun.hook_command("prompt", gm_home, budget=5)
     payload = json.dumps({"session_id": "s1", "prompt": "when do we deploy", "cwd": str(gm_home)})
     res = subprocess.run(["sh", "-c", cmd], input=payload, capture_output=True, text=True, timeout=30)
@@ -191,6 +192,10 @@ def test_autostart_can_be_turned_off(filled, gm_home):
     cmd = hookrun.hook_command("prompt", gm_home, budget=5)
     res = subprocess.run(["sh", "-c", cmd], input=json.dumps({"session_id": "s", "prompt": "deploy"}),
                          capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0
+    (gm_home / "config.toml").write_text("")
+    res = subprocess.run(["sh", "-c", cmd], input=json.dumps({"session_id": "s", "prompt": "deploy"}),
+                         capture_output=True, text=True, timeout=30, env={**os.environ, "GITMEM_HOOK_AUTOSTART": "0"})
     assert res.returncode == 0
     time.sleep(0.5)
     assert not serve_client.running(gm_home) and not serve_client.socket_path(gm_home).exists()
@@ -236,6 +241,6 @@ def test_concurrent_clients_get_the_same_answers(daemon, gm_home):
     from concurrent.futures import ThreadPoolExecutor
 
     want = [h["id"] for h in serve_client.try_recall(gm_home, "staging database", k=3)]
-    with ThreadPoolExecutor(8) as pool:
-        got = list(pool.map(lambda _: serve_client.try_recall(gm_home, "staging database", k=3, timeout=10), range(32)))
+    with ThreadPoolExecutor(16) as pool:
+        got = list(pool.map(lambda _: serve_client.try_recall(gm_home, "staging database", k=3, timeout=10), range(64)))
     assert all(g is not None and [h["id"] for h in g] == want for g in got)
