@@ -18,19 +18,34 @@ def _spawn_watch(*args: str) -> subprocess.Popen:
                             env=dict(os.environ))
 
 
-def _read_lines(proc: subprocess.Popen, n: int, timeout: float = 20) -> list[str]:
-    import selectors
+_READERS: dict[int, "queue.Queue[str]"] = {}
 
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
+
+def _read_lines(proc: subprocess.Popen, n: int, timeout: float = 20) -> list[str]:
+    """Up to n lines within timeout. A reader thread owns the pipe: select() on a
+    buffered file misses lines that readline() already pulled into its buffer."""
+    import queue
+    import threading
+
+    q = _READERS.get(proc.pid)
+    if q is None:
+        q = _READERS[proc.pid] = queue.Queue()
+
+        def pump() -> None:
+            for line in proc.stdout:
+                q.put(line)
+
+        threading.Thread(target=pump, daemon=True).start()
     lines: list[str] = []
     deadline = time.monotonic() + timeout
-    while len(lines) < n and time.monotonic() < deadline:
-        if sel.select(timeout=0.2):
-            line = proc.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
+    while len(lines) < n:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            lines.append(q.get(timeout=left))
+        except queue.Empty:
+            break
     return lines
 
 
