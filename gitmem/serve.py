@@ -64,6 +64,7 @@ class Daemon:
         self.last_request = time.monotonic()
         self.requests = 0
         self.recall_lock = threading.Lock()
+        self._count_lock = threading.Lock()
         self._config_stamp = self._stamp()
         self.server: socketserver.BaseServer | None = None
         self._stopping = threading.Event()
@@ -86,13 +87,18 @@ class Daemon:
         # config.toml changed (a link, a recall weight): start over with a new Store.
         stamp = self._stamp()
         if stamp != self._config_stamp:
-            self.store = self._open()
+            old, self.store = self.store, self._open()
             self._config_stamp = stamp
+            try:
+                old.index.close()  # drop the old in-memory snapshot
+            except Exception:  # noqa: BLE001 - it is being thrown away
+                pass
 
     # ---- requests ----------------------------------------------------------------------
     def handle(self, req: Any) -> dict[str, Any]:
-        self.last_request = time.monotonic()
-        self.requests += 1
+        with self._count_lock:
+            self.last_request = time.monotonic()
+            self.requests += 1
         if not isinstance(req, dict):
             return {"ok": False, "error": "a request is a JSON object"}
         op = req.get("op")

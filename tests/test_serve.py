@@ -244,3 +244,22 @@ def test_concurrent_clients_get_the_same_answers(daemon, gm_home):
     with ThreadPoolExecutor(16) as pool:
         got = list(pool.map(lambda _: serve_client.try_recall(gm_home, "staging database", k=3, timeout=10), range(64)))
     assert all(g is not None and [h["id"] for h in g] == want for g in got)
+
+
+def test_linked_project_by_the_clients_cwd_and_config_changes(filled, daemon, gm_home, tmp_path):
+    from gitmem.config import write_config_value
+
+    filled.remember("The widget repo builds with meson, not make.", scope="project/widget")
+    repo = tmp_path / "widget"
+    repo.mkdir()
+    # Not linked yet: the default scopes do not include the project.
+    assert serve_client.try_recall(gm_home, "meson build", cwd=str(repo)) == []
+    write_config_value(gm_home, "links", str(repo.resolve()), "project/widget")  # what `gitmem link` does
+    hits = serve_client.try_recall(gm_home, "meson build", cwd=str(repo))
+    assert hits and hits[0]["scope"] == "project/widget"
+    assert serve_client.try_recall(gm_home, "meson build", cwd=str(tmp_path)) == []  # elsewhere: not linked
+    # And the CLI run inside the repository asks the daemon, which looks from there.
+    n = _requests(gm_home)
+    res = run_cli("recall", "meson build", "--json", cwd=str(repo))
+    assert res.returncode == 0 and json.loads(res.stdout)[0]["scope"] == "project/widget"
+    assert _requests(gm_home) == n + 2
