@@ -639,6 +639,7 @@ class Index:
         drops, drop_scopes, chunks = self._plan(cursors, tips)
         target = self.path
         if new_file:
+            _remove_stale_builds(self.path)
             target = self.path.with_name(f".{INDEX_NAME}.{os.getpid()}.tmp")
             for p in (target, Path(str(target) + ".wal")):
                 p.unlink(missing_ok=True)
@@ -855,6 +856,22 @@ class Index:
         except Exception:
             pass
         return sum(1 for _ in self.git.history(tip, limit=100000))
+
+
+def _remove_stale_builds(path: Path) -> None:
+    """Temp files of rebuilds whose process died (we hold the index lock here)."""
+    for p in path.parent.glob(f".{INDEX_NAME}.*.tmp*"):
+        try:
+            pid = int(p.name.split(".")[3])
+            os.kill(pid, 0)
+            continue  # still running (cannot happen under the lock, but be safe)
+        except (ValueError, IndexError):
+            pass
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            continue
+        p.unlink(missing_ok=True)
 
 
 class _NullBar:
