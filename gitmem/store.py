@@ -18,7 +18,7 @@ import pygit2
 from .errors import ConflictError, GitmemError, NotFound, StoreMissing, UsageError
 from .fsutil import file_lock
 from .model import FORMAT_VERSION, check_scope
-from .packwrite import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, commit_bytes, tree_bytes
+from .packwrite import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, commit_bytes, parse_tree, tree_bytes
 
 SCOPE_PREFIX = "refs/heads/"
 NOTES_REF = "refs/notes/gitmem"
@@ -288,10 +288,7 @@ class GitStore:
     def _build_tree(self, pack: PackWriter, tree: pygit2.Tree | None,
                     changes: Mapping[str, Change]) -> bytes | None:
         """Add the changed trees (and new blobs) to `pack`; returns the root's raw id."""
-        entries: dict[str, tuple[int, bytes]] = {}
-        if tree is not None:
-            for e in tree:
-                entries[e.name] = (int(e.filemode), e.id.raw)
+        entries = parse_tree(tree.read_raw()) if tree is not None else {}
         nested: dict[str, dict[str, Change]] = {}
         for path, value in changes.items():
             head, sep, rest = path.partition("/")

@@ -42,7 +42,7 @@ def test_ids_are_unique_sortable_and_short():
 
 def test_memory_path_fans_out_by_type_month_and_bucket():
     mid = model.new_id(now_ms=1_717_000_000_000)
-    assert model.memory_path(mid, "fact") == f"memories/fact/2024-05/{mid[-1]}/{mid}.md"
+    assert model.memory_path(mid, "fact") == f"memories/fact/2024-05/{mid[-1]}/{mid[-2]}/{mid}.md"
 
 
 @pytest.mark.parametrize("scope", ["main", "channel/slack", "project/github.com/me/app", "project/app-1a2b3c"])
