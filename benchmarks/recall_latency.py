@@ -118,9 +118,11 @@ def real_query_embedding(n: int = 100) -> tuple[float, float] | None:
     from gitmem.config import load_config
     from gitmem.embed import load_embedder
 
-    cfg = load_config(tempfile.mkdtemp(prefix="gitmem-lat-m-"), env={},
+    home = tempfile.mkdtemp(prefix="gitmem-lat-m-")
+    cfg = load_config(home, env={},
                       overrides={"embed": {"model": "sentence-transformers/all-MiniLM-L6-v2", "path": str(MODEL_PATH)}})
     emb, _ = load_embedder(cfg)
+    shutil.rmtree(home, ignore_errors=True)
     if emb is None:
         return None
     _, texts = corpus(n, seed=3)
