@@ -157,8 +157,8 @@ def spawn(home: str | os.PathLike[str], idle_exit: float | None = None,
           python: str | None = None) -> int | None:
     """Start a daemon for `home` in its own session, output to state/serve.log; its pid,
     or None when one is already running or it could not be started. Does not wait."""
-    if running(home):
-        return None
+    if running(home) or len(os.fsencode(str(socket_path(home)))) >= 108:
+        return None  # one is there, or it could not bind (AF_UNIX path limit): don't try every prompt
     cmd = [python or sys.executable, "-m", "gitmem", "--home", str(home), "serve"]
     if idle_exit is not None:
         cmd += ["--idle-exit", f"{float(idle_exit):g}"]
