@@ -179,6 +179,9 @@ class Recaller:
         if want != "bm25" and self.embedder() is None:
             want = "bm25"
         snap = self.index.snapshot(progress=progress)
+        if types is None and "quarantine" in snap.type_codes:
+            # Flagged as possible prompt injection by extract: never recalled unless asked for.
+            types = [t for t in snap.type_codes if t != "quarantine"]
         terms = tokenize(query)
         depth = max(int(self.opt("candidates")), k * 3)
 
