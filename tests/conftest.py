@@ -30,6 +30,8 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("GITMEM_EMAIL", "test@example.com")
     monkeypatch.setenv("GITMEM_EMBED_MODEL", "fake-64")
     monkeypatch.setenv("GITMEM_FSYNC", "0")
+    # Hooks run through the launcher would start a `gitmem serve` that outlives the test.
+    monkeypatch.setenv("GITMEM_HOOK_AUTOSTART", "0")
     (home / ".gitconfig").write_text("[user]\n\tname = Test Person\n\temail = test@example.com\n")
     yield
 
