@@ -437,7 +437,7 @@ class GitStore:
             self.repo.create_note(text, sig, sig, commit_id, ref, True)
 
     # ---- maintenance --------------------------------------------------------------
-    MAX_PACKS = 16
+    MAX_PACKS = 32
 
     def _maybe_gc(self) -> None:
         """Keep the object store compact: every write adds one small pack, and readers
