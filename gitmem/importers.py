@@ -211,16 +211,8 @@ def _plan_topics(kind: str, root: Path, files: list[Path]) -> list[_Batch]:
                    summary=" ".join(desc.split())[:200] or None, meta=meta)
         if name:
             it["key"] = name
-        day = _file_date(p.name)
-        if day:
-            it["created"] = dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc)
-            b = _Batch(f"import: {kind} {rel}", when=day)
-            b.items.append(it)
-            dated.append(b)
-        else:
-            batch.items.append(it)
-    dated.sort(key=lambda b: (b.when, b.subject))
-    return ([batch] if batch.items else []) + dated
+        _place(it, f"{kind} {rel}", p, batch, dated)
+    return _batches(batch, dated)
 
 
 def _plan_markdown(root: Path, files: list[Path]) -> list[_Batch]:
@@ -240,14 +232,23 @@ def _plan_markdown(root: Path, files: list[Path]) -> list[_Batch]:
             it["tags"] += [str(t) for t in fm["tags"] if _TAG.match(str(t))]
         if isinstance(fm.get("importance"), int):
             it["importance"] = fm["importance"]
-        day = _file_date(p.name)
-        if day:
-            it["created"] = dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc)
-            b = _Batch(f"import: markdown {rel}", when=day)
-            b.items.append(it)
-            dated.append(b)
-        else:
-            batch.items.append(it)
+        _place(it, f"markdown {rel}", p, batch, dated)
+    return _batches(batch, dated)
+
+
+def _place(it: dict[str, Any], label: str, p: Path, batch: "_Batch", dated: list["_Batch"]) -> None:
+    """A dated file (YYYY-MM-DD in its name) becomes its own commit with that date."""
+    day = _file_date(p.name)
+    if day:
+        it["created"] = dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc)
+        b = _Batch(f"import: {label}", when=day)
+        b.items.append(it)
+        dated.append(b)
+    else:
+        batch.items.append(it)
+
+
+def _batches(batch: "_Batch", dated: list["_Batch"]) -> list["_Batch"]:
     dated.sort(key=lambda b: (b.when, b.subject))
     return ([batch] if batch.items else []) + dated
 
