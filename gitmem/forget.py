@@ -591,10 +591,7 @@ def prune(git: GitStore, gc_wait: float = 120.0) -> None:
     # The store's background maintenance (geometric repack, gc --auto) runs under these
     # locks; holding them waits for a running one and keeps new ones out meanwhile, so
     # none can fold the old objects into a fresh pack behind our back.
-    from .fsutil import file_lock
-
-    locks = git.home / "state" / "locks"
-    with file_lock(locks / "repack.lock", timeout=gc_wait), file_lock(locks / "gc.lock", timeout=gc_wait):
+    with git.maintenance_paused(timeout=gc_wait):
         _wait_for_gc(git.path, gc_wait)
         run_git(git.path, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
         run_git(git.path, "repack", "-a", "-d", "-q")

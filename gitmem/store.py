@@ -3,6 +3,7 @@ notes. The only module besides sync that touches pygit2."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import random
@@ -471,9 +472,18 @@ class GitStore:
         except OSError:
             pass  # git missing: packing is an optimisation, never a failure
 
+    @contextlib.contextmanager
+    def maintenance_paused(self, timeout: float = 120.0) -> Iterator[None]:
+        """Wait for a running background repack / gc and keep new ones out meanwhile
+        (they run under these locks, see _background)."""
+        locks = self.home / "state" / "locks"
+        with file_lock(locks / "repack.lock", timeout=timeout), file_lock(locks / "gc.lock", timeout=timeout):
+            yield
+
     def gc_auto(self, wait: bool = False) -> None:
         """`git gc --auto` in the background."""
-        self._background(["gc", "--auto", "--quiet"], "gc", wait=wait)
+        # No auto-detach: the flock must cover the whole gc, not just its parent.
+        self._background(["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"], "gc", wait=wait)
 
 
 def git_env() -> dict[str, str]:

@@ -67,6 +67,20 @@ def run_cli(*args: str, input: str | None = None, env: dict | None = None, cwd=N
 
 
 def git(*args: str, cwd=None, check: bool = True) -> str:
+    git_dir = next((a.split("=", 1)[1] for a in args if a.startswith("--git-dir=")), None)
+    if git_dir is None and "--git-dir" in args:
+        git_dir = args[args.index("--git-dir") + 1]
+    if "fsck" in args and git_dir and (Path(git_dir).parent / "state").is_dir():
+        # A background repack started by the writes deletes packs as it folds them;
+        # git itself would report them missing mid-way. Let it finish first.
+        from gitmem.store import GitStore
+
+        with GitStore(Path(git_dir).parent, fsync=False).maintenance_paused():
+            return _git(args, cwd, check)
+    return _git(args, cwd, check)
+
+
+def _git(args, cwd, check: bool) -> str:
     res = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
     if check and res.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {res.stderr}")

@@ -41,6 +41,11 @@ def files_holding(home: Path, needle: bytes) -> list[str]:
 
 
 def fsck(store) -> subprocess.CompletedProcess:
+    with store.git.maintenance_paused():  # a background repack deletes packs mid-fsck
+        return _fsck(store)
+
+
+def _fsck(store) -> subprocess.CompletedProcess:
     return subprocess.run(["git", f"--git-dir={git_dir(store)}", "fsck", "--strict", "--no-progress"],
                           capture_output=True, text=True)
 
