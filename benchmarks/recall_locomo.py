@@ -174,14 +174,9 @@ def table(res: dict, n_q: int, timing: dict, model: str) -> str:
 
 
 def write_section(text: str) -> None:
-    path = ROOT / "BENCHMARKS.md"
-    body = path.read_text() if path.exists() else "# Benchmarks\n"
-    block = f"{BEGIN}\n{text}{END}"
-    if BEGIN in body and END in body:
-        body = body[: body.index(BEGIN)] + block + body[body.index(END) + len(END):]
-    else:
-        body = body.rstrip("\n") + "\n\n## Recall: LoCoMo\n\n" + block + "\n"
-    path.write_text(body)
+    from _report import write_section as write
+
+    write(BEGIN, END, text, "Recall: LoCoMo")
 
 
 def parse_set(values: list[str]) -> dict:

@@ -1,0 +1,19 @@
+"""Shared by the benchmark scripts: replace a marked block in BENCHMARKS.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_section(begin: str, end: str, text: str, heading: str) -> None:
+    """Put `text` between the `begin`/`end` markers, or append it under `heading`."""
+    path = ROOT / "BENCHMARKS.md"
+    body = path.read_text() if path.exists() else "# Benchmarks\n"
+    block = f"{begin}\n{text}{end}"
+    if begin in body and end in body:
+        body = body[: body.index(begin)] + block + body[body.index(end) + len(end):]
+    else:
+        body = body.rstrip("\n") + f"\n\n## {heading}\n\n" + block + "\n"
+    path.write_text(body)
