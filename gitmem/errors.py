@@ -31,6 +31,8 @@ class NotFound(GitmemError):
 
 
 class StoreMissing(GitmemError):
+    """No store at the home (exit 3; internal errors exit 70)."""
+
     exit_code = 3
     default_hint = "run `gitmem init` first (or pass --home / set GITMEM_HOME)"
 
@@ -55,3 +57,14 @@ class ImportFormatError(UsageError):
             message = f"line {line}: {message}"
         super().__init__(message, hint)
         self.line = line
+
+
+class CorruptObject(GitmemError):
+    """A git object that cannot be decoded (damaged, or written around gitmem)."""
+
+    exit_code = 7
+
+
+# Exit codes: 0 ok, 1 error, 2 usage/config, 3 no store, 4 not found, 5 conflict/lock,
+# 6 index, 7 corrupt object, 70 internal error (a bug: EX_SOFTWARE), 130 interrupted.
+EXIT_INTERNAL = 70

@@ -1,29 +1,24 @@
 """Code repositories: linking a repo to a project scope, notes on code commits, `why`.
 
-Everything here works on the *code* repository, never the memory store's own: notes
-(`refs/notes/gitmem`) go through pygit2 on that repo, blame through the git command
-with GIT_DIR & co. scrubbed from the environment. A note carries ids and scopes only,
-never memory text: code repos are pushed to places memory must not go."""
+The code repository itself is reached through store.coderepo (the object layer). A note
+on a code commit carries ids and scopes only, never memory text: code repos are pushed
+to places memory must not go."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import pygit2
-
-from .errors import GitmemError, NotFound, UsageError
-from .fsutil import file_lock
-from .store import NOTES_REF, git_env
+from .errors import NotFound, UsageError
+from .store.coderepo import CodeRepo
 
 if TYPE_CHECKING:
-    from .api import Store
+    from .memories import Memories
     from .model import Memory
 
 _PART_BAD = re.compile(r"[^A-Za-z0-9._-]+")
@@ -31,24 +26,7 @@ _NOTE_LINE = re.compile(r"^gitmem: ([0-9a-z]{13}) scope=(\S+)\s*$")
 _SCP = re.compile(r"^(?:[^@/\s]+@)?([^:/\s]+):(?!//)(.+)$")  # git@host:owner/repo.git
 
 
-# ---- finding the repository and its project key ----------------------------------------
-def open_repo(path: str | os.PathLike[str] | None = None) -> pygit2.Repository:
-    """The code repository containing `path` (default: the current directory)."""
-    start = Path(path or os.getcwd()).resolve()
-    found = pygit2.discover_repository(str(start))
-    if not found:
-        raise NotFound(f"not inside a git repository: {start}",
-                       hint="run this in a code repository, or give its path")
-    repo = pygit2.Repository(found)
-    if repo.workdir is None:
-        raise UsageError(f"{found} is a bare repository", hint="link a checkout with a work tree")
-    return repo
-
-
-def repo_root(repo: pygit2.Repository) -> Path:
-    return Path(repo.workdir).resolve()
-
-
+# ---- the project key ---------------------------------------------------------------------
 def _clean_part(p: str) -> str:
     p = _PART_BAD.sub("-", p).strip("-._")
     while ".." in p:
@@ -104,48 +82,41 @@ def public_url(url: str) -> str:
     return f"{m.group(1)}@{m.group(2)}" if m else url
 
 
-def origin_url(repo: pygit2.Repository) -> str | None:
-    try:
-        return repo.remotes["origin"].url
-    except (KeyError, ValueError):
-        return None
-
-
-def project_key(repo: pygit2.Repository) -> str:
+def project_key(repo: CodeRepo) -> str:
     """From the `origin` URL (`github.com/owner/repo`), else folder name + path hash."""
-    url = origin_url(repo)
+    url = repo.origin_url()
     key = normalise_url(url) if url else None
     if key:
         return key
-    root = repo_root(repo)
+    root = repo.root
     name = _clean_part(root.name) or "repo"
     digest = hashlib.sha1(str(root).encode()).hexdigest()[:8]
     return f"{name}-{digest}"
 
 
 # ---- link / unlink ------------------------------------------------------------------------
-def link(store: "Store", path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Record the code repo at `path` as project scope `project/<key>` in config."""
+def link(svc: "Memories", path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Record the code repo at `path` as project scope `project/<key>` in config
+    (the caller reloads its config)."""
     from .config import write_config_value
     from .model import check_scope
 
-    repo = open_repo(path)
-    root = repo_root(repo)
+    repo = CodeRepo.discover(path)
+    root = repo.root
     scope = check_scope(f"project/{project_key(repo)}")
-    links = store.config.section("links")
+    links = svc.config.section("links")
     previous = links.get(str(root))
-    write_config_value(store.home, "links", str(root), scope)
-    _reload(store)
-    url = origin_url(repo)
+    write_config_value(svc.home, "links", str(root), scope)
+    url = repo.origin_url()
     return {"root": str(root), "scope": scope, "origin": public_url(url) if url else None,
             "previous": previous}
 
 
-def unlink(store: "Store", path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def unlink(svc: "Memories", path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Forget the link of the code repo at `path` (or the linked root containing it)."""
     from .config import write_config_value
 
-    links = store.config.section("links")
+    links = svc.config.section("links")
     here = Path(path or os.getcwd()).resolve()
     best = None
     for root in links:
@@ -155,17 +126,8 @@ def unlink(store: "Store", path: str | os.PathLike[str] | None = None) -> dict[s
     if best is None:
         raise NotFound(f"{here} is not linked", hint="`gitmem link` links the current repository")
     scope = links[best]
-    write_config_value(store.home, "links", best, None)
-    _reload(store)
+    write_config_value(svc.home, "links", best, None)
     return {"root": best, "scope": scope}
-
-
-def _reload(store: "Store") -> None:
-    """Pick up the config just written (Config is frozen; load it afresh)."""
-    from .config import load_config
-
-    c = store.config
-    store.config = load_config(c.home, session=c.session, agent=c.agent)
 
 
 # ---- remember --link ----------------------------------------------------------------------
@@ -173,30 +135,24 @@ def resolve_link(spec: str, cwd: str | os.PathLike[str] | None = None) -> dict[s
     """`REV[:PATH]` in the code repo at cwd -> {repo, commit, path?, project}."""
     if not spec or not spec.strip():
         raise UsageError("empty --link", hint="e.g. --link HEAD or --link HEAD:src/app.py")
-    repo = open_repo(cwd)
+    repo = CodeRepo.discover(cwd)
     rev, sep, path = spec.partition(":")
-    try:
-        commit = repo.revparse_single(rev or "HEAD").peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
-        raise NotFound(f"unknown revision {rev!r} in {repo_root(repo)}",
-                       hint="give a commit of the code repo, e.g. HEAD or a sha") from e
-    url = origin_url(repo)
-    out: dict[str, Any] = {"repo": public_url(url) if url else str(repo_root(repo)),
-                           "commit": str(commit.id), "project": project_key(repo)}
+    commit = repo.resolve(rev or "HEAD")
+    url = repo.origin_url()
+    out: dict[str, Any] = {"repo": public_url(url) if url else str(repo.root),
+                           "commit": commit, "project": project_key(repo)}
     if sep and path:
         rel = _repo_path(repo, path, cwd)
-        try:
-            commit.tree[rel]
-        except KeyError:
-            raise NotFound(f"{rel} is not in commit {str(commit.id)[:10]}",
-                           hint="paths are relative to the current directory or the repo root") from None
+        if not repo.has_path(commit, rel):
+            raise NotFound(f"{rel} is not in commit {commit[:10]}",
+                           hint="paths are relative to the current directory or the repo root")
         out["path"] = rel
     return out
 
 
-def _repo_path(repo: pygit2.Repository, path: str, cwd: str | os.PathLike[str] | None) -> str:
+def _repo_path(repo: CodeRepo, path: str, cwd: str | os.PathLike[str] | None) -> str:
     """A path (relative to cwd, or to the root) as a repo-relative posix path, inside the repo."""
-    root = repo_root(repo)
+    root = repo.root
     here = Path(cwd or os.getcwd()).resolve()
     cand = (here / path) if not os.path.isabs(path) else Path(path)
     if not cand.exists() and not os.path.isabs(path):
@@ -220,31 +176,14 @@ def note_lines(text: str | None) -> list[tuple[str, str]]:
     return out
 
 
-def note_code_commit(store: "Store", mem: "Memory", link_info: dict[str, Any],
+def note_code_commit(svc: "Memories", mem: "Memory", link_info: dict[str, Any],
                      cwd: str | os.PathLike[str] | None = None) -> str:
     """Add `gitmem: <id> scope=<scope>` to the code commit's note (appending to what is
     there). Returns the note text."""
-    repo = open_repo(cwd)
-    commit = link_info["commit"]
-    line = f"gitmem: {mem.id} scope={mem.scope}"
-    name, email = store.identity()
-    sig = pygit2.Signature(name, email)
-    lock = store.home / "state" / "locks" / ("notes-" + hashlib.sha1(repo.path.encode()).hexdigest()[:12] + ".lock")
-    with file_lock(lock, timeout=30):
-        for _ in range(5):
-            try:
-                existing = repo.lookup_note(commit, NOTES_REF).message
-            except KeyError:
-                existing = ""
-            if line in existing.splitlines():
-                return existing
-            text = (existing.rstrip("\n") + "\n" if existing.strip() else "") + line + "\n"
-            try:
-                repo.create_note(text, sig, sig, commit, NOTES_REF, True)
-            except pygit2.GitError:
-                continue  # a concurrent `git notes` moved the ref; read again
-            return text
-    raise GitmemError(f"could not write the note on {commit[:10]}", hint="retry")
+    repo = CodeRepo.discover(cwd)
+    name, email = svc.identity()
+    return repo.add_note_line(link_info["commit"], f"gitmem: {mem.id} scope={mem.scope}", name, email,
+                              svc.home / "state" / "locks")
 
 
 # ---- why ----------------------------------------------------------------------------------
@@ -278,39 +217,6 @@ def parse_spec(spec: str) -> tuple[str, int | None, int | None]:
     return m.group(1), a, b
 
 
-def blame(repo: pygit2.Repository, rel: str, first: int | None, last: int | None) -> list[tuple[str, int, dict[str, str]]]:
-    """(commit, final line number, commit info) for each line, via `git blame --porcelain`."""
-    root = repo_root(repo)
-    args = ["git", "-C", str(root), "blame", "--porcelain"]
-    if first is not None:
-        args += ["-L", f"{first},{last}"]
-    args += ["--", rel]
-    try:
-        res = subprocess.run(args, capture_output=True, env=git_env())
-    except FileNotFoundError as e:
-        raise GitmemError("the git command is not installed", hint="install git 2.30 or newer") from e
-    if res.returncode != 0:
-        err = res.stderr.decode(errors="replace").strip().splitlines()
-        msg = err[-1] if err else "git blame failed"
-        raise NotFound(f"cannot blame {rel}: {msg.removeprefix('fatal: ')}",
-                       hint="the file must be committed; line ranges must exist")
-    out = []
-    info: dict[str, dict[str, str]] = {}
-    current = None
-    for raw in res.stdout.decode(errors="replace").splitlines():
-        if raw.startswith("\t"):
-            continue
-        parts = raw.split(" ")
-        if len(parts) >= 3 and re.fullmatch(r"[0-9a-f]{40}", parts[0]):
-            current = parts[0]
-            info.setdefault(current, {})
-            out.append((current, int(parts[2]), info[current]))
-        elif current is not None:
-            key, _, value = raw.partition(" ")
-            info[current].setdefault(key, value)
-    return out
-
-
 def _ranges(nums: list[int]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for n in sorted(set(nums)):
@@ -321,7 +227,7 @@ def _ranges(nums: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def why(store: "Store", spec: str, cwd: str | os.PathLike[str] | None = None) -> list[WhyEntry]:
+def why(svc: "Memories", spec: str, cwd: str | os.PathLike[str] | None = None) -> list[WhyEntry]:
     """Blame FILE[:LINE[-LINE]] and list, per commit that wrote those lines, the memories
     linked to it (from the code repo's notes, and from memories whose links name it)."""
     import datetime as dt
@@ -329,9 +235,9 @@ def why(store: "Store", spec: str, cwd: str | os.PathLike[str] | None = None) ->
     path, first, last = parse_spec(spec)
     here = Path(cwd or os.getcwd())
     target = here / path if not os.path.isabs(path) else Path(path)
-    repo = open_repo(target.parent if target.parent.exists() else here)
+    repo = CodeRepo.discover(target.parent if target.parent.exists() else here)
     rel = _repo_path(repo, str(target), here)
-    lines = blame(repo, rel, first, last)
+    lines = repo.blame(rel, first, last)
     by_commit: dict[str, WhyEntry] = {}
     nums: dict[str, list[int]] = {}
     for sha, lineno, info in lines:
@@ -346,59 +252,44 @@ def why(store: "Store", spec: str, cwd: str | os.PathLike[str] | None = None) ->
             by_commit[sha] = WhyEntry(commit=sha, summary=info.get("summary", ""),
                                       author=info.get("author", ""), time=stamp)
         nums.setdefault(sha, []).append(lineno)
-    linked = _memories_linking(store, set(by_commit))
+    linked = _memories_linking(svc, set(by_commit))
     for sha, entry in by_commit.items():
         entry.lines = _ranges(nums[sha])
-        pairs: list[tuple[str, str | None]] = []
-        try:
-            pairs += note_lines(repo.lookup_note(sha, NOTES_REF).message)
-        except KeyError:
-            pass
+        pairs: list[tuple[str, str | None]] = list(note_lines(repo.note(sha)))
         for pair in linked.get(sha, []):
             if pair[0] not in {p[0] for p in pairs}:
                 pairs.append(pair)
         for mem_id, scope in pairs:
-            entry.memories.append(_describe(store, mem_id, scope))
+            entry.memories.append(_describe(svc, mem_id, scope))
     order = sorted(by_commit.values(), key=lambda e: min(nums[e.commit]))
     return order
 
 
-def _describe(store: "Store", mem_id: str, scope: str | None) -> dict[str, Any]:
+def _describe(svc: "Memories", mem_id: str, scope: str | None) -> dict[str, Any]:
     try:
-        m = store.get(mem_id, scope=scope) if scope and scope in store.git.scopes() else store.get(mem_id)
+        s, _, path = svc.locate(mem_id, scope if scope and scope in svc.git.scopes() else None)
+        m = svc.load(svc.git.tip(s), path, s)
     except (NotFound, UsageError):
         return {"id": mem_id, "scope": scope, "found": False, "summary": None}
     return {"id": m.id, "scope": m.scope, "found": True, "type": m.type, "summary": m.summary,
             "importance": m.importance}
 
 
-def _memories_linking(store: "Store", shas: set[str]) -> dict[str, list[tuple[str, str]]]:
-    """Memories whose front matter links name one of the commits (`git grep` per scope),
-    so `why` works even where the code repo's notes were not fetched."""
-    from .model import parse
-
+def _memories_linking(svc: "Memories", shas: set[str]) -> dict[str, list[tuple[str, str]]]:
+    """Memories whose front matter links name one of the commits, so `why` works even
+    where the code repo's notes were not fetched. Reads decoded memory files (a grep
+    of the raw objects would miss an encrypted store)."""
     out: dict[str, list[tuple[str, str]]] = {}
-    tips = store.git.scopes()
-    if not shas or not tips:
+    if not shas:
         return out
-    # One `git grep` over every scope tip: its output lines are `<tip>:<path>`.
-    args = ["git", f"--git-dir={store.git.path}", "grep", "-l", "-F"]
-    for s in sorted(shas):
-        args += ["-e", s]
-    args += sorted(set(tips.values())) + ["--", "memories"]
-    res = subprocess.run(args, capture_output=True, env=git_env())
-    if res.returncode not in (0, 1):
-        return out
-    scopes_of: dict[str, list[str]] = {}
-    for scope, tip in tips.items():
-        scopes_of.setdefault(tip, []).append(scope)
-    for line in res.stdout.decode(errors="replace").splitlines():
-        tip, _, path = line.partition(":")
-        for scope in scopes_of.get(tip, []):
-            data = store.git.read(store.git.repo[tip], path)
-            if not data:
+    needles = [s.encode() for s in shas]
+    for scope in svc.git.scopes():
+        tip = svc.git.tip(scope)
+        for path, oid in svc.memory_files(tip):
+            data = svc.git.blob(oid, path)
+            if not any(n in data for n in needles):
                 continue
-            mem = parse(data, path=path)
+            mem = svc.load(tip, path, scope)
             for ln in mem.links:
                 sha = str(ln.get("commit", ""))
                 if sha in shas and (mem.id, scope) not in out.get(sha, []):

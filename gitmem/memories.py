@@ -1,0 +1,385 @@
+"""The service layer: memories as files in scope trees, on top of the object layer.
+
+Features (recall, forget, dream, capture, watch, links, importers) and the api facade
+use this and never the git objects directly: locate an id or key, load a memory, write
+a batch as one commit (upsert by key), update, append a journal line, resolve "as of a
+revision or date", redact at write, and the commit trailers that make `git log` an
+audit log."""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from . import model, scopes as scoping
+from .config import Config
+from .errors import NotFound, UsageError
+from .model import Memory
+from .redact import Redactor
+from .store import Change, Draft, GitStore, Rev, Signature, global_identity, signature
+from .trailers import Commit, format_message
+
+INTERNAL_TYPES = ("quarantine",)
+ROOTS = ("memories", "archive")
+
+
+def key_path(key: str) -> str:
+    """Where the id of the memory with a caller's key is recorded in a scope's tree."""
+    h = hashlib.sha1(key.encode("utf-8")).hexdigest()
+    return f"keys/{h[:2]}/{h[2:]}"
+
+
+def daily_path(day: dt.date) -> str:
+    return f"daily/{day:%Y-%m-%d}.md"
+
+
+@dataclass
+class WriteResult:
+    """What a batch write did: (memory, "created"|"updated"|"unchanged") pairs."""
+
+    pairs: list[tuple[Memory, str]] = field(default_factory=list)
+    commit: str | None = None
+    redacted: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Memories:
+    """Memories of one store: reads and writes through the object layer."""
+
+    def __init__(self, config: Config, git: GitStore | None = None):
+        self.config = config
+        self.home = config.home
+        self.git = git or GitStore(config.home, fsync=config.fsync, gc_every=int(config.get("store", "gc_every")))
+
+    # ---- who and where ------------------------------------------------------------
+    def identity(self) -> tuple[str, str]:
+        """(name, email) for commits: agent/config, else git's global identity, else the user."""
+        name = self.config.agent or self.config.get("identity", "name")
+        email = self.config.get("identity", "email")
+        if not name or not email:
+            gname, gemail = global_identity()
+            name = name or gname
+            email = email or gemail
+        name = name or getpass.getuser() or "gitmem"
+        email = email or f"{name.replace(' ', '.').lower()}@gitmem.local"
+        return name, email
+
+    def author(self, when: int | None = None) -> Signature:
+        name, email = self.identity()
+        return signature(name, email, when)
+
+    def scope_for_write(self, scope: str | None = None, cwd: str | None = None) -> str:
+        return scoping.write_scope(self.config, scope, cwd)
+
+    def scopes_for_read(self, scopes: Iterable[str] | None = None, all_scopes: bool = False,
+                        cwd: str | None = None) -> list[str]:
+        return scoping.read_scopes(self.config, self.git.scopes(), scopes, all_scopes, cwd)
+
+    def linked_scope(self, cwd: str | None = None) -> str | None:
+        return scoping.linked_scope(self.config, cwd)
+
+    def types(self) -> tuple[str, ...]:
+        return self.config.types + INTERNAL_TYPES
+
+    def redactor(self) -> Redactor:
+        return Redactor(self.config.get("redact", "allow") or (), bool(self.config.get("redact", "entropy")))
+
+    def trailers(self, op: str, ids: Iterable[str], scope: str, red: Redactor | None = None) -> list[tuple[str, str]]:
+        red = red or self.redactor()
+        t = [("Gitmem-Op", op)]
+        t += [("Gitmem-Id", i) for i in ids]
+        t.append(("Gitmem-Scope", scope))
+        if self.config.session:
+            t.append(("Gitmem-Session", red.text(self.config.session, "session")))
+        if self.config.agent:
+            t.append(("Gitmem-Agent", red.text(self.config.agent, "agent")))
+        return t
+
+    def message(self, subject: str, op: str, ids: Iterable[str], scope: str,
+                red: Redactor | None = None, extra: Iterable[tuple[str, str]] = ()) -> str:
+        return format_message(subject, None, self.trailers(op, ids, scope, red) + list(extra))
+
+    def source(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        src: dict[str, Any] = {}
+        if self.config.session:
+            src["session"] = self.config.session
+        if self.config.agent:
+            src["agent"] = self.config.agent
+        src.update(extra or {})
+        return src
+
+    # ---- lookup -------------------------------------------------------------------
+    def find_in(self, rev: Rev | None, mem_id: str, archived: bool = True) -> str | None:
+        """The path of memory `mem_id` in a commit's tree (memories/, then archive/)."""
+        if rev is None or not model.is_id(mem_id):
+            return None
+        for root in (ROOTS if archived else ROOTS[:1]):
+            for t in self.git.subdirs(rev, root):
+                path = model.memory_path(mem_id, t, root)
+                if self.git.exists(rev, path):
+                    return path
+        return None
+
+    def key_id(self, rev: Rev | None, key: str) -> str | None:
+        data = self.git.read(rev, key_path(key))
+        return data.decode().strip() if data else None
+
+    def locate(self, ref: str, scope: str | None = None) -> tuple[str, str, str]:
+        """Resolve an id or key to (scope, id, path) at the scope tips."""
+        chosen = [model.check_scope(scope)] if scope else list(self.git.scopes())
+        tips = {s: self.git.tip(s) for s in chosen}
+        for s in chosen:
+            path = self.find_in(tips[s], ref)
+            if path:
+                return s, ref, path
+        for s in chosen:
+            mem_id = self.key_id(tips[s], ref)
+            if mem_id:
+                path = self.find_in(tips[s], mem_id)
+                if path:
+                    return s, mem_id, path
+        raise NotFound(f"no memory {ref!r}" + (f" in scope {scope}" if scope else ""),
+                       hint="`gitmem list` shows ids; `gitmem log ID` finds forgotten ones")
+
+    def load(self, rev: Rev, path: str, scope: str) -> Memory:
+        data = self.git.read(rev, path)
+        if data is None:
+            raise NotFound(f"{path} not found at {rev.id[:10]}")
+        return model.parse(data, path=path).with_(scope=scope, path=path, commit=rev.id)
+
+    def memory_files(self, rev: Rev | None, *, archived: bool = False, type: str | None = None) -> Iterator[tuple[str, str]]:  # noqa: A002
+        """(path, blob id) of the memory files in a tree."""
+        for root in (ROOTS if archived else ROOTS[:1]):
+            prefix = f"{root}/{type}" if type else root
+            for path, oid in self.git.walk_files(rev, prefix):
+                if path.endswith(".md"):
+                    yield path, oid
+
+    def iter_memories(self, scope: str, rev: Rev | None = None, archived: bool = False) -> Iterator[Memory]:
+        rev = rev if rev is not None else self.git.tip(scope)
+        for path, _ in self.memory_files(rev, archived=archived):
+            yield self.load(rev, path, scope)
+
+    def list(self, scopes: Iterable[str], *, type: str | None = None, archived: bool = False) -> list[Memory]:  # noqa: A002
+        """Live memories of the scopes, newest first."""
+        out: list[Memory] = []
+        for s in scopes:
+            tip = self.git.tip(s)
+            if tip is None:
+                continue
+            for path, _ in self.memory_files(tip, archived=archived, type=type):
+                out.append(self.load(tip, path, s))
+        out.sort(key=lambda m: m.id, reverse=True)
+        return out
+
+    def read_file(self, rev: Rev | None, path: str) -> str | None:
+        """Any file of a scope's tree as text (journals, sessions, MEMORY.md)."""
+        return self.git.read_text(rev, path)
+
+    def history(self, scope: str, *, path: str | None = None, limit: int | None = None) -> Iterator[Commit]:
+        tip = self.git.tip(scope)
+        if tip is None:
+            return iter(())
+        return self.git.history(tip.id, path=path, limit=limit)
+
+    # ---- as of a revision or date -------------------------------------------------
+    @staticmethod
+    def as_of_time(at: str) -> float | None:
+        """`at` as a timestamp if it is a date (a bare date means the end of that day),
+        None if it is a revision."""
+        try:
+            when = model.parse_when(at)
+        except UsageError:
+            return None
+        ts = when.timestamp()
+        if len(at.strip()) == 10:
+            ts += 86400 - 1
+        return ts
+
+    def rev_at(self, scope: str, at: str | None) -> Rev | None:
+        """The scope as it stood at a revision or date (None: nothing yet then)."""
+        tip = self.git.tip(scope)
+        if at is None or tip is None:
+            return tip
+        ts = self.as_of_time(at)
+        if ts is None:
+            return self.git.commit_obj(at)
+        for rev in self.git.walk([tip.id]):
+            if rev.time <= ts:
+                return rev
+        return None
+
+    def get_at(self, ref: str, at: str, scope: str | None = None) -> Memory:
+        """A memory by id or key as it was at a revision or date."""
+        ts = self.as_of_time(at)
+        if ts is None:
+            rev = self.git.commit_obj(at)
+            s = scope or self.git.info(rev).scope or (next(iter(self.git.scopes()), "main"))
+            candidates = [(s, rev)]
+        else:
+            chosen = [model.check_scope(scope)] if scope else list(self.git.scopes())
+            candidates = [(s, self.rev_at(s, at)) for s in chosen]
+        for s, rev in candidates:
+            if rev is None:
+                continue
+            path = self.find_in(rev, ref)
+            if path is None:
+                mem_id = self.key_id(rev, ref)
+                path = self.find_in(rev, mem_id) if mem_id else None
+            if path is not None:
+                return self.load(rev, path, s)
+        raise NotFound(f"no memory {ref!r} at {at}", hint="`gitmem log ID` lists its versions")
+
+    # ---- writes -------------------------------------------------------------------
+    def prepare(self, item: Mapping[str, Any], red: Redactor) -> dict[str, Any]:
+        """Validate and redact one item's fields (raises UsageError)."""
+        text = model.check_text(item["text"], self.config.max_text_bytes)
+        out = dict(item)
+        out["text"] = red.text(text, "text")
+        out["type"] = model.check_type(item.get("type") or "note", self.types())
+        out["importance"] = model.check_importance(
+            model.DEFAULT_IMPORTANCE if item.get("importance") is None else item["importance"])
+        out["tags"] = red.value(model.check_tags(item.get("tags")), "tags")
+        key = item.get("key")
+        if key is not None:
+            key = str(key)
+            if not key.strip() or "\x00" in key or len(key) > 512:
+                raise UsageError(f"bad key {key[:40]!r}", hint="keys are 1-512 characters, no NUL")
+            key = red.text(key, "key")
+        out["key"] = key
+        out["created"] = model.normalise_when(item["created"]) if item.get("created") else None
+        out["metadata"] = red.value(dict(item.get("metadata") or {}), "metadata")
+        out["source"] = red.value(self.source(item.get("source")), "source")
+        out["links"] = tuple(item.get("links") or ())
+        out["supersedes"] = tuple(item.get("supersedes") or ())
+        # An importer may carry a summary of its own (e.g. a topic file's description).
+        out["summary"] = red.text(" ".join(str(item["summary"]).split()), "summary") if item.get("summary") else None
+        return out
+
+    def write_items(self, scope: str, items: list[dict[str, Any]], red: Redactor, op: str,
+                    subject: str | None = None, when: int | None = None,
+                    extra_files: Mapping[str, bytes] | None = None) -> WriteResult:
+        """Write prepared items to one scope as one commit; an item whose key names a
+        live memory updates it. `extra_files` (path -> plaintext) go in the same commit."""
+        results: list[tuple[Memory, str]] = []
+
+        def build(tip: Rev | None):
+            results.clear()
+            changes: dict[str, Change] = dict(extra_files or {})
+            now = model.now_iso()
+            pending: dict[str, Memory] = {}
+            for it in items:
+                existing = None
+                key = it["key"]
+                if key is not None:
+                    if key in pending:
+                        existing = pending[key]
+                    else:
+                        mem_id = self.key_id(tip, key)
+                        path = self.find_in(tip, mem_id, archived=False) if mem_id else None
+                        existing = self.load(tip, path, scope) if path else None
+                if existing is not None:
+                    mem = existing.with_(
+                        text=it["text"], type=it["type"], importance=it["importance"],
+                        tags=it["tags"] or existing.tags, summary=it.get("summary") or model.summarise(it["text"]),
+                        metadata={**existing.metadata, **it["metadata"]},
+                        links=existing.links + tuple(x for x in it["links"] if x not in existing.links),
+                        supersedes=existing.supersedes + tuple(s for s in it["supersedes"] if s not in existing.supersedes),
+                        created=it["created"] or existing.created,
+                    )
+                    if model.render(mem) == model.render(existing):
+                        results.append((existing, "unchanged"))
+                        continue
+                    mem = mem.with_(updated=now)
+                    if existing.path and existing.path != model.memory_path(mem.id, mem.type):
+                        changes[existing.path] = None
+                    status = "updated"
+                else:
+                    mem = Memory(
+                        id=model.new_id(), text=it["text"], type=it["type"],
+                        summary=it.get("summary") or model.summarise(it["text"]),
+                        importance=it["importance"], tags=it["tags"], created=it["created"] or now,
+                        updated=now, source=it["source"], key=key, links=it["links"],
+                        supersedes=it["supersedes"], metadata=it["metadata"],
+                    )
+                    status = "created"
+                    if key is not None:
+                        changes[key_path(key)] = (mem.id + "\n").encode()
+                path = model.memory_path(mem.id, mem.type)
+                changes[path] = model.render(mem)
+                placed = mem.with_(scope=scope, path=path)
+                if key is not None:
+                    pending[key] = placed
+                results.append((placed, status))
+            touched = [m.id for m, st in results if st != "unchanged"]
+            if not touched:
+                return None
+            if subject is not None:
+                subj = subject
+            elif len(results) == 1:
+                m, st = results[0]
+                subj = f"{op if st == 'created' else 'update'}: {m.summary or m.id}"
+            else:
+                subj = f"{op}: {len(touched)} memories"
+            trailer_op = op if len(results) > 1 or results[0][1] == "created" else "update"
+            return changes, self.message(subj, trailer_op, touched, scope, red)
+
+        commit = self.git.commit(scope, build, self.author(when))
+        out = WriteResult(commit=commit, redacted=list(red.findings))
+        for mem, status in results:
+            out.pairs.append((mem.with_(commit=commit if status != "unchanged" else mem.commit), status))
+        return out
+
+    def update(self, scope: str, mem_id: str, change: Callable[[Memory], Memory], *, op: str = "update",
+               subject: str | None = None, red: Redactor | None = None) -> tuple[Memory, str | None]:
+        """Apply `change` to the live memory as one commit (a type change moves its file).
+        Returns (memory, commit or None when nothing changed)."""
+        result: list[Memory] = []
+
+        def build(tip: Rev | None):
+            result.clear()
+            path = self.find_in(tip, mem_id)
+            if path is None:
+                raise NotFound(f"memory {mem_id} was removed meanwhile")
+            old = self.load(tip, path, scope)
+            mem = change(old)
+            if model.render(mem) == model.render(old):
+                result.append(old)
+                return None
+            mem = mem.with_(updated=model.now_iso())
+            new_path = model.memory_path(mem.id, mem.type, path.split("/", 1)[0])
+            changes: dict[str, Change] = {new_path: model.render(mem)}
+            if new_path != path:
+                changes[path] = None
+            result.append(mem.with_(path=new_path))
+            return changes, self.message(subject or f"{op}: {mem.summary or mem.id}", op, [mem.id], scope, red)
+
+        commit = self.git.commit(scope, build, self.author())
+        mem = result[0]
+        return mem.with_(commit=commit or mem.commit, scope=scope), commit
+
+    def append(self, scope: str, text: str, day: dt.date, red: Redactor) -> dict[str, Any]:
+        """Add a journal line to daily/YYYY-MM-DD.md as one commit."""
+        path = daily_path(day)
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%H:%M")
+        line = f"- {stamp} " + " ".join(text.split("\n")).strip() + "\n"
+        info: dict[str, Any] = {}
+
+        def build(tip: Rev | None):
+            old = self.git.read(tip, path) or f"# {day:%Y-%m-%d}\n\n".encode()
+            new = old + line.encode()
+            info["line"] = new.decode("utf-8", "replace").count("\n")
+            return {path: new}, self.message(f"append: {day:%Y-%m-%d} {model.summarise(text, 60)}",
+                                             "append", [], scope, red)
+
+        commit = self.git.commit(scope, build, self.author())
+        return {"scope": scope, "commit": commit, "path": path, "line": info["line"]}
+
+    def commit(self, scope: str, build: Callable[[Rev | None], Any], when: int | None = None) -> str | None:
+        """A compare-and-swap commit of `build(tip)` -> (changes, message) | Draft | None."""
+        return self.git.commit(scope, build, self.author(when))
+
+
+__all__ = ["Draft", "INTERNAL_TYPES", "Memories", "WriteResult", "daily_path", "key_path"]

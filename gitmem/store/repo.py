@@ -1,0 +1,602 @@
+"""The memory repository: scopes as branches, trees of memory files, commits with any
+number of parents, compare-and-swap ref moves and multi-ref transactions, notes.
+
+Every blob read or written here passes the codec (see codec.py); the pack writer
+(pack.py) is the only code that writes objects."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Mapping
+
+import pygit2
+
+from ..errors import ConflictError, CorruptObject, GitmemError, NotFound, StoreMissing, UsageError
+from ..fsutil import file_lock
+from ..model import FORMAT_VERSION, check_scope
+from ..trailers import Commit, parse_trailers
+from . import gitcmd
+from .codec import Codec, select_codec
+from .pack import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, commit_bytes, parse_tree, tree_bytes
+
+SCOPE_PREFIX = "refs/heads/"
+NOTES_REF = "refs/notes/gitmem"
+BLOB_MODE = 0o100644
+_BLOB = pygit2.enums.ObjectType.BLOB
+_TREE = pygit2.enums.ObjectType.TREE
+_COMMIT = pygit2.enums.ObjectType.COMMIT
+_TAG = pygit2.enums.ObjectType.TAG
+ZERO = "0" * 40
+
+
+@dataclass(frozen=True)
+class Keep:
+    """A change that places an existing blob (by id) at a path: a move keeps its id."""
+
+    blob: str
+
+
+# A change set maps a path to new plaintext bytes, to Keep(blob id), or to None (delete).
+Change = bytes | Keep | None
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    email: str
+    time: int
+    offset: int = 0
+
+
+class Rev:
+    """One commit of the memory repository, as the layers above see it."""
+
+    __slots__ = ("_c", "id")
+
+    def __init__(self, c: pygit2.Commit):
+        self._c = c
+        self.id = str(c.id)
+
+    @property
+    def time(self) -> int:
+        return int(self._c.commit_time)
+
+    @property
+    def parents(self) -> list[str]:
+        return [str(p) for p in self._c.parent_ids]
+
+    @property
+    def tree_id(self) -> str:
+        return str(self._c.tree_id)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rev) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def __repr__(self) -> str:
+        return f"Rev({self.id[:12]})"
+
+
+class GitStore:
+    """A bare repository holding one branch per scope."""
+
+    MAX_PACKS = 32
+
+    def __init__(self, home: Path, fsync: bool = True, gc_every: int = 200, codec: Codec | None = None):
+        self.home = Path(home)
+        self.path = self.home / "repo.git"
+        self.gc_every = gc_every
+        self.fsync = bool(fsync)
+        self.codec = codec or select_codec()
+        self._repack_started = -1e9
+        if not (self.path / "HEAD").exists():
+            raise StoreMissing(f"no gitmem store at {self.home}")
+        try:
+            self.repo = pygit2.Repository(str(self.path))
+        except pygit2.GitError as e:
+            raise StoreMissing(f"cannot open {self.path}: {e}") from e
+        version = self.format_version()
+        if version > FORMAT_VERSION:
+            raise GitmemError(
+                f"store format {version} is newer than this gitmem understands ({FORMAT_VERSION})",
+                hint="upgrade gitmem",
+            )
+
+    # ---- creation -----------------------------------------------------------------
+    @classmethod
+    def init(cls, home: Path) -> bool:
+        """Create the bare repository; returns False if it already existed."""
+        path = Path(home) / "repo.git"
+        if (path / "HEAD").exists():
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        repo = pygit2.init_repository(str(path), bare=True, initial_head="main")
+        repo.config["gitmem.formatVersion"] = str(FORMAT_VERSION)
+        repo.config["gc.auto"] = "1000"
+        # Small packs are folded by a geometric repack (see _maybe_gc), not by a full gc.
+        repo.config["gc.autoPackLimit"] = "0"
+        for sub in ("state", "state/locks"):
+            (Path(home) / sub).mkdir(parents=True, exist_ok=True)
+        return True
+
+    def format_version(self) -> int:
+        try:
+            return int(self.repo.config["gitmem.formatVersion"])
+        except (KeyError, ValueError):
+            return FORMAT_VERSION
+
+    def reopen(self) -> None:
+        """Drop libgit2's handles on packs that a repack or prune deleted."""
+        self.repo = pygit2.Repository(str(self.path))
+
+    @property
+    def write_lock_path(self) -> Path:
+        return self.home / "state" / "locks" / "write.lock"
+
+    def write_lock(self, timeout: float = 60.0):
+        """The store-wide write lock; history rewrites hold it for their whole run."""
+        return file_lock(self.write_lock_path, timeout=timeout)
+
+    # ---- refs ---------------------------------------------------------------------
+    def scopes(self) -> dict[str, str]:
+        """Scope name -> tip commit id."""
+        return {name[len(SCOPE_PREFIX):]: tip for name, tip in sorted(self.refs(SCOPE_PREFIX).items())}
+
+    def refs(self, prefix: str = "refs/") -> dict[str, str]:
+        """Direct refs under `prefix` -> target id."""
+        out = {}
+        for name in self.repo.references:
+            if name.startswith(prefix):
+                ref = self.repo.references.get(name)
+                if ref is not None and ref.type == pygit2.enums.ReferenceType.DIRECT:
+                    out[name] = str(ref.target)
+        return out
+
+    def ref(self, name: str) -> str | None:
+        ref = self.repo.references.get(name)
+        return str(ref.target) if ref is not None and ref.type == pygit2.enums.ReferenceType.DIRECT else None
+
+    def tip(self, scope: str) -> Rev | None:
+        return self.ref_tip(SCOPE_PREFIX + scope)
+
+    def ref_tip(self, name: str) -> Rev | None:
+        target = self.ref(name)
+        if target is None:
+            return None
+        return Rev(self.repo[target].peel(pygit2.Commit))
+
+    def commit_obj(self, rev: str) -> Rev:
+        """A revision (id, abbreviation, ref, `main~2`) as a Rev."""
+        try:
+            return Rev(self.repo.revparse_single(rev).peel(pygit2.Commit))
+        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
+            raise NotFound(f"unknown revision {rev!r}", hint="see `gitmem log` for commit ids") from e
+
+    def has_commit(self, oid: str) -> bool:
+        try:
+            obj = self.repo.get(oid)
+        except (ValueError, pygit2.GitError):
+            return False
+        return obj is not None and obj.type == _COMMIT
+
+    # ---- reading trees ------------------------------------------------------------
+    def _entry(self, rev: Rev | None, path: str):
+        if rev is None:
+            return None
+        try:
+            return rev._c.tree[path]
+        except KeyError:
+            return None
+
+    def read(self, rev: Rev | None, path: str) -> bytes | None:
+        """The decoded content of the file at `path`, or None."""
+        e = self._entry(rev, path)
+        if e is None or e.type != _BLOB:
+            return None
+        return self._decode(path, e.data)
+
+    def read_text(self, rev: Rev | None, path: str) -> str | None:
+        data = self.read(rev, path)
+        return None if data is None else data.decode("utf-8", "replace")
+
+    def blob(self, oid: str, path: str) -> bytes:
+        """The decoded content of blob `oid`, which sits at `path` in its tree."""
+        return self._decode(path, self.repo[oid].data)
+
+    def _decode(self, path: str, data: bytes) -> bytes:
+        try:
+            return self.codec.decode(path, data)
+        except ValueError as e:
+            raise CorruptObject(f"cannot decode {path}: {e}",
+                                hint="the object was written around gitmem or is damaged; `git fsck`") from e
+
+    def blob_id(self, rev: Rev | None, path: str) -> str | None:
+        e = self._entry(rev, path)
+        return str(e.id) if e is not None else None
+
+    def exists(self, rev: Rev | None, path: str) -> bool:
+        return self._entry(rev, path) is not None
+
+    def subdirs(self, rev: Rev | None, path: str) -> list[str]:
+        e = self._entry(rev, path)
+        if e is None or e.type != _TREE:
+            return []
+        return [x.name for x in self.repo[e.id] if x.type == _TREE]
+
+    def walk_files(self, rev: Rev | None, prefix: str = "") -> Iterator[tuple[str, str]]:
+        """(path, blob id) of every file under `prefix` (a folder path or '')."""
+        if rev is None:
+            return
+        tree = rev._c.tree
+        if prefix:
+            e = self._entry(rev, prefix.rstrip("/"))
+            if e is None or e.type != _TREE:
+                return
+            tree = self.repo[e.id]
+        base = prefix.rstrip("/") + "/" if prefix else ""
+        stack = [(tree, base)]
+        while stack:
+            t, where = stack.pop()
+            for e in t:
+                if e.type == _TREE:
+                    stack.append((self.repo[e.id], where + e.name + "/"))
+                elif e.type == _BLOB:
+                    yield where + e.name, str(e.id)
+
+    def diff_files(self, old: str | None, new: str) -> Iterator[tuple[str, str, str | None]]:
+        """(status 'A'|'M'|'D', path, new blob id or None) between two commits."""
+        new_c = self.repo[new].peel(pygit2.Commit)
+        if old is None:
+            for path, oid in self.walk_files(Rev(new_c)):
+                yield "A", path, oid
+            return
+        old_tree = self.repo[old].peel(pygit2.Commit).tree
+        for d in old_tree.diff_to_tree(new_c.tree).deltas:
+            st = d.status_char()
+            if st == "D":
+                yield "D", d.old_file.path, None
+            elif st == "R":
+                yield "D", d.old_file.path, None
+                yield "A", d.new_file.path, str(d.new_file.id)
+            else:
+                yield ("A" if st == "A" else "M"), d.new_file.path, str(d.new_file.id)
+
+    # ---- history ------------------------------------------------------------------
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        if ancestor == descendant:
+            return True
+        try:
+            return self.repo.descendant_of(descendant, ancestor)
+        except (pygit2.GitError, KeyError, ValueError):
+            return False
+
+    def ahead_behind(self, local: str, upstream: str) -> tuple[int, int]:
+        """(commits only in local, commits only in upstream)."""
+        return self.repo.ahead_behind(local, upstream)
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        base = self.repo.merge_base(a, b)
+        return str(base) if base is not None else None
+
+    def walk(self, tips: Iterable[str], *, topological: bool = False, reverse: bool = False,
+             hide: Iterable[str] = ()) -> Iterator[Rev]:
+        """Commits reachable from `tips` (not from `hide`); newest first by default."""
+        tips = [t for t in tips if t]
+        if not tips:
+            return
+        mode = pygit2.enums.SortMode.TOPOLOGICAL if topological else pygit2.enums.SortMode.TIME
+        if topological:
+            mode |= pygit2.enums.SortMode.TIME
+        if reverse:
+            mode = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
+        walker = self.repo.walk(pygit2.Oid(hex=tips[0]), mode)
+        for t in tips[1:]:
+            walker.push(pygit2.Oid(hex=t))
+        for h in hide:
+            if h and self.has_commit(h):
+                walker.hide(pygit2.Oid(hex=h))
+        for c in walker:
+            yield Rev(c)
+
+    def info(self, rev: Rev | str) -> Commit:
+        """The commit's decoded message, trailers, author and parents."""
+        c = rev._c if isinstance(rev, Rev) else self.repo[rev].peel(pygit2.Commit)
+        msg = self.codec.decode_message(c.message)
+        return Commit(
+            id=str(c.id), subject=msg.split("\n", 1)[0], message=msg, author=c.author.name,
+            email=c.author.email, time=c.commit_time, parents=[str(p) for p in c.parent_ids],
+            trailers=parse_trailers(msg),
+        )
+
+    def history(self, start: str, path: str | None = None, limit: int | None = None) -> Iterator[Commit]:
+        """Commits reachable from `start` (newest first), optionally only those touching `path`."""
+        n = 0
+        for rev in self.walk([start]):
+            if path is not None:
+                parent = Rev(rev._c.parents[0]) if rev._c.parent_ids else None
+                if self.blob_id(rev, path) == self.blob_id(parent, path):
+                    continue
+            yield self.info(rev)
+            n += 1
+            if limit is not None and n >= limit:
+                return
+
+    def first_parent(self, rev: Rev | None) -> Rev | None:
+        if rev is None or not rev._c.parent_ids:
+            return None
+        return Rev(rev._c.parents[0])
+
+    # ---- writing ------------------------------------------------------------------
+    def _build_tree(self, pack: PackWriter, tree_raw_id: bytes | None,
+                    changes: Mapping[str, Change], prefix: str = "") -> bytes | None:
+        """Add the changed trees (and encoded new blobs) to `pack`; returns the root's raw id."""
+        entries = parse_tree(self.repo[pygit2.Oid(raw=tree_raw_id)].read_raw()) if tree_raw_id else {}
+        nested: dict[str, dict[str, Change]] = {}
+        for path, value in changes.items():
+            head, sep, rest = path.partition("/")
+            if not head or head in (".", "..") or "\x00" in head:
+                raise UsageError(f"invalid path {prefix + path!r}")
+            if sep:
+                nested.setdefault(head, {})[rest] = value
+            elif value is None:
+                entries.pop(head, None)
+            elif isinstance(value, Keep):
+                entries[head] = (BLOB_MODE, bytes.fromhex(value.blob))
+            else:
+                data = self.codec.encode(prefix + path, bytes(value))
+                entries[head] = (BLOB_MODE, pack.add(OBJ_BLOB, data))
+        for name, sub in nested.items():
+            existing = entries.get(name)
+            sub_id = existing[1] if existing is not None and existing[0] == TREE_MODE else None
+            new = self._build_tree(pack, sub_id, sub, prefix + name + "/")
+            if new is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = (TREE_MODE, new)
+        if not entries:
+            return None
+        return pack.add(OBJ_TREE, tree_bytes(entries))
+
+    def _stage_commit(self, pack: PackWriter, base: Rev | None, changes: Mapping[str, Change],
+                      message: str, parents: list[str], author: Signature,
+                      committer: Signature | None) -> bytes:
+        root = self._build_tree(pack, base._c.tree_id.raw if base is not None else None, changes)
+        if root is None:
+            root = pack.add(OBJ_TREE, b"")
+        raw_parents = [bytes.fromhex(p) for p in parents]
+        body = commit_bytes(root, raw_parents, author, committer or author,
+                            self.codec.encode_message(message))
+        return pack.add(OBJ_COMMIT, body)
+
+    def write_commit(self, base: Rev | None, changes: Mapping[str, Change], message: str,
+                     author: Signature, *, parents: list[str] | None = None,
+                     committer: Signature | None = None) -> str:
+        """Write `base`'s tree with `changes` applied and a commit of it (parents default
+        to [base]); no ref moves. Returns the commit id."""
+        if parents is None:
+            parents = [base.id] if base is not None else []
+        pack = PackWriter()
+        oid = self._stage_commit(pack, base, changes, message, parents, author, committer)
+        pack.write(self.path, self.fsync)
+        return oid.hex()
+
+    def commit(self, scope: str, build: Callable[[Rev | None], "Draft | tuple | None"],
+               author: Signature, committer: Signature | None = None, retries: int = 500) -> str | None:
+        """Compare-and-swap commit on a scope's branch (see commit_ref)."""
+        check_scope(scope)
+        return self.commit_ref(SCOPE_PREFIX + scope, build, author, committer, retries)
+
+    def commit_ref(self, ref: str, build: Callable[[Rev | None], "Draft | tuple | None"],
+                   author: Signature, committer: Signature | None = None, retries: int = 500) -> str | None:
+        """Compare-and-swap commit on any ref.
+
+        `build(tip)` returns (changes, message), a Draft (for extra parents, a merge), or
+        None for "nothing to do", computed against the current tip. Under the store's
+        write lock the tip is read, the new objects are written as one pack, and the ref
+        moves only if it still points at the tip that was read (a writer bypassing the
+        lock, such as a push into the store, makes us rebuild)."""
+        last_err: Exception | None = None
+        for _ in range(retries):
+            with self.write_lock():
+                tip = self.ref_tip(ref)
+                built = build(tip)
+                if built is None:
+                    return None
+                draft = built if isinstance(built, Draft) else Draft(*built)
+                parents = ([tip.id] if tip is not None else []) + list(draft.extra_parents)
+                pack = PackWriter()
+                base = draft.base if draft.base is not None else tip
+                oid = self._stage_commit(pack, base, draft.changes, draft.message, parents, author, committer)
+                pack.write(self.path, self.fsync)
+                try:
+                    moved = self._cas_ref(ref, oid.hex(), tip.id if tip is not None else None)
+                except (pygit2.GitError, OSError) as e:
+                    # `git gc` packing refs holds ref locks for a moment: try again.
+                    last_err = e
+                    moved = False
+                    self._clear_stale_ref_lock(ref)
+                    time.sleep(0.01)
+                if moved:
+                    self._maybe_gc()
+                    return oid.hex()
+        raise ConflictError(
+            f"could not update {ref} after {retries} attempts: {last_err}",
+            hint="another process keeps moving this ref; retry",
+        )
+
+    def _clear_stale_ref_lock(self, ref: str, age: float = 2.0) -> None:
+        """A ref lock left by a killed process would block every later write. We hold
+        the store write lock, so no gitmem writer owns it; git maintenance holds ref
+        locks for milliseconds, so one older than `age` seconds is stale."""
+        lock = self.path / (ref + ".lock")
+        try:
+            if time.time() - lock.stat().st_mtime > age:
+                lock.unlink()
+        except FileNotFoundError:
+            pass
+
+    def _cas_ref(self, name: str, new: str, old: str | None) -> bool:
+        """Move `name` to `new` if it still points at `old` (caller holds the write lock).
+
+        Written with git's own protocol (create `<ref>.lock` exclusively, fsync, rename)
+        rather than through libgit2, which also appends and fsyncs a reflog: the
+        commits are the audit trail, and this halves the fsyncs per write. A `.lock`
+        held by git maintenance makes us retry."""
+        if self.ref(name) != old:
+            return False
+        path = self.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = path.with_name(path.name + ".lock")
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.write(fd, (new + "\n").encode())
+            if self.fsync:
+                os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            os.unlink(lock)
+            raise
+        os.close(fd)
+        os.replace(lock, path)
+        if self.fsync:
+            dfd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        return True
+
+    def update_refs(self, updates: list[tuple[str, str, str | None]], message: str = "gitmem") -> None:
+        """Move several refs atomically, each only if it still points where it did.
+
+        `updates` holds (ref, new, expected old); old None means "must not exist yet",
+        new "" means delete. Every ref moves or none does (`git update-ref --stdin`)."""
+        if not updates:
+            return
+        script = "".join(f"update {name} {new} {old or ZERO}\n" if new else f"delete {name} {old}\n"
+                         for name, new, old in updates)
+        try:
+            gitcmd.run(self.path, "update-ref", "-m", message, "--stdin", input=script.encode())
+        except GitmemError as e:
+            raise ConflictError("refs moved during the operation; nothing was changed: "
+                                + e.message.splitlines()[-1],
+                                hint="another process wrote to the store; retry") from e
+
+    def set_ref(self, name: str, target: str) -> None:
+        """Point `name` at `target` unconditionally (only for refs gitmem alone writes,
+        such as pins of old tips; never for scopes)."""
+        self.repo.create_reference_direct(name, pygit2.Oid(hex=target), True)
+
+    def delete_ref(self, name: str) -> None:
+        ref = self.repo.references.get(name)
+        if ref is not None:
+            ref.delete()
+
+    def peel_tag(self, target: str) -> str | None:
+        """The commit an annotated tag object points to, or None for non-tags."""
+        obj = self.repo.get(target)
+        if obj is None or obj.type != _TAG:
+            return None
+        try:
+            return str(obj.peel(pygit2.Commit).id)
+        except (ValueError, pygit2.GitError):
+            return None
+
+    # ---- notes --------------------------------------------------------------------
+    def note(self, commit_id: str, ref: str = NOTES_REF) -> str | None:
+        """The note on `commit_id` (flat or fanned-out notes trees are both read)."""
+        tip = self.ref_tip(ref)
+        for path in (commit_id, f"{commit_id[:2]}/{commit_id[2:]}"):
+            data = self.read(tip, path)
+            if data is not None:
+                return data.decode("utf-8", "replace")
+        return None
+
+    def set_note(self, commit_id: str, text: str, author: Signature, ref: str = NOTES_REF) -> str | None:
+        """Attach (replace) the note on `commit_id` as one commit on the notes ref."""
+        def build(tip: Rev | None):
+            changes: dict[str, Change] = {commit_id: text.encode("utf-8")}
+            if self.exists(tip, f"{commit_id[:2]}/{commit_id[2:]}"):
+                changes[f"{commit_id[:2]}/{commit_id[2:]}"] = None
+            return changes, "Notes added by gitmem\n"
+        return self.commit_ref(ref, build, author)
+
+    # ---- maintenance --------------------------------------------------------------
+    def _maybe_gc(self) -> None:
+        """Keep the object store compact: every write adds one small pack, and readers
+        pay per pack, so a geometric repack folds them once there are more than
+        MAX_PACKS; `git gc --auto` now and then handles refs and stray loose objects."""
+        try:
+            packs = sum(1 for e in os.scandir(self.path / "objects" / "pack") if e.name.endswith(".pack"))
+        except OSError:
+            packs = 0
+        if packs > self.MAX_PACKS:
+            now = time.monotonic()
+            if now - self._repack_started > 2.0:  # one running repack is enough
+                self._repack_started = now
+                gitcmd.background(self.path, ["repack", "-d", "-q", "--geometric=2"], self._lock("repack"))
+        elif self.gc_every > 0 and int.from_bytes(os.urandom(4), "big") % self.gc_every == 0:
+            self.gc_auto()
+
+    def _lock(self, name: str) -> Path:
+        return self.home / "state" / "locks" / f"{name}.lock"
+
+    def maintenance_paused(self, timeout: float = 120.0):
+        """Wait for a running background repack / gc and keep new ones out meanwhile."""
+        return gitcmd.maintenance_paused(self._lock("repack"), self._lock("gc"), timeout)
+
+    def gc_auto(self, wait: bool = False) -> None:
+        """`git gc --auto` in the background (no auto-detach: the flock covers it all)."""
+        gitcmd.background(self.path, ["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"],
+                          self._lock("gc"), wait=wait)
+
+    def prune(self, gc_wait: float = 120.0) -> None:
+        """Expire every reflog and drop every unreachable object, loose or packed."""
+        with self.maintenance_paused(timeout=gc_wait):
+            gitcmd.wait_for_gc(self.path, gc_wait)
+            gitcmd.run(self.path, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
+            gitcmd.run(self.path, "repack", "-a", "-d", "-q")
+            gitcmd.run(self.path, "prune", "--expire=now")
+            for stale in ("ORIG_HEAD", "FETCH_HEAD"):
+                (self.path / stale).unlink(missing_ok=True)
+        self.reopen()
+
+
+@dataclass
+class Draft:
+    """What a commit builder returns: changes against `base` (default: the tip) and a
+    message; extra parents make it a merge commit."""
+
+    changes: Mapping[str, Change]
+    message: str
+    extra_parents: tuple[str, ...] = ()
+    base: Rev | None = None
+
+
+def signature(name: str, email: str, when: int | None = None) -> Signature:
+    return Signature(name, email, int(time.time()) if when is None else int(when), 0)
+
+
+def global_identity() -> tuple[str | None, str | None]:
+    """user.name / user.email from git's global configuration, if set."""
+    try:
+        cfg = pygit2.Config.get_global_config()
+    except (OSError, pygit2.GitError):
+        return None, None
+    out = []
+    for key in ("user.name", "user.email"):
+        try:
+            out.append(cfg[key])
+        except (KeyError, pygit2.GitError):
+            out.append(None)
+    return out[0], out[1]
+
+
+def validate_ref_component(name: str) -> None:
+    if not pygit2.reference_is_valid_name(SCOPE_PREFIX + name):
+        raise UsageError(f"invalid scope {name!r}")

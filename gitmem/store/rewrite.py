@@ -1,0 +1,234 @@
+"""History rewrites: rebuild every commit reachable from a set of refs, oldest first,
+with blobs and messages passed through a policy. Untouched trees and commits keep their
+ids. New objects go through the codec and out as one pack (pack.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import pygit2
+
+from .pack import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, parse_tree, tree_bytes
+from .repo import GitStore
+
+_GITLINK = 0o160000
+
+
+class Policy(Protocol):
+    """What a rewrite changes. `blob` gets a file's path and plaintext and returns the
+    new plaintext (the same object when unchanged) or None to drop the file;
+    `message` gets a decoded commit message and returns the new one."""
+
+    def blob(self, path: str, data: bytes) -> bytes | None: ...
+
+    def message(self, message: str) -> str: ...
+
+
+@dataclass
+class Rewrite:
+    commits: dict[str, str] = field(default_factory=dict)  # old -> new (changed only)
+    blobs: set[str] = field(default_factory=set)  # old blob ids replaced or dropped
+    refs: dict[str, tuple[str, str]] = field(default_factory=dict)  # ref -> (old, new)
+
+
+class _Rewriter:
+    def __init__(self, git: GitStore, policy: Policy):
+        self.git = git
+        self.repo = git.repo
+        self.codec = git.codec
+        self.policy = policy
+        self.pack = PackWriter()
+        self.blob_cache: dict[tuple[bytes, str], bytes | None] = {}
+        self.tree_cache: dict[tuple[bytes, str], bytes | None] = {}
+        self.commit_map: dict[str, str] = {}
+        self.replaced: set[str] = set()
+
+    def _blob(self, oid: bytes, path: str, new_path: str | None = None) -> bytes | None:
+        name = path.rsplit("/", 1)[-1]
+        key = (oid, name if new_path is None else name + "\x00" + new_path)
+        if key in self.blob_cache:
+            return self.blob_cache[key]
+        raw = self.repo[pygit2.Oid(raw=oid)].data
+        plain = self.git._decode(path, raw)
+        out = self.policy.blob(path, plain)
+        target = path if new_path is None else new_path
+        if out is None:
+            result = None
+        elif out is plain and target == path:
+            result = oid
+        elif out == plain and target == path:
+            result = oid
+        else:
+            result = self.pack.add(OBJ_BLOB, self.codec.encode(target, out))
+        if result != oid:
+            self.replaced.add(oid.hex())
+        self.blob_cache[key] = result
+        return result
+
+    def tree(self, oid: bytes, prefix: str = "") -> bytes | None:
+        ck = (oid, prefix)
+        if ck in self.tree_cache:
+            return self.tree_cache[ck]
+        entries = parse_tree(self.repo[pygit2.Oid(raw=oid)].read_raw())
+        out: dict[str, tuple[int, bytes]] = {}
+        changed = False
+        for name, (mode, eid) in entries.items():
+            path = prefix + name
+            if mode == TREE_MODE:
+                new = self.tree(eid, path + "/")
+            elif mode == _GITLINK:
+                new = eid  # submodule links carry no text
+            else:
+                new = self._blob(eid, path)
+            if new is None:
+                changed = True
+                continue
+            changed |= new != eid
+            out[name] = (mode, new)
+        if not changed:
+            result: bytes | None = oid
+        elif not out and prefix:
+            result = None
+        else:
+            result = self.pack.add(OBJ_TREE, tree_bytes(out))
+        self.tree_cache[ck] = result
+        return result
+
+    def notes_tree(self, oid: bytes) -> bytes:
+        """Notes are keyed by commit id: re-key rewritten commits, scrub note texts."""
+        flat: dict[str, tuple[int, bytes]] = {}
+        stack = [(oid, "")]
+        while stack:
+            toid, where = stack.pop()
+            for name, (mode, eid) in parse_tree(self.repo[pygit2.Oid(raw=toid)].read_raw()).items():
+                if mode == TREE_MODE:
+                    stack.append((eid, where + name))
+                else:
+                    flat[where + name] = (mode, eid)
+        changed = False
+        out: dict[str, tuple[int, bytes]] = {}
+        for name, (mode, eid) in sorted(flat.items()):
+            new_name = self.commit_map.get(name, name)
+            new = self._blob(eid, name, new_path=new_name if new_name != name else None)
+            changed |= new_name != name or new != eid or len(name) != 40
+            if new is not None:
+                out[new_name] = (mode, new)
+        if not changed:
+            return oid
+        return self.pack.add(OBJ_TREE, tree_bytes(out))
+
+    def commit(self, c: pygit2.Commit, notes: bool) -> str:
+        key = str(c.id)
+        if key in self.commit_map:
+            return self.commit_map[key]
+        old_tree = c.tree_id.raw
+        if notes:
+            tree = self.notes_tree(old_tree)
+        else:
+            tree = self.tree(old_tree)
+            if tree is None:
+                tree = self.pack.add(OBJ_TREE, b"")
+        parents = [self.commit_map.get(str(p), str(p)) for p in c.parent_ids]
+        plain_msg = self.codec.decode_message(c.message)
+        msg = self.policy.message(plain_msg)
+        if tree == old_tree and parents == [str(p) for p in c.parent_ids] and msg == plain_msg:
+            new = key
+        else:
+            enc = c.message if msg == plain_msg else self.codec.encode_message(msg)
+            new = self.pack.add(OBJ_COMMIT, _commit_raw(c.read_raw(), tree, parents, enc)).hex()
+        self.commit_map[key] = new
+        return new
+
+    def run(self, roots: dict[str, str]) -> Rewrite:
+        out = Rewrite()
+        # Scope history first: notes are keyed by the ids it produces.
+        groups = [
+            {r: t for r, t in roots.items() if not r.startswith("refs/notes/")},
+            {r: t for r, t in roots.items() if r.startswith("refs/notes/")},
+        ]
+        for notes, group in enumerate(groups):
+            if not group:
+                continue
+            tips = [pygit2.Oid(hex=t) for t in group.values()]
+            walker = self.repo.walk(tips[0], pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+            for t in tips[1:]:
+                walker.push(t)
+            for c in walker:
+                self.commit(c, notes=bool(notes))
+            for ref, tip in group.items():
+                new = self.commit_map.get(tip, tip)
+                if new != tip:
+                    out.refs[ref] = (tip, new)
+        self.pack.write(self.git.path, self.git.fsync)
+        out.commits = {k: v for k, v in self.commit_map.items() if k != v}
+        out.blobs = set(self.replaced)
+        return out
+
+
+def _commit_raw(raw: bytes, tree: bytes, parents: list[str], message: str) -> bytes:
+    """The raw commit with a new tree, parents and message; author, committer and
+    other headers kept as they were (a signature would no longer match: dropped)."""
+    head, _, _ = raw.partition(b"\n\n")
+    lines = [b"tree " + tree.hex().encode()] + [b"parent " + p.encode() for p in parents]
+    skipping = False
+    for line in head.split(b"\n"):
+        if line.startswith(b" ") and skipping:
+            continue
+        skipping = False
+        if line.startswith((b"tree ", b"parent ")):
+            continue
+        if line.startswith((b"gpgsig", b"gpgsig-sha256")):
+            skipping = True
+            continue
+        lines.append(line)
+    return b"\n".join(lines) + b"\n\n" + message.encode("utf-8")
+
+
+def rewrite(git: GitStore, roots: dict[str, str], policy: Policy) -> Rewrite:
+    """Rewrite the histories of `roots` (ref -> commit) under `policy`; objects are
+    written, refs are not moved (use GitStore.update_refs with the result)."""
+    return _Rewriter(git, policy).run(roots)
+
+
+def rewrite_roots(git: GitStore, exclude: tuple[str, ...] = ()) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """Every ref whose history may hold memory text: commit refs, and annotated tags as
+    tag ref -> (tag object, peeled commit)."""
+    out: dict[str, str] = {}
+    tags: dict[str, tuple[str, str]] = {}
+    for name, target in git.refs("refs/").items():
+        if name in exclude:
+            continue
+        if git.has_commit(target):
+            out[name] = target
+        else:
+            peeled = git.peel_tag(target)
+            if peeled is not None:
+                tags[name] = (target, peeled)
+    return out, tags
+
+
+def scan_versions(git: GitStore, roots: list[str], names: dict[str, str]) -> dict[str, set[str]]:
+    """file name -> label map; returns label -> blob ids of every file with that name
+    anywhere in the given histories (e.g. every version of a memory's file)."""
+    found: dict[str, set[str]] = {}
+    seen: set[bytes] = set()
+    if not roots or not names:
+        return found
+    repo = git.repo
+    walker = repo.walk(pygit2.Oid(hex=roots[0]), pygit2.enums.SortMode.NONE)
+    for t in roots[1:]:
+        walker.push(pygit2.Oid(hex=t))
+    for c in walker:
+        stack = [c.tree_id.raw]
+        while stack:
+            toid = stack.pop()
+            if toid in seen:
+                continue
+            seen.add(toid)
+            for name, (mode, eid) in parse_tree(repo[pygit2.Oid(raw=toid)].read_raw()).items():
+                if mode == TREE_MODE:
+                    stack.append(eid)
+                elif name in names:
+                    found.setdefault(names[name], set()).add(eid.hex())
+    return found
