@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import gitmem  # noqa: E402
-from gitmem import hookrun, serve_client  # noqa: E402
+from gitmem import hooks_install, serve_client  # noqa: E402
 
 MODEL_PATH = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -68,7 +68,7 @@ def pct(xs: list[float], p: float) -> float:
 
 
 def run_hook(home: Path, env: dict[str, str], runs: int, budget: float) -> dict:
-    cmd = hookrun.hook_command("prompt", home, budget=budget, agent="claude")
+    cmd = hooks_install.hook_command("prompt", home, budget=budget, agent="claude")
     walls, recalled = [], 0
     for i in range(runs):
         payload = {"session_id": "bench-session", "transcript_path": str(home / "none.jsonl"),

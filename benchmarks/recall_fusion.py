@@ -19,7 +19,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import recall_locomo as RL  # noqa: E402
 
-from gitmem.recall import _vector_top  # noqa: E402
+from gitmem.recall import vector_top  # noqa: E402
 from gitmem.tokens import tokenize  # noqa: E402
 
 
@@ -63,13 +63,13 @@ def main(argv=None) -> int:
     items, questions = RL.load(args.data)
     home = Path(args.home or tempfile.mkdtemp(prefix="gitmem-fusion-"))
     store, _ = RL.build(home, items, str(RL.DEFAULT_MODEL), {})
-    rec = store._recaller()
+    rec = store.recaller
     snap = rec.index.snapshot()
     keys = {d: r["key"] for d, r in snap.rows([int(d) for d in snap.docs]).items()}
     lists = []
     for q in questions:
         bm = snap.bm25(tokenize(q["q"]), [q["scope"]], None, None, False, args.k1, args.b, 100)
-        vec = _vector_top(snap, rec._qvec(q["q"]), snap.mask([q["scope"]], None, None, False), 100)
+        vec = vector_top(snap, rec.query_vector(q["q"]), snap.mask([q["scope"]], None, None, False), 100)
         lists.append((bm, vec, q["evidence"]))
 
     def score(fn) -> dict[str, float]:

@@ -85,7 +85,7 @@ def run(size: int, n_queries: int, model: str) -> dict:
         for q in queries(texts, 5, seed=9):  # warm: model, snapshot (not the measured queries)
             store.recall(q, k=10, scopes=["main"], record=False)
         # Interleaved per query, so load from other processes hits every column alike.
-        rec = store._recaller()
+        rec = store.recaller
         snap = rec.index.snapshot()
         mat = np.ascontiguousarray(snap.vectors)
         emb = rec.embedder()

@@ -206,7 +206,7 @@ def main(argv=None) -> int:
     tmp = None
     home = Path(args.home) if args.home else Path(tmp := tempfile.mkdtemp(prefix="gitmem-locomo-"))
     store, timing = build(home, items, args.model_path, parse_set(args.set))
-    model = store._recaller().embedder().model_id if store._recaller().embedder() else "none"
+    model = store.recaller.embedder().model_id if store.recaller.embedder() else "none"
     print(f"{len(items)} memories, {len(questions)} questions; {timing}", file=sys.stderr)
     res = evaluate(store, questions, args.modes.split(","))
     text = table(res, len(questions), timing, model)

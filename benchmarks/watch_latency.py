@@ -87,7 +87,7 @@ def poll_cost(home: Path, scopes: int, rounds: int = 20) -> float:
     have = len(store.git.scopes())
     for i in range(have, scopes):
         store.remember(f"scope filler {i}", scope=f"channel/c{i:05d}")
-    w = Watcher(store)
+    w = Watcher(store.memories)
     t = time.perf_counter()
     for _ in range(rounds):
         w.poll()

@@ -10,6 +10,7 @@ import os
 from typing import Any, Iterable, Iterator
 
 from . import history, model, transfer
+from . import scopes as scopes_mod
 from .config import Config, load_config
 from .errors import UsageError
 from .history import LogEntry
@@ -60,6 +61,10 @@ class Store:
     def linked_scope(self, cwd: str | None = None) -> str | None:
         """The project scope of the code repo containing cwd, if it was linked."""
         return self.memories.linked_scope(cwd)
+
+    def session_scopes(self, cwd: str | None = None) -> list[str]:
+        """What an agent session in cwd reads: the default read scopes that exist."""
+        return scopes_mod.session_scopes(self.config, self.memories.git.scopes(), cwd)
 
     def read_scopes(self, scopes: Iterable[str] | None = None, all_scopes: bool = False,
                     cwd: str | None = None) -> list[str]:
@@ -251,7 +256,9 @@ class Store:
         """Import an agent memory folder (openclaw, qwen, claude, markdown)."""
         from .importers import import_dir
 
-        return import_dir(self.memories, kind, directory, scope=scope)
+        out = import_dir(self.memories, kind, directory, scope=scope)
+        self._last_redactions = list(out["redacted"])
+        return out
 
     def export_dir(self, kind: str, directory: str | os.PathLike[str], *,
                    scope: str | None = None) -> dict[str, Any]:
@@ -332,8 +339,8 @@ class Store:
     # ---- agents ---------------------------------------------------------------------
     def context(self, *, scopes: Iterable[str] | None = None, hours: float | None = None,
                 budget: int | None = None, cwd: str | None = None) -> dict[str, Any]:
-        """The session-start bundle as data (render with capture.render_context)."""
-        from .capture import context
+        """The session-start bundle as data (render with context.render_context)."""
+        from .context import context
 
         return context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd)
 
@@ -341,7 +348,7 @@ class Store:
                 scope: str | None = None, roles: Iterable[str] = ("user",), cwd: str | None = None,
                 dry_run: bool = False) -> dict[str, Any]:
         """Keep durable statements of a transcript from the session's cursor on."""
-        from .capture import extract
+        from .extract import extract
 
         return extract(self.memories, transcript, session=session, scope=scope, roles=roles, cwd=cwd,
                        dry_run=dry_run)
@@ -350,7 +357,7 @@ class Store:
               session: str | None = None, scope: str | None = None,
               cwd: str | None = None) -> dict[str, Any]:
         """Extract the rest of a transcript and store sessions/<date>-<session>.md."""
-        from .capture import flush
+        from .extract import flush
 
         return flush(self.memories, transcript, summary=summary, session=session, scope=scope, cwd=cwd)
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import click
 
-from .errors import GitmemError
+from .errors import EXIT_INTERNAL, GitmemError
 
 # command name -> "module:attribute". Feature modules register their commands here.
 COMMANDS: dict[str, str] = {
@@ -57,6 +57,16 @@ COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(click.Group):
+    """The `gitmem` group: subcommands imported on first use, errors reported in one place."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kw: Any) -> Any:
+        # Standalone (the console script, CliRunner): failures become `error:`/`hint:`
+        # and an exit code here, so tests see exactly what a user sees. Not standalone
+        # (embedding callers): click's plain behaviour, exceptions propagate.
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kw)
+        run_reporting_errors(lambda: super(LazyGroup, self).main(*args, standalone_mode=False, **kw))
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(COMMANDS) | set(super().list_commands(ctx)))
 
@@ -93,7 +103,7 @@ def _show_version(ctx: click.Context, _param: Any, value: bool) -> None:
         ctx.exit()
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("gitmem", cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--home", type=click.Path(file_okay=False), envvar="GITMEM_HOME",
               help="Store location (default $GITMEM_HOME or ~/.gitmem).")
 @click.option("--session", envvar="GITMEM_SESSION", help="Session id recorded on commits.")
@@ -162,25 +172,32 @@ def read_text_arg(text: str | None) -> str:
 
 
 def _fail(message: str, hint: str | None, code: int) -> None:
-    click.echo(f"error: {message}".splitlines()[0] if "\n" in message else f"error: {message}", err=True)
+    click.echo(f"error: {message.splitlines()[0] if message else message}", err=True)
     if hint:
         click.echo(f"hint: {hint}", err=True)
     sys.exit(code)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point: maps every failure to `error:` + `hint:` and an exit code."""
+def _usage_hint(e: click.UsageError) -> str:
+    path = e.ctx.command_path if e.ctx else "gitmem"
+    return f"see `{path} --help`"
+
+
+def run_reporting_errors(run: Callable[[], Any]) -> None:
+    """Run the command line and exit: the one place failures become exit codes.
+
+    GitmemError -> its exit_code (2 usage/config, 3 no store, 4 not found, ...) with
+    `error:`/`hint:` on stderr; click's usage errors -> 2; Ctrl-C -> 130; anything
+    else is a bug -> EXIT_INTERNAL (70), the traceback in a crash log (on stderr
+    instead with GITMEM_DEBUG=1)."""
     try:
-        cli.main(args=argv, prog_name="gitmem", standalone_mode=False)
+        rv = run()
     except GitmemError as e:
         _fail(e.message, e.hint, e.exit_code)
-    except click.exceptions.NoSuchOption as e:
-        _fail(e.format_message(), f"see `gitmem {e.ctx.command_path.split(' ', 1)[-1] if e.ctx else ''} --help`".replace("  ", " "), 2)
     except click.UsageError as e:
-        cmd = e.ctx.command_path if e.ctx else "gitmem"
-        _fail(e.format_message(), f"see `{cmd} --help`", 2)
-    except click.Abort:
-        _fail("aborted", None, 130)
+        _fail(e.format_message(), _usage_hint(e), 2)
+    except click.Abort as e:
+        _fail("interrupted" if isinstance(e.__cause__, KeyboardInterrupt) else "aborted", None, 130)
     except click.exceptions.Exit as e:
         sys.exit(e.exit_code)
     except click.ClickException as e:
@@ -190,20 +207,48 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(0)
     except Exception as e:  # a bug: keep the traceback in a log, not on the screen
-        log = _crash_log(traceback.format_exc())
-        _fail(f"unexpected {type(e).__name__}: {e}",
-              f"this is a bug; details in {log}" if log else "this is a bug; rerun with GITMEM_DEBUG=1", 3)
+        _internal_error(e)
+    # Not standalone, click hands back the code of a ctx.exit() (--help, --version: 0).
+    sys.exit(rv if isinstance(rv, int) and not isinstance(rv, bool) else 0)
+
+
+def _internal_error(e: Exception) -> None:
+    text = traceback.format_exc()
+    what = f"internal error, this is a bug: {type(e).__name__}: {e}"
+    if os.environ.get("GITMEM_DEBUG"):
+        sys.stderr.write(text)
+        _fail(what, "the traceback is above; please report it", EXIT_INTERNAL)
+    log = _crash_log(text)
+    hint = (f"the traceback is in {log}; please report it" if log
+            else "rerun with GITMEM_DEBUG=1 to see the traceback")
+    _fail(what, hint, EXIT_INTERNAL)
 
 
 def _crash_log(text: str) -> str | None:
-    if os.environ.get("GITMEM_DEBUG"):
-        sys.stderr.write(text)
-    try:
-        import tempfile
+    """Write the traceback to the user's cache dir (owner-only: a traceback can quote
+    memory text); its path, or None when it cannot be written."""
+    import datetime as dt
+    import platform
 
-        path = os.path.join(tempfile.gettempdir(), "gitmem-crash.log")
-        with open(path, "a") as fh:
-            fh.write(text + "\n")
+    from . import __version__
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = os.path.join(base, "gitmem", "crash.log")
+    # The command's name, never its arguments: they can hold the very secrets gitmem redacts.
+    command = next((a for a in sys.argv[1:] if a in COMMANDS), "?")
+    head = (f"time: {dt.datetime.now(dt.timezone.utc).isoformat()}\n"
+            f"gitmem {__version__}, python {platform.python_version()}, {platform.platform()}\n"
+            f"command: {command}\n\n")
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:  # the last crash only: it never grows
+            fh.write(head + text)
         return path
     except OSError:
         return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point (the `gitmem` console script): run the command line and exit."""
+    cli.main(args=argv, prog_name="gitmem")

@@ -7,7 +7,6 @@ callers degrade to BM25 only."""
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import threading
 from pathlib import Path
@@ -115,6 +114,8 @@ _CACHE: dict[tuple[str, str | None], object] = {}
 _FAILED: dict[tuple[str, str | None], str] = {}
 
 FAILURE_FILE = "embed-failure.json"
+# Seconds a hub metadata request may take during a download attempt.
+HUB_ETAG_TIMEOUT = 3
 # Documented defaults (config section [embed]).
 EMBED_DEFAULTS = {
     "model": DEFAULT_MODEL,
@@ -167,6 +168,12 @@ def _record_failure(config, model: str, path: str | None, reason: str) -> None:
         pass  # a read-only home just means we try again next time
 
 
+def forget_failures() -> None:
+    """Forget this process's failed loads (the record under state/ stays): the next
+    load_embedder tries again, as a new process would."""
+    _FAILED.clear()
+
+
 def clear_failure(config) -> None:
     """Forget a recorded failure (e.g. `reindex`, or the model was installed)."""
     try:
@@ -215,10 +222,13 @@ def _download_once(model: str) -> None:
                 cache = str(define_cache_dir(None))
                 if desc.sources.hf:
                     # One hub request, no sleep: download_model would wait 3 s even
-                    # after its last attempt.
+                    # after its last attempt. A short metadata timeout keeps a closed
+                    # network from holding the attempt (passed here, not through
+                    # os.environ: library code leaves the process environment alone).
                     cls.download_files_from_huggingface(
                         desc.sources.hf, cache_dir=cache,
-                        extra_patterns=[desc.model_file, *desc.additional_files])
+                        extra_patterns=[desc.model_file, *desc.additional_files],
+                        etag_timeout=HUB_ETAG_TIMEOUT)
                 else:
                     cls.download_model(desc, cache, retries=1)
                 return
@@ -261,9 +271,6 @@ def load_embedder(config) -> tuple[Embedder | None, str | None]:
             _FAILED[key] = earlier
             return None, earlier
         try:
-            # Never let the hub client hang on a closed network.
-            os.environ.setdefault("HF_HUB_ETAG_TIMEOUT", "3")
-            os.environ.setdefault("HF_HUB_DOWNLOAD_TIMEOUT", "10")
             threads = config.get("embed", "threads", None)
             timeout = float(config.get("embed", "download_timeout", EMBED_DEFAULTS["download_timeout"]))
             _quiet_fastembed()
@@ -276,3 +283,11 @@ def load_embedder(config) -> tuple[Embedder | None, str | None]:
             return None, reason
     _CACHE[key] = emb
     return emb, None
+
+
+def get_embedder(config) -> tuple[Embedder | None, str | None]:
+    """(embedder, its model id), or (None, None) when no model loads (load_embedder
+    says why): for callers that work without vectors, such as dream (then exact
+    duplicates only) and an index rebuild."""
+    emb, _ = load_embedder(config)
+    return emb, (emb.model_id if emb is not None else None)

@@ -360,10 +360,10 @@ def purge_index(svc: Memories, ids: Iterable[str]) -> str:
     if not index_path(home).exists():
         return "absent"
     try:
-        from .embed import load_embedder
+        from .embed import get_embedder
 
         drop_ids(home, ids, config=svc.config)
-        Index(home, svc.git, svc.config, load_embedder(svc.config)[0]).rebuild()
+        Index(home, svc.git, svc.config, get_embedder(svc.config)[0]).rebuild()
         return "rebuilt"
     except Exception:  # any index trouble: the safe fallback is no index at all
         return _delete_index(home)

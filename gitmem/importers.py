@@ -20,14 +20,12 @@ import datetime as dt
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import yaml
-
-from .errors import UsageError
-
-if TYPE_CHECKING:
-    from .api import Store
+from .errors import ImportFormatError, UsageError
+from .fsutil import atomic_write
+from .memories import Memories
+from .model import split_front_matter
 
 KINDS = ("openclaw", "qwen", "claude", "markdown")
 TOPIC_TYPES = {"user": "preference", "feedback": "lesson", "project": "fact",
@@ -74,16 +72,12 @@ def _read(p: Path) -> str:
 
 
 def _front_matter(text: str) -> tuple[dict[str, Any], str]:
-    if text.startswith("---\n"):
-        end = text.find("\n---", 3)
-        if end != -1:
-            try:
-                fm = yaml.safe_load(text[4:end + 1])
-            except yaml.YAMLError:
-                return {}, text
-            rest = text[end + 4:]
-            return (fm if isinstance(fm, dict) else {}), rest.lstrip("\n")
-    return {}, text
+    """A file's front matter and body; a file whose front matter is not YAML is all body."""
+    try:
+        fm, body = split_front_matter(text)
+    except UsageError:
+        return {}, text
+    return fm, body.lstrip("\n")
 
 
 def _file_date(name: str) -> dt.date | None:
@@ -319,24 +313,22 @@ def plan(kind: str, directory: str | os.PathLike[str]) -> tuple[list[_Batch], li
     return batches, skipped
 
 
-def import_dir(store: "Store", kind: str, directory: str | os.PathLike[str], *,
+def import_dir(svc: Memories, kind: str, directory: str | os.PathLike[str], *,
                scope: str | None = None) -> dict[str, Any]:
     """Import an agent's memory folder. Validates everything first, then writes one
     commit per batch (dated files: one each, with their date). Returns counts."""
-    from .errors import ImportFormatError
-
     batches, skipped = plan(kind, directory)
-    red = store._redactor()
-    target = store._scope(scope)
+    red = svc.redactor()
+    target = svc.scope_for_write(scope)
     prepared: list[tuple[_Batch, list[dict[str, Any]]]] = []
-    limit = store.config.max_text_bytes
+    limit = svc.config.max_text_bytes
     for b in batches:
         items = []
         for it in (part for whole in b.items for part in _split(whole, limit)):
-            if it["type"] not in store.config.types:
+            if it["type"] not in svc.config.types:
                 it["type"] = "note"
             try:
-                items.append(store._prepare(it, red))
+                items.append(svc.prepare(it, red))
             except UsageError as e:
                 raise ImportFormatError(f"{it['metadata']['file']}: {e.message}", hint=e.hint) from e
         prepared.append((b, items))
@@ -347,32 +339,26 @@ def import_dir(store: "Store", kind: str, directory: str | os.PathLike[str], *,
         if b.when is not None:
             when = int(dt.datetime(b.when.year, b.when.month, b.when.day, 12,
                                    tzinfo=dt.timezone.utc).timestamp())
-        pairs = store._write_items(target, items, red, op="import", subject=b.subject, when=when)
-        commit = None
-        for mem, status in pairs:
+        res = svc.write_items(target, items, red, op="import", subject=b.subject, when=when)
+        for mem, status in res.pairs:
             out[status] += 1
             if status != "unchanged":
                 out["ids"].append(mem.id)
-                commit = mem.commit
-        if commit:
-            out["commits"].append(commit)
+        if res.commit:
+            out["commits"].append(res.commit)
     out["redacted"] = red.findings
-    store._last_redactions = list(red.findings)
     return out
 
 
 # ---- export -------------------------------------------------------------------------------
-def export_openclaw(store: "Store", directory: str | os.PathLike[str], *,
+def export_openclaw(svc: Memories, directory: str | os.PathLike[str], *,
                     scope: str | None = None) -> list[str]:
     """Write an OpenClaw workspace: MEMORY.md (imported sections in their order, then the
     other memories by type) and memory/YYYY-MM-DD.md (imported daily notes plus the
     scope's own `daily/` journal). Returns the files written, relative to DIR."""
-    from .fsutil import atomic_write
-    from .model import check_scope
-
     root = Path(directory).resolve()
-    scope = check_scope(scope) if scope else store.default_scope()
-    mems = sorted(store.list(scope=scope), key=lambda m: m.id)
+    scope = svc.scope_for_write(scope)
+    mems = sorted(svc.list([scope]), key=lambda m: m.id)
     # Imported memories go back to their file; a file split into parts is joined again.
     pieces: dict[tuple[str, int], list[tuple[int, str]]] = {}
     by_type: dict[str, list[str]] = {}
@@ -389,11 +375,11 @@ def export_openclaw(store: "Store", directory: str | os.PathLike[str], *,
     for (f, _), text in sorted(whole.items()):
         if f != "MEMORY.md":
             files[f] = text
-    tip = store.git.tip(scope)
-    for path, oid in store.git.walk_files(tip, "daily"):
+    tip = svc.git.tip(scope)
+    for path, oid in svc.git.walk_files(tip, "daily"):
         name = path.rsplit("/", 1)[-1]
         if _file_date(name):
-            journal = store.git.blob(oid).decode("utf-8", "replace")
+            journal = svc.git.blob(oid, path).decode("utf-8", "replace")
             before = files.get(f"memory/{name}")
             files[f"memory/{name}"] = (before.rstrip("\n") + "\n\n" if before else "") + journal
     parts = [t.rstrip("\n") + "\n" for (f, _), t in sorted(whole.items()) if f == "MEMORY.md"]

@@ -1,9 +1,11 @@
-"""An MCP server on stdio over the same Store API the CLI calls.
+"""An MCP server on stdio over the same Store API the CLI calls (a front end: it calls
+only gitmem.api.Store's public methods).
 
-Tools: memory_search, memory_get, memory_remember (typed, upsert by key), memory_append
-(the daily journal) and memory_forget. Over MCP, forget keeps history unless the server
-was started with --allow-redact: an agent must not rewrite history on its own.
-Imported only by `gitmem mcp`, so the CLI never pays for the SDK."""
+Tools: memory_search, memory_get, memory_remember (typed, upsert by key, optionally
+linked to a code commit), memory_append (the daily journal) and memory_forget. Over
+MCP, forget keeps history unless the server was started with --allow-redact: an agent
+must not rewrite history on its own. Imported only by `gitmem mcp`, so the CLI never
+pays for the SDK."""
 
 from __future__ import annotations
 
@@ -40,17 +42,25 @@ def build_server(store: "Store", *, allow_redact: bool = False):
 
     @server.tool(annotations=read_only)
     def memory_search(query: str, k: int = 10, scopes: list[str] | None = None,
-                      type: str | None = None) -> dict[str, Any]:  # noqa: A002
+                      type: str | None = None, all_scopes: bool = False,  # noqa: A002
+                      since: str | None = None, archived: bool = False) -> dict[str, Any]:
         """Search memories (full text + meaning). Returns hits with id, scope, type,
-        summary snippet, path and line range, score and commit."""
-        if not hasattr(store, "recall"):
-            raise ToolError("search is not available in this gitmem build")
-        filters = {"type": type} if type else {}
+        summary snippet, path and line range, score and commit. By default the linked
+        project, the default scope and main are searched; all_scopes searches every
+        scope. since: only memories created on or after a date (2024-05-01); archived:
+        include memories retired to archive/."""
+        filters: dict[str, Any] = {"type": type} if type else {}
+        if all_scopes:
+            filters["all_scopes"] = True
+        if since:
+            filters["since"] = since
+        if archived:
+            filters["archived"] = True
         try:
             hits = store.recall(query, k=k, scopes=scopes or None, **filters)
         except GitmemError as e:
             raise fail(e) from e
-        return {"results": [_hit(h) for h in hits]}
+        return {"results": [_plain(h.to_dict()) for h in hits]}
 
     @server.tool(annotations=read_only)
     def memory_get(ref: str, scope: str | None = None, from_line: int | None = None,
@@ -58,7 +68,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         """Read one memory by id or key (or a file path such as daily/2024-05-01.md),
         optionally a slice of lines."""
         try:
-            if "/" in ref and ref.endswith(".md") and hasattr(store, "read_path"):
+            if "/" in ref and ref.endswith(".md"):
                 return dict(store.read_path(ref, scope=scope, start=from_line, count=lines))
             m = store.get(ref, scope=scope)
         except GitmemError as e:
@@ -73,19 +83,20 @@ def build_server(store: "Store", *, allow_redact: bool = False):
     @server.tool(annotations=writes)
     def memory_remember(text: str, type: str = "note", key: str | None = None,  # noqa: A002
                         importance: int = 5, tags: list[str] | None = None,
-                        scope: str | None = None) -> dict[str, Any]:
+                        scope: str | None = None, link: str | None = None) -> dict[str, Any]:
         """Remember a durable fact. type: preference, decision, fact, todo, lesson,
         reference or note. Giving a key updates the memory with that key instead of
-        adding a new one."""
+        adding a new one. link: REV[:PATH] attaches the memory to a commit of the code
+        repository the server runs in (as `gitmem remember --link`)."""
         try:
             existed = None
             if key is not None:
                 try:
-                    existed = store.locate(key, store._scope(scope))[1]
+                    existed = store.locate(key, scope or store.default_scope())[1]
                 except GitmemError:
                     existed = None
             m = store.remember(text, scope=scope, type=type, importance=importance,
-                               tags=tags, key=key)
+                               tags=tags, key=key, link=link)
         except GitmemError as e:
             raise fail(e) from e
         status = "created" if existed is None else ("updated" if m.commit else "unchanged")
@@ -105,8 +116,6 @@ def build_server(store: "Store", *, allow_redact: bool = False):
     def memory_forget(ids: list[str], reason: str | None = None) -> dict[str, Any]:
         """Forget memories by id or key. Removes them from the live store; history is
         kept unless the server was started with --allow-redact."""
-        if not hasattr(store, "forget"):
-            raise ToolError("forget is not available in this gitmem build")
         try:
             result = store.forget(list(ids), reason=reason, keep_history=not allow_redact)
         except GitmemError as e:
@@ -119,16 +128,6 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         return out
 
     return server
-
-
-def _hit(h: Any) -> dict[str, Any]:
-    if hasattr(h, "to_dict"):
-        return _plain(h.to_dict())
-    if isinstance(h, dict):
-        return _plain(h)
-    names = ("id", "key", "scope", "type", "path", "start_line", "end_line", "score",
-             "snippet", "commit", "created")
-    return _plain({n: getattr(h, n, None) for n in names})
 
 
 def _plain(v: Any) -> Any:

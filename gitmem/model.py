@@ -169,22 +169,30 @@ def render(mem: Memory) -> bytes:
     return ("---\n" + head + "---\n" + mem.text).encode("utf-8")
 
 
+def split_front_matter(text: str, *, parse: bool = True, path: str | None = None) -> tuple[dict[str, Any], str]:
+    """(front matter, body) of `---\\n<yaml>---\\n<body>`, the closing `---` on a line
+    of its own or ending the text; ({}, text) without front matter. parse=False skips
+    the YAML (the dict is empty): the body alone, cheaply. Bad YAML raises UsageError."""
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---\n", 3)
+    if end == -1:
+        if not text.endswith("\n---"):
+            return {}, text
+        end = len(text) - 4
+    body = text[end + 5 :]
+    if not parse:
+        return {}, body
+    try:
+        loaded = yaml.load(text[4 : end + 1], Loader=_Loader)
+    except yaml.YAMLError as e:
+        raise UsageError(f"bad front matter in {path or 'memory'}: {e}") from e
+    return (loaded if isinstance(loaded, dict) else {}), body
+
+
 def parse(data: bytes, *, path: str | None = None) -> Memory:
     """Parse a memory file written by `render` (or by hand, leniently)."""
-    text = data.decode("utf-8", errors="replace")
-    fm: dict[str, Any] = {}
-    body = text
-    if text.startswith("---\n"):
-        end = text.find("\n---\n", 3)
-        if end == -1 and text.endswith("\n---"):
-            end = len(text) - 4
-        if end != -1:
-            try:
-                loaded = yaml.load(text[4 : end + 1], Loader=_Loader)
-            except yaml.YAMLError as e:
-                raise UsageError(f"bad front matter in {path or 'memory'}: {e}") from e
-            fm = loaded if isinstance(loaded, dict) else {}
-            body = text[end + 5 :]
+    fm, body = split_front_matter(data.decode("utf-8", errors="replace"), path=path)
     mem_id = str(fm.get("id") or (path.rsplit("/", 1)[-1].removesuffix(".md") if path else ""))
     imp = fm.get("importance", DEFAULT_IMPORTANCE)
     try:

@@ -10,17 +10,21 @@ import datetime as dt
 import math
 import time
 from collections import OrderedDict
-from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 
-from . import access
-from .embed import load_embedder
+from . import access, embed
 from .errors import UsageError
+from .hits import Hit
 from .index import Index, Progress, Snapshot
 from .model import parse_when
 from .tokens import tokenize
+
+if TYPE_CHECKING:
+    from .memories import Memories
+
+__all__ = ["Hit", "RECALL_DEFAULTS", "Recaller", "VECTOR_FLOORS", "mmr_rerank", "vector_top"]
 
 # Documented defaults of [recall] (BENCHMARKS.md "Recall settings" lists them and why).
 RECALL_DEFAULTS: dict[str, Any] = {
@@ -54,34 +58,6 @@ VECTOR_FLOORS: dict[str, float] = {
 }
 
 
-@dataclass
-class Hit:
-    """One recall result, with its citation and the parts of its score."""
-
-    id: str
-    key: str | None
-    scope: str
-    type: str
-    path: str
-    start_line: int
-    end_line: int
-    score: float
-    scores: dict[str, float | None]
-    snippet: str
-    commit: str | None
-    created: str | None
-    text: str = field(default="", repr=False)
-    explain: dict[str, Any] | None = field(default=None, repr=False)
-
-    def to_dict(self, explain: bool = False) -> dict[str, Any]:
-        d = asdict(self)
-        d.pop("text")
-        d.pop("explain")
-        if explain and self.explain is not None:
-            d["explain"] = self.explain
-        return d
-
-
 def _iso(ts: float | None) -> str | None:
     if not ts:
         return None
@@ -103,9 +79,9 @@ class Recaller:
     """Recall over one store. Keeps the model, the index view and a query-vector cache
     warm for as long as the Store lives (the API, a daemon, the MCP server)."""
 
-    def __init__(self, store):
-        self.store = store
-        self.config = store.config
+    def __init__(self, svc: "Memories"):
+        self.svc = svc
+        self.config = svc.config
         self._embedder = None
         self._embed_reason: str | None = None
         self._loaded = False
@@ -118,8 +94,9 @@ class Recaller:
 
     # ---- parts --------------------------------------------------------------------
     def embedder(self):
+        """The embedding model, loaded on first use; None means BM25 only."""
         if not self._loaded:
-            self._embedder, self._embed_reason = load_embedder(self.config)
+            self._embedder, self._embed_reason = embed.load_embedder(self.config)
             self._loaded = True
         return self._embedder
 
@@ -129,11 +106,13 @@ class Recaller:
 
     @property
     def index(self) -> Index:
+        """The store's derived index, with this recaller's embedder."""
         if self._index is None:
-            self._index = Index(self.store.home, self.store.git, self.config, self.embedder())
+            self._index = Index(self.svc.home, self.svc.git, self.config, self.embedder())
         return self._index
 
     def vector_floor(self) -> float:
+        """The cosine below which a vector-only candidate is dropped (per model)."""
         emb = self.embedder()
         if emb is None:
             return 1.0
@@ -142,7 +121,8 @@ class Recaller:
         mid = emb.model_id
         return float(floors.get(mid, floors.get(mid.split("-", 1)[0], 0.0)))
 
-    def _qvec(self, query: str) -> np.ndarray | None:
+    def query_vector(self, query: str) -> np.ndarray | None:
+        """The embedding of `query` (cached for the last 256 queries); None without a model."""
         emb = self.embedder()
         if emb is None:
             return None
@@ -161,8 +141,9 @@ class Recaller:
                all_scopes: bool = False, type: str | Sequence[str] | None = None,  # noqa: A002
                since: str | float | None = None, archived: bool = False, mode: str | None = None,
                mmr: bool | None = None, explain: bool = False, record: bool = True,
-               progress: Progress | None = None) -> list[Hit]:
-        """Top-k hits for `query` in the given scopes (default: linked project + main).
+               progress: Progress | None = None, cwd: str | None = None) -> list[Hit]:
+        """Top-k hits for `query` in the given scopes (default: the linked project of
+        `cwd`, the default scope and main).
 
         mode: "hybrid" (default when a model loads), "bm25" or "vector"."""
         if not isinstance(query, str) or not query.strip():
@@ -170,7 +151,7 @@ class Recaller:
         if k < 1:
             raise UsageError("k must be at least 1")
         t0 = time.perf_counter()
-        chosen = self.store.read_scopes(list(scopes) if scopes else None, all_scopes)
+        chosen = self.svc.scopes_for_read(list(scopes) if scopes else None, all_scopes, cwd)
         types = [type] if isinstance(type, str) else (list(type) if type else None)
         since_ts = since if isinstance(since, (int, float)) or since is None else parse_when(str(since)).timestamp()
         want = mode or ("hybrid" if self.embedder() is not None else "bm25")
@@ -192,14 +173,14 @@ class Recaller:
         vec: list[tuple[int, float]] = []
         qv = None
         if want in ("hybrid", "vector") and snap.vectors is not None:
-            qv = self._qvec(query)
-            vec = _vector_top(snap, qv, snap.mask(chosen, types, since_ts, archived), depth)
+            qv = self.query_vector(query)
+            vec = vector_top(snap, qv, snap.mask(chosen, types, since_ts, archived), depth)
         fused = self._fuse(bm, vec, want)
         hits = self._finish(snap, fused, bm, vec, qv, terms, k, want, mmr, explain)
         self.last = {"backend": want, "reason": self._embed_reason, "ms": (time.perf_counter() - t0) * 1000,
                      "scopes": chosen}
         if record and hits:
-            access.record(self.store.home, [h.id for h in hits], "recall")
+            access.record(self.svc.home, [h.id for h in hits], "recall")
         return hits
 
     def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str) -> dict[int, float]:
@@ -268,7 +249,7 @@ class Recaller:
             uniq.append(item)
         use_mmr = self.opt("mmr") if mmr is None else mmr
         if use_mmr and snap.vectors is not None and len(uniq) > k:
-            uniq = _mmr(snap, uniq, k, float(self.opt("mmr_lambda")))
+            uniq = mmr_rerank(snap, uniq, k, float(self.opt("mmr_lambda")))
         hits = []
         for final, d, r, rec, imp_f, base in uniq[:k]:
             ex = None
@@ -286,7 +267,25 @@ class Recaller:
         return hits
 
     # ---- status -------------------------------------------------------------------
+    def warm(self) -> None:
+        """Load the model and catch the index up now (a daemon, before its first client)."""
+        self.embedder()
+        self.index.snapshot()
+
+    def warm_state(self) -> dict[str, Any]:
+        """What is loaded now, loading nothing: model, backend, chunks in memory."""
+        emb = self._embedder
+        return {"model": emb.model_id if emb is not None else None,
+                "backend": "hybrid" if emb is not None else "bm25",
+                "snapshot_chunks": self._index.warm_size if self._index is not None else 0}
+
+    def close(self) -> None:
+        """Drop the in-memory index snapshot."""
+        if self._index is not None:
+            self._index.close()
+
     def status(self) -> dict[str, Any]:
+        """Backend, model, index counts and lag, and a note when recall is degraded."""
         emb = self.embedder()
         info = self.index.status()
         out: dict[str, Any] = {
@@ -309,12 +308,11 @@ class Recaller:
         return out
 
     def reindex(self, progress: Progress | None = None) -> dict[str, Any]:
-        from . import embed
-
+        """Rebuild the index from git; without a model, try loading it again first."""
         # `reindex` is also how a user says "the model is there now": try it again.
         if self._embedder is None:
             embed.clear_failure(self.config)
-            embed._FAILED.clear()
+            embed.forget_failures()
             self._loaded = False
             if self._index is not None:
                 self._index.close()
@@ -326,7 +324,8 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(float(v), 6)
 
 
-def _vector_top(snap: Snapshot, qv: np.ndarray, mask: np.ndarray, depth: int) -> list[tuple[int, float]]:
+def vector_top(snap: Snapshot, qv: np.ndarray, mask: np.ndarray, depth: int) -> list[tuple[int, float]]:
+    """The `depth` docs of `mask` nearest to the query vector: (doc, cosine), best first."""
     mask = mask & snap.has_vec
     idx = np.flatnonzero(mask)
     if idx.size == 0 or snap.vectors is None:
@@ -339,7 +338,7 @@ def _vector_top(snap: Snapshot, qv: np.ndarray, mask: np.ndarray, depth: int) ->
     return [(int(snap.docs[idx[i]]), float(sub[i])) for i in top]
 
 
-def _mmr(snap: Snapshot, items: list, k: int, lam: float) -> list:
+def mmr_rerank(snap: Snapshot, items: list, k: int, lam: float) -> list:
     """Greedy maximal marginal relevance over the fused scores and chunk vectors."""
     vecs = []
     for it in items:

@@ -26,7 +26,7 @@ def load_template(name: str):
     return _env().from_string(text)
 
 
-def _defang(line: str) -> str:
+def defang(line: str) -> str:
     """Memory text cannot close or open the framing tags around it."""
     return line.replace("</memory", "‹/memory").replace("<memory", "‹memory").replace(
         "</gitmem-", "‹/gitmem-").replace("<gitmem-", "‹gitmem-")
@@ -44,7 +44,7 @@ def render_prompt(hits: Sequence[Any], budget: int | None = DEFAULT_BUDGET, quer
     left = budget - frame
     kept: list[dict[str, Any]] = []
     for n, h in enumerate(hits):
-        lines = [_defang(ln) for ln in (getattr(h, "text", "") or h.snippet).splitlines() if ln.strip()]
+        lines = [defang(ln) for ln in (getattr(h, "text", "") or h.snippet).splitlines() if ln.strip()]
         head = 40  # the memory tag line
         cost = head + sum(count_tokens(ln) + 2 for ln in lines)
         if cost > left:

@@ -5,7 +5,7 @@ in milliseconds instead of paying for imports, the index open and the model load
 - Socket $GITMEM_HOME/state/serve.sock (0600), pid file state/serve.pid; a flock on
   state/locks/serve.lock names the one daemon of a store (a second one exits at once),
   so a socket file without that lock is stale and is removed on start.
-- The index stays consistent the way gitmem/index.py arranges it: the daemon reads
+- The index stays consistent the way gitmem/index/ arranges it: the daemon reads
   through snapshots and holds no DuckDB file lock while serving; before every recall it
   compares the scope tips with its snapshot's cursors (a ref read) and catches up only
   when another process wrote.
@@ -14,7 +14,8 @@ in milliseconds instead of paying for imports, the index open and the model load
 - SIGTERM/SIGINT, `--idle-exit` seconds without a request, or the store's repository
   disappearing stop it; the socket and pid file are removed on the way out.
 
-Clients: gitmem/serve_client.py (standard library only). Library code: no printing."""
+A front end: it calls only the api (gitmem.api.Store). Clients:
+gitmem/serve_client.py (standard library only). No printing here."""
 
 from __future__ import annotations
 
@@ -34,19 +35,6 @@ from .serve_client import lock_path, pid_path, socket_path
 DEFAULT_IDLE_EXIT = 1800.0  # seconds without a request before the daemon exits (0: never)
 MAX_REQUEST = 1 << 20
 _RECALL_KEYS = ("all_scopes", "type", "since", "archived", "mode", "mmr", "explain", "record")
-
-
-def default_scopes(store, cwd: str | None) -> list[str]:
-    """What Store.read_scopes() gives a process running in `cwd`: the daemon's own cwd
-    is not the client's, so the linked project is looked up for the client's."""
-    out = []
-    linked = store.linked_scope(cwd) if cwd else None
-    if linked:
-        out.append(linked)
-    for s in (str(store.config.get("store", "default_scope")), "main"):
-        if s not in out:
-            out.append(s)
-    return out
 
 
 class Daemon:
@@ -79,9 +67,7 @@ class Daemon:
 
     def warm(self) -> None:
         """Load the model and catch the index up now, not on the first client's clock."""
-        rec = self.store._recaller()
-        rec.embedder()
-        rec.index.snapshot()
+        self.store.recaller.warm()
 
     def _refresh_config(self) -> None:
         # config.toml changed (a link, a recall weight): start over with a new Store.
@@ -90,7 +76,7 @@ class Daemon:
             old, self.store = self.store, self._open()
             self._config_stamp = stamp
             try:
-                old.index.close()  # drop the old in-memory snapshot
+                old.recaller.close()  # drop the old in-memory snapshot
             except Exception:  # noqa: BLE001 - it is being thrown away
                 pass
 
@@ -130,12 +116,11 @@ class Daemon:
         with self.recall_lock:
             self._refresh_config()
             store = self.store
-            scopes = req.get("scopes") or None
-            if not scopes and not filters.get("all_scopes"):
-                scopes = default_scopes(store, req.get("cwd"))
             t0 = time.perf_counter()
-            hits = store.recall(query, k=int(req.get("k") or 10), scopes=scopes, **filters)
-            info = dict(store._recaller().last)
+            # The client's cwd, not the daemon's, picks the linked project's scope.
+            hits = store.recall(query, k=int(req.get("k") or 10), scopes=req.get("scopes") or None,
+                                cwd=req.get("cwd"), **filters)
+            info = dict(store.last_recall)
             info["daemon_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         return {"ok": True, "hits": [dict(h.to_dict(explain=explain), text=h.text) for h in hits],
                 "info": _jsonable(info)}
@@ -166,14 +151,12 @@ class Daemon:
         return {"ok": True, "stdout": res.stdout, "notes": res.notes, "timings": res.timings}
 
     def status(self) -> dict[str, Any]:
-        rec = self.store._recaller()
-        snap = rec.index._snap
+        warm = self.store.recaller.warm_state()
         return {"pid": os.getpid(), "home": str(self.home), "socket": str(socket_path(self.home)),
                 "started": self.started, "uptime": round(time.time() - self.started, 3),
                 "requests": self.requests, "idle_exit": self.idle_exit,
-                "model": rec._embedder.model_id if rec._embedder is not None else None,
-                "backend": "hybrid" if rec._embedder is not None else "bm25",
-                "snapshot_chunks": snap.size if snap is not None else 0}
+                "model": warm["model"], "backend": warm["backend"],
+                "snapshot_chunks": warm["snapshot_chunks"]}
 
     # ---- lifecycle ---------------------------------------------------------------------
     def stop(self, reason: str) -> None:
@@ -185,7 +168,9 @@ class Daemon:
         if self.server is not None:
             threading.Thread(target=self.server.shutdown, daemon=True).start()
 
-    def _watchdog(self) -> None:
+    def watchdog(self) -> None:
+        """Stop when the store goes away or after idle_exit seconds without a request
+        (runs in its own thread)."""
         while not self._stopping.wait(1.0):
             if not (self.home / "repo.git").exists():
                 self.stop("the store is gone")
@@ -307,7 +292,7 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 previous[sig] = signal.signal(sig, lambda s, f: daemon.stop(signal.Signals(s).name))
-        threading.Thread(target=daemon._watchdog, daemon=True).start()
+        threading.Thread(target=daemon.watchdog, daemon=True).start()
         if ready is not None:
             ready({"pid": os.getpid(), "socket": str(sock), "home": str(home_p)})
         try:

@@ -1,9 +1,10 @@
 """The light side of `gitmem serve`: ask a running daemon, or say there is none.
 
-Imports only the standard library (no numpy, duckdb, fastembed, pygit2), so the hook
-runner and the CLI can try the daemon before paying for a cold start. Every failure
-(no socket, a stale one, a refused connection, a timeout, a daemon started with another
-configuration) comes back as None and the caller recalls in-process as before.
+Imports only the standard library and gitmem.hits (no numpy, duckdb, fastembed,
+pygit2), so the hook runner and the CLI can try the daemon before paying for a cold
+start. Every failure (no socket, a stale one, a refused connection, a timeout, a daemon
+started with another configuration) comes back as None and the caller recalls
+in-process as before.
 
 Protocol: one JSON object per line each way over the Unix socket
 $GITMEM_HOME/state/serve.sock (mode 0600). Requests carry `op` (ping, status, recall);
@@ -20,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any, Iterable
+
+from .hits import Hit
 
 # Environment the daemon must share with a client for its answers to be the client's
 # answers: every GITMEM_* variable except those that only say who or how a hook runs.
@@ -90,29 +93,8 @@ def ping(home: str | os.PathLike[str], timeout: float = 1.0) -> dict[str, Any] |
     return res if res and res.get("ok") else None
 
 
-class RemoteHit:
-    """A recall hit that came from the daemon: the attributes of gitmem.recall.Hit."""
-
-    __slots__ = ("id", "key", "scope", "type", "path", "start_line", "end_line", "score", "scores",
-                 "snippet", "commit", "created", "text", "explain")
-
-    def __init__(self, d: dict[str, Any]):
-        for name in self.__slots__:
-            setattr(self, name, d.get(name))
-        self.text = self.text or ""
-
-    def to_dict(self, explain: bool = False) -> dict[str, Any]:
-        d = {n: getattr(self, n) for n in self.__slots__ if n not in ("text", "explain")}
-        if explain and self.explain is not None:
-            d["explain"] = self.explain
-        return d
-
-    def __repr__(self) -> str:
-        return f"RemoteHit(id={self.id!r}, scope={self.scope!r}, score={self.score!r})"
-
-
 def recall(home: str | os.PathLike[str], query: str, k: int = 10, scopes: Iterable[str] | None = None, *,
-           timeout: float = 5.0, cwd: str | None = None, **filters: Any) -> tuple[list[RemoteHit], dict[str, Any]] | None:
+           timeout: float = 5.0, cwd: str | None = None, **filters: Any) -> tuple[list[Hit], dict[str, Any]] | None:
     """(hits, info) from the daemon, or None: no daemon, a timeout, another
     configuration, or an error (the caller then recalls in-process and meets it there).
     Filters as Store.recall: all_scopes, type, since, archived, mode, mmr, explain, record."""
@@ -121,7 +103,7 @@ def recall(home: str | os.PathLike[str], query: str, k: int = 10, scopes: Iterab
     res = request(home, req, timeout)
     if not res or not res.get("ok") or not isinstance(res.get("hits"), list):
         return None
-    return [RemoteHit(h) for h in res["hits"]], res.get("info") or {}
+    return [Hit.from_dict(h) for h in res["hits"]], res.get("info") or {}
 
 
 def try_recall(home: str | os.PathLike[str], query: str, k: int = 10, scopes: Iterable[str] | None = None,

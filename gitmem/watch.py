@@ -16,14 +16,14 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from .errors import UsageError
 from .fsutil import atomic_write, file_lock
-from .store import SCOPE_PREFIX, Commit, parse_trailers, to_commit
-
-if TYPE_CHECKING:
-    from .api import Store
+from .memories import Memories
+from .model import check_scope
+from .store import SCOPE_PREFIX
+from .trailers import Commit
 
 # Ops whose subject may not be shown: the event names the ids, never the text.
 _QUIET_OPS = ("forget", "redact")
@@ -68,12 +68,13 @@ def _iso(ts: int) -> str:
     return dt.datetime.fromtimestamp(ts, dt.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def _fingerprint(pc) -> str:
-    """What survives a history rewrite: author, author time and the trailers (not the
-    subject, which a redaction may rewrite, nor the committer time). Hashed, so that
-    cursor files hold no memory text."""
-    t = parse_trailers(pc.message)
-    raw = "\x00".join([pc.author.email, str(pc.author.time), *(t.get("Gitmem-Op") or [""]),
+def _fingerprint(c: Commit) -> str:
+    """What survives a history rewrite: author, time and the trailers (not the subject,
+    which a redaction may rewrite). Hashed, so that cursor files hold no memory text.
+    The time is the commit's: gitmem writes author and committer alike, and a rewrite
+    keeps both."""
+    t = c.trailers
+    raw = "\x00".join([c.email, str(c.time), *(t.get("Gitmem-Op") or [""]),
                        ",".join(t.get("Gitmem-Id", [])), *(t.get("Gitmem-Session") or [""])])
     return hashlib.sha1(raw.encode("utf-8", "replace")).hexdigest()[:16]
 
@@ -95,7 +96,7 @@ def _event(ref: str, old: str | None, new: str | None, c: Commit, rewritten: boo
 class RefState:
     tip: str
     seen: list[str] = field(default_factory=list)  # fingerprints, newest last
-    time: int = 0  # author time of the tip: after a rewrite, older commits are not news
+    time: int = 0  # time of the tip: after a rewrite, older commits are not news
 
     def to_dict(self) -> dict[str, Any]:
         return {"tip": self.tip, "time": self.time, "seen": self.seen[-_SEEN_LIMIT:]}
@@ -104,11 +105,9 @@ class RefState:
 class Watcher:
     """Polls a store's scope refs and yields one Event per new commit, oldest first."""
 
-    def __init__(self, store: "Store", scopes: Iterable[str] | None = None,
+    def __init__(self, svc: Memories, scopes: Iterable[str] | None = None,
                  state: dict[str, RefState] | None = None, from_start: bool = False):
-        from .model import check_scope
-
-        self.store = store
+        self.git = svc.git
         self.scopes = [check_scope(s) for s in scopes] if scopes else None
         if state is not None:
             wanted = {SCOPE_PREFIX + s for s in self.scopes or ()}
@@ -122,20 +121,17 @@ class Watcher:
     def _fp(self, oid: str) -> list[str]:
         """Fingerprints of the tip's recent history, newest last."""
         out = []
-        for n, c in enumerate(self.store.git.repo.walk(self.store.git.repo[oid].id, _sort())):
+        for n, rev in enumerate(self.git.walk([oid], topological=True)):
             if n >= 16:
                 break
-            out.append(_fingerprint(c))
+            out.append(_fingerprint(self.git.info(rev)))
         return out[::-1]
 
     def _time(self, oid: str) -> int:
-        try:
-            return int(self.store.git.repo[oid].author.time)
-        except (KeyError, ValueError, AttributeError):
-            return 0
+        return self.git.info(oid).time if self.git.has_commit(oid) else 0
 
     def _refs(self) -> dict[str, str]:
-        refs = self.store.git.refs(SCOPE_PREFIX)
+        refs = self.git.refs(SCOPE_PREFIX)
         if self.scopes is None:
             return refs
         wanted = {SCOPE_PREFIX + s for s in self.scopes}
@@ -163,19 +159,19 @@ class Watcher:
         return events
 
     def _between(self, ref: str, prev: RefState | None, new: str) -> tuple[list[Event], list[str]]:
-        git = self.store.git
-        repo = git.repo
+        git = self.git
         old = prev.tip if prev else None
         seen = list(prev.seen) if prev else []
-        fast_forward = old is not None and _exists(repo, old) and git.is_ancestor(old, new)
-        walker = repo.walk(repo[new].id, _sort())
+        old_known = old is not None and git.has_commit(old)
+        fast_forward = old_known and git.is_ancestor(old, new)
+        hide: list[str] = []
         if fast_forward:
-            walker.hide(repo[old].id)
-        elif old is not None and _exists(repo, old):
-            base = repo.merge_base(old, new)
+            hide.append(old)
+        elif old_known:
+            base = git.merge_base(old, new)
             if base is not None:
-                walker.hide(base)  # the untouched part of a rewritten history
-        commits = list(walker)  # newest first
+                hide.append(base)  # the untouched part of a rewritten history
+        commits = [git.info(rev) for rev in git.walk([new], topological=True, hide=hide)]  # newest first
         rewritten = old is not None and not fast_forward
         if rewritten:
             # The ref was rewritten (forget): its commits got new ids. Going back from the
@@ -190,16 +186,16 @@ class Watcher:
                 fresh.append(c)
             else:
                 since = prev.time if prev else 0
-                fresh = [c for c in fresh if c.author.time >= since]
+                fresh = [c for c in fresh if c.time >= since]
             commits = fresh
         commits.reverse()  # oldest first
         out = []
         for c in commits:
-            out.append(_event(ref, old, new, to_commit(c), rewritten=rewritten))
+            out.append(_event(ref, old, new, c, rewritten=rewritten))
             seen.append(_fingerprint(c))
         if rewritten and not out:
             # Nothing new, but say that the ref moved so a listener can refresh.
-            tip = to_commit(repo[new])
+            tip = git.info(new)
             ev = _event(ref, old, new, tip, rewritten=True)
             ev.op, ev.ids, ev.summary = "rewrite", [], "history rewritten"
             out.append(ev)
@@ -219,26 +215,12 @@ class Watcher:
             sleep(max(0.0, interval - (time.monotonic() - start)))
 
 
-def _sort():
-    import pygit2
-
-    return pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME
-
-
-def _exists(repo, oid: str) -> bool:
-    try:
-        repo[oid]
-        return True
-    except (KeyError, ValueError):
-        return False
-
-
 # ---- named cursors --------------------------------------------------------------------
-def cursor_path(store: "Store", name: str) -> Path:
+def cursor_path(svc: Memories, name: str) -> Path:
     if not _CURSOR_RE.match(name or "") or name.endswith(".lock"):
         raise UsageError(f"bad cursor name {name!r}",
                          hint="letters, digits, '.', '_' and '-', e.g. --cursor session-42")
-    return store.home / "state" / "cursors" / f"{name}.json"
+    return svc.home / "state" / "cursors" / f"{name}.json"
 
 
 def _load_cursor(path: Path) -> dict[str, RefState] | None:
@@ -254,7 +236,7 @@ def _load_cursor(path: Path) -> dict[str, RefState] | None:
             for r, v in refs.items() if isinstance(v, dict)}
 
 
-def changes(store: "Store", cursor: str, *, scopes: Iterable[str] | None = None,
+def changes(svc: Memories, cursor: str, *, scopes: Iterable[str] | None = None,
             session: str | None = None, from_start: bool = False,
             peek: bool = False) -> list[Event]:
     """What changed since the named cursor; moves the cursor (unless `peek`).
@@ -262,15 +244,15 @@ def changes(store: "Store", cursor: str, *, scopes: Iterable[str] | None = None,
     The first call starts the cursor at the current tips and returns nothing, unless
     `from_start` (then everything is new). With `session`, that session's own commits
     are left out (the cursor still moves past them)."""
-    path = cursor_path(store, cursor)
-    lock = store.home / "state" / "locks" / f"cursor-{cursor}.lock"
+    path = cursor_path(svc, cursor)
+    lock = svc.home / "state" / "locks" / f"cursor-{cursor}.lock"
     with file_lock(lock, timeout=30):
         state = _load_cursor(path)
         if state is None:
-            w = Watcher(store, scopes, from_start=from_start)
+            w = Watcher(svc, scopes, from_start=from_start)
             events = w.poll() if from_start else []
         else:
-            w = Watcher(store, scopes, state=state)
+            w = Watcher(svc, scopes, state=state)
             events = w.poll()
         if not peek:
             data = {"refs": {r: s.to_dict() for r, s in w.state.items()},
@@ -285,8 +267,8 @@ def changes(store: "Store", cursor: str, *, scopes: Iterable[str] | None = None,
     return events
 
 
-def list_cursors(store: "Store") -> list[str]:
-    d = store.home / "state" / "cursors"
+def list_cursors(svc: Memories) -> list[str]:
+    d = svc.home / "state" / "cursors"
     return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
 
 

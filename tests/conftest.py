@@ -106,3 +106,10 @@ def decode_blob(data: bytes, path: str = "") -> bytes:
     from gitmem.store.codec import select_codec
 
     return select_codec({"GITMEM_TEST_CODEC": TEST_CODEC}).decode(path, data)
+
+
+def decode_message(message: str) -> str:
+    """A commit message (as `git log --format=%B` prints it) through the active codec."""
+    from gitmem.store.codec import select_codec
+
+    return select_codec({"GITMEM_TEST_CODEC": TEST_CODEC}).decode_message(message)

@@ -93,7 +93,98 @@ def test_malformed_import_names_line(gm_home, tmp_path):
 
 def test_no_store_is_a_clean_error(tmp_path):
     r = run_cli("--home", str(tmp_path / "none"), "list")
-    assert r.returncode != 0 and r.stderr.startswith("error: ") and "gitmem init" in r.stderr
+    assert r.returncode == 3 and r.stderr.startswith("error: ") and "gitmem init" in r.stderr
+
+
+def test_bad_config_is_exit_2_naming_file_and_key(gm_home):
+    ok("init")
+    (gm_home / "config.toml").write_text('[recall]\nw_bm25 = "heavy"\n')
+    r = run_cli("status")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    first, hint = r.stderr.splitlines()
+    assert first == f'error: {gm_home / "config.toml"}: [recall] w_bm25 = "heavy": expected a number >= 0'
+    assert hint.startswith("hint: ")
+
+
+# ---- the error handler: one place maps failures to exit codes -------------------------
+
+def invoke_raising(monkeypatch, exc: BaseException, env: dict | None = None):
+    """Run `gitmem boom`, a command that raises `exc`, as the console script would."""
+    import click
+    from click.testing import CliRunner
+
+    from gitmem.cli import cli
+
+    @click.command("boom")
+    def boom():
+        """Raise."""
+        raise exc
+
+    monkeypatch.setitem(cli.commands, "boom", boom)
+    return CliRunner().invoke(cli, ["boom"], env=env)
+
+
+def test_an_unexpected_exception_is_exit_70_with_a_crash_log(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    res = invoke_raising(monkeypatch, ValueError("boom"))
+    assert res.exit_code == 70
+    first, hint = res.stderr.splitlines()
+    assert first == "error: internal error, this is a bug: ValueError: boom"
+    log = tmp_path / "cache" / "gitmem" / "crash.log"
+    assert str(log) in hint and "Traceback" not in res.stderr
+    text = log.read_text()
+    assert "Traceback" in text and "ValueError: boom" in text and "gitmem 0." in text
+
+
+def test_gitmem_debug_puts_the_traceback_on_stderr(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    res = invoke_raising(monkeypatch, RuntimeError("boom"), env={"GITMEM_DEBUG": "1"})
+    assert res.exit_code == 70
+    assert "Traceback" in res.stderr and "error: internal error, this is a bug: RuntimeError: boom" in res.stderr
+    assert not (tmp_path / "cache" / "gitmem" / "crash.log").exists()
+
+
+def test_ctrl_c_is_exit_130(monkeypatch):
+    res = invoke_raising(monkeypatch, KeyboardInterrupt())
+    assert res.exit_code == 130 and "error: interrupted" in res.stderr
+
+
+@pytest.mark.parametrize("exc,code", [
+    ("UsageError", 2), ("StoreMissing", 3), ("NotFound", 4), ("ConflictError", 5),
+    ("IndexError_", 6), ("CorruptObject", 7), ("GitmemError", 1),
+])
+def test_gitmem_errors_keep_their_exit_codes(monkeypatch, exc, code):
+    from gitmem import errors
+
+    res = invoke_raising(monkeypatch, getattr(errors, exc)("it broke\nsecond line", hint="do this"))
+    assert res.exit_code == code
+    assert res.stderr.splitlines() == ["error: it broke", "hint: do this"]
+    assert res.stdout == ""
+
+
+def test_the_commands_call_only_the_public_api():
+    """No command reaches past api.Store: no feature, service or engine module, no
+    `store.git`, no private names (the daemon client and the front ends are transports)."""
+    import ast
+    from pathlib import Path
+
+    pkg = Path(__file__).resolve().parent.parent / "gitmem"
+    # Front ends, the facade and base modules (model: FORMAT_VERSION for --version);
+    # context.render_context and watch.run_exec are presentation helpers their
+    # features still keep.
+    allowed = {"cli", "errors", "config", "fsutil", "api", "render", "serve", "serve_client", "mcp",
+               "hookrun", "hooks_install", "context", "watch", "__version__", "model"}
+    bad = []
+    for path in [pkg / "cli.py", *sorted((pkg / "commands").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                names = [node.module] if node.module else [a.name for a in node.names]
+                bad += [f"{path.name}:{node.lineno} imports {n}" for n in names
+                        if n.split(".")[0] not in allowed | {"commands"}]
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "store" \
+                    and (node.attr == "git" or node.attr.startswith("_")):
+                bad.append(f"{path.name}:{node.lineno} store.{node.attr}")
+    assert bad == []
 
 
 def test_version_prints_both_versions():
@@ -116,6 +207,7 @@ def test_every_command_has_help_with_example_and_is_in_readme():
 
 
 def test_cli_import_stays_light():
-    code = "import sys, gitmem.cli; bad = [m for m in ('fastembed', 'onnxruntime', 'duckdb', 'mcp') if m in sys.modules]; print(bad)"
+    code = ("import sys, gitmem.cli; bad = [m for m in ('pygit2', 'duckdb', 'numpy', 'yaml', 'fastembed', "
+            "'onnxruntime', 'mcp', 'jinja2') if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
     assert out == "[]"

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 import gitmem
 from conftest import run_cli
 from gitmem import access, model
-from gitmem.dream import dream_lock, facts, render_memory_md, same_facts
+from gitmem.consolidate import facts, render_memory_md, same_facts
+from gitmem.dream import dream_lock
 from gitmem.errors import ConflictError, NotFound
 from gitmem.model import Memory
 
@@ -76,7 +77,7 @@ def test_dream_one_commit_merges_archives_and_undream_restores(dream_store, gm_h
 
     assert commit_count(store) == before_n + 1
     dc = store.git.commit_obj(out["commit"])
-    assert [str(p) for p in dc.parent_ids] == [before_tip]
+    assert dc.parents == [before_tip]
     info = store.show(out["commit"])
     assert info["op"] == "dream"
     # Merges: newest survives with union of tags, max importance, earliest created.
@@ -239,7 +240,7 @@ def test_dream_never_loses_a_memory(items, idle_days):
         if out["commit"] is None:
             assert after_tip == before_tip
         else:
-            assert [str(p) for p in store.git.commit_obj(after_tip).parent_ids] == [before_tip]
+            assert store.git.commit_obj(after_tip).parents == [before_tip]
         live = {m.id: m for m in store.list()}
         every = {m.id: m for m in store.list(archived=True)}
         merged = {i: g["survivor"] for g in out["merges"] for i in g["merged"]}
@@ -333,3 +334,13 @@ def test_duplicates_with_different_keys_stay_apart(store):
     out = store.dream(force=True, dry_run=True)["scopes"]["main"]
     assert out["merges"] == []
     assert [(p["why"], {p["a"], p["b"]}) for p in out["possible_updates"]] == [("different keys", {a.id, b.id})]
+
+
+def test_get_embedder_gives_the_model_id_or_nothing(store, monkeypatch):
+    from gitmem.config import load_config
+    from gitmem.embed import get_embedder
+
+    emb, model_id = get_embedder(store.config)
+    assert emb is not None and model_id == emb.model_id == "fake-64"
+    monkeypatch.setenv("GITMEM_EMBED_MODEL", "none")
+    assert get_embedder(load_config(store.home)) == (None, None)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import git, run_cli
+from conftest import decode_message, git, raw_forms, run_cli
 
 MEMORY_MD = """# Long-term memory
 
@@ -44,8 +44,20 @@ def openclaw(tmp_path) -> Path:
 
 
 def _log(gm_home) -> list[tuple[str, str, str]]:
-    out = git(f"--git-dir={gm_home / 'repo.git'}", "log", "--format=%ad|%cd|%s", "--date=short", "main")
-    return [tuple(l.split("|")) for l in out.splitlines()]
+    """(author date, commit date, subject) of main's commits, newest first, as plain git
+    reads them (subjects through the test codec)."""
+    out = git(f"--git-dir={gm_home / 'repo.git'}", "log", "--format=%ad|%cd|%B%x00", "--date=short", "main")
+    rows = []
+    for rec in out.split("\x00"):
+        if rec.strip():
+            ad, cd, msg = rec.strip("\n").split("|", 2)
+            rows.append((ad, cd, decode_message(msg).split("\n", 1)[0]))
+    return rows
+
+
+def _absent(text: str, raw: str) -> bool:
+    """`text` appears in no form in raw git output."""
+    return not any(f.decode() in raw for f in raw_forms(text))
 
 
 def test_openclaw_import_keeps_history_and_skips_links_out(store, gm_home, openclaw):
@@ -68,7 +80,7 @@ def test_openclaw_import_keeps_history_and_skips_links_out(store, gm_home, openc
     assert day.created == "2024-05-01T00:00:00Z" and "daily" in day.tags
     assert "sk-abcdef" not in day.text and "[REDACTED:openai-key]" in day.text
     everything = git(f"--git-dir={gm_home / 'repo.git'}", "log", "-p", "--all")
-    assert "OUTSIDE-SECRET" not in everything and "helpful agent" not in everything
+    assert _absent("OUTSIDE-SECRET", everything) and _absent("helpful agent", everything)
     # `get --at` sees the scope as it was on that day.
     at = run_cli("get", "openclaw:memory/2024-05-01", "--at", "2024-05-02", "--json")
     assert at.returncode == 0 and "Set up the repo" in json.loads(at.stdout)["text"]
@@ -152,7 +164,7 @@ def test_auto_memory_import(store, gm_home, auto_memory, kind):
     assert "**Why:**" in mems["no-db-mocks"].text
     index = mems[f"{kind}:MEMORY"]
     assert "Elsewhere" in index.text and "User role" not in index.text  # links to topics dropped
-    assert "OUTSIDE-SECRET" not in git(f"--git-dir={gm_home / 'repo.git'}", "log", "-p", "main")
+    assert _absent("OUTSIDE-SECRET", git(f"--git-dir={gm_home / 'repo.git'}", "log", "-p", "main"))
     # Editing a topic file updates that memory (same id) on the next import.
     f = auto_memory / "feedback_testing.md"
     f.write_text(f.read_text().replace("real database.", "real database (staging)."))
@@ -186,6 +198,16 @@ def test_markdown_import(store, gm_home, tmp_path):
     assert ("2023-12-24", "2023-12-24", "import: markdown sub/2023-12-24 xmas.md") in _log(gm_home)
 
 
+def test_front_matter_that_is_not_yaml_is_kept_as_text(store, tmp_path):
+    d = tmp_path / "notes"
+    d.mkdir()
+    (d / "bad.md").write_text("---\ntags: [unclosed\n---\nThe body.\n")
+    (d / "spaced.md").write_text("---\ntype: decision\n---\n\n\nUse git.\n")
+    assert store.import_dir("markdown", d)["created"] == 2
+    mems = {m.key: m for m in store.list()}
+    assert mems["markdown:bad"].text.startswith("---\ntags: [unclosed")  # nothing lost
+    assert mems["markdown:spaced"].type == "decision" and mems["markdown:spaced"].text == "Use git.\n"
+
 def test_import_errors(store, tmp_path):
     r = run_cli("import", "--from", "openclaw", str(tmp_path / "missing"))
     assert r.returncode == 2 and "not a directory" in r.stderr
@@ -211,7 +233,7 @@ def test_oversize_file_is_split_not_refused(store, tmp_path, monkeypatch):
     out = tmp_path / "out"
     from gitmem.importers import export_openclaw
 
-    export_openclaw(small, out)
+    export_openclaw(small.memories, out)
     assert (out / "memory" / "2024-06-01.md").read_text() == "".join(lines)
 
 _line = st.one_of(st.just("## Heading\n"), st.just("## Heading\n"), st.just("```\n"),

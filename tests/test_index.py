@@ -205,3 +205,22 @@ def test_progress_bar_used_for_large_builds(store):
 
     hits = store.recall("kestrels number 7", progress=Bar)
     assert hits and seen[0] == (300, "embedding") and seen[-1] == 300
+
+
+def test_warm_state_loads_nothing_until_warmed(store):
+    store.remember("a warm daemon answers in milliseconds")
+    rec = store.recaller
+    assert rec.warm_state() == {"model": None, "backend": "bm25", "snapshot_chunks": 0}
+    rec.warm()
+    assert rec.warm_state() == {"model": "fake-64", "backend": "hybrid", "snapshot_chunks": 1}
+    rec.close()
+    assert rec.warm_state()["snapshot_chunks"] == 0
+
+
+def test_lag_counts_commits_the_index_has_not_seen(store):
+    store.remember("one")
+    assert store.index.status()["lag"] == {"main": 1}  # never indexed: every commit
+    store.recall("one")
+    for text in ("two", "three"):
+        store.remember(text)
+    assert store.index.status()["lag"] == {"main": 2}

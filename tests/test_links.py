@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pygit2
+from gitmem.store.coderepo import CodeRepo
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -78,8 +78,8 @@ def test_key_without_origin_is_folder_plus_hash(tmp_path):
     for d in (a, b):
         d.mkdir(parents=True)
         git("init", "-q", cwd=d)
-    ka = project_key(pygit2.Repository(str(a)))
-    kb = project_key(pygit2.Repository(str(b)))
+    ka = project_key(CodeRepo.discover(a))
+    kb = project_key(CodeRepo.discover(b))
     assert ka.startswith("app-") and kb.startswith("app-") and ka != kb
 
 

@@ -9,7 +9,7 @@ import sys
 
 import anyio
 
-from conftest import run_cli
+from conftest import git, raw_forms, run_cli
 
 TOOLS = {"memory_search", "memory_get", "memory_remember", "memory_append", "memory_forget"}
 
@@ -22,28 +22,29 @@ def _payload(result) -> dict:
     return json.loads(result.content[0].text)
 
 
-def _git_objects_text(gm_home) -> str:
-    """Every blob and commit message in the store, as text (to look for a forgotten one)."""
+def _in_git_objects(gm_home, text: str) -> bool:
+    """Whether `text` is in any blob or commit message of the store, in whatever form
+    the active codec stores it (to look for a forgotten one)."""
     gd = str(gm_home / "repo.git")
     out = subprocess.run(["git", f"--git-dir={gd}", "cat-file", "--batch-all-objects",
-                          "--batch"], capture_output=True)
-    return out.stdout.decode(errors="replace")
+                          "--batch"], capture_output=True).stdout
+    return any(form in out for form in raw_forms(text))
 
 
-async def _session(args, fn):
+async def _session(args, fn, cwd=None):
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "gitmem", "mcp", *args],
-                                   env=dict(os.environ))
+                                   env=dict(os.environ), cwd=cwd)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             return await fn(session)
 
 
-def run_session(fn, *args):
-    return anyio.run(_session, list(args), fn)
+def run_session(fn, *args, cwd=None):
+    return anyio.run(_session, list(args), fn, cwd)
 
 
 def test_mcp_lists_and_calls_every_tool(gm_home):
@@ -95,7 +96,7 @@ def test_mcp_lists_and_calls_every_tool(gm_home):
     assert out["forget"]["history_kept"] is True
     log = run_cli("log", out["victim"]["id"], "--json")
     assert log.returncode == 0 and len(json.loads(log.stdout)) >= 2
-    assert "purple-elephant" in _git_objects_text(gm_home), "keep_history: old versions stay"
+    assert _in_git_objects(gm_home, "purple-elephant"), "keep_history: old versions stay"
     # The same API as the CLI: the CLI sees what MCP wrote.
     cli = run_cli("get", "deploy-window", "--json")
     assert json.loads(cli.stdout)["id"] == r1["id"]
@@ -111,10 +112,39 @@ def test_mcp_allow_redact_purges_history(gm_home):
 
     v, f = run_session(scenario, "--allow-redact")
     assert f["history_kept"] is False
-    assert "tangerine-42" not in _git_objects_text(gm_home)
+    assert not _in_git_objects(gm_home, "tangerine-42")
 
 
 def test_importing_cli_does_not_import_mcp():
     code = "import sys, gitmem.cli; print('mcp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False"
+
+
+def test_mcp_reaches_what_the_cli_can(gm_home, tmp_path):
+    """remember --link and recall over every scope, through the tools."""
+    assert run_cli("init").returncode == 0
+    code = tmp_path / "code"
+    code.mkdir()
+    git("init", "-q", "-b", "main", cwd=code)
+    (code / "cache.py").write_text("TTL = 300\n")
+    git("add", ".", cwd=code)
+    git("commit", "-q", "-m", "cache: longer TTL", cwd=code)
+    head = git("rev-parse", "HEAD", cwd=code).strip()
+    assert run_cli("remember", "--scope", "channel/ops", "the pager rota rotates on mondays").returncode == 0
+
+    async def scenario(s):
+        m = _payload(await s.call_tool("memory_remember", {
+            "text": "TTL raised to 300 s: the origin was overloaded", "type": "decision",
+            "link": "HEAD:cache.py"}))
+        bad = await s.call_tool("memory_remember", {"text": "x", "link": "HEAD:no/such.py"})
+        default = _payload(await s.call_tool("memory_search", {"query": "pager rota"}))
+        every = _payload(await s.call_tool("memory_search", {"query": "pager rota", "all_scopes": True}))
+        return m, bad, default, every
+
+    m, bad, default, every = run_session(scenario, cwd=str(code))
+    got = json.loads(run_cli("get", m["id"], "--json").stdout)
+    assert got["links"] and got["links"][0]["commit"] == head and got["links"][0]["path"] == "cache.py"
+    assert bad.is_error
+    assert default["results"] == []
+    assert every["results"] and every["results"][0]["scope"] == "channel/ops"

@@ -136,14 +136,14 @@ def test_failed_download_is_remembered_under_state(store, monkeypatch):
     cfg = gitmem.open(store.home).config
     emb, reason = embed.load_embedder(cfg)
     assert emb is None and "network unreachable" in reason
-    embed._FAILED.clear()  # a new process: only the state/ record remains
+    embed.forget_failures()  # a new process: only the state/ record remains
     emb, reason2 = embed.load_embedder(cfg)
     assert emb is None and calls == [1] and reason2 == reason
     embed.clear_failure(cfg)
-    embed._FAILED.clear()
+    embed.forget_failures()
     embed.load_embedder(cfg)
     assert calls == [1, 1]
-    embed._FAILED.clear()
+    embed.forget_failures()
 
 
 def test_cli_recall_json_fields(store, filled):
@@ -219,3 +219,23 @@ def test_quarantine_is_not_recalled_unless_asked(store):
     hits = store.recall("deploy", k=5)
     assert [h.type for h in hits] == ["fact"]
     assert [h.type for h in store.recall("deploy", k=5, type="quarantine")] == ["quarantine"]
+
+
+def test_a_hit_round_trips_through_its_json_form(store, filled):
+    from gitmem.hits import Hit
+
+    for h in store.recall("deploy window", explain=True):
+        assert Hit.from_dict(dict(h.to_dict(explain=True), text=h.text)) == h
+
+
+def test_recall_defaults_to_the_linked_project_of_cwd(store, tmp_path):
+    from gitmem.config import write_config_value
+
+    m = store.remember("the widget builds with meson", scope="project/widget")
+    repo = tmp_path / "widget"
+    repo.mkdir()
+    write_config_value(store.home, "links", str(repo.resolve()), "project/widget")
+    s = gitmem.open(store.home)
+    assert s.recall("meson", cwd=str(tmp_path)) == []
+    assert [h.id for h in s.recall("meson", cwd=str(repo))] == [m.id]
+    assert s.last_recall["scopes"][0] == "project/widget"

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from gitmem import hookrun, serve_client
+from gitmem import hookrun, hooks_install, serve_client
 
 from conftest import run_cli
 
@@ -171,7 +171,7 @@ def test_the_prompt_hook_uses_the_daemon(daemon, gm_home):
 
 def test_the_installed_prompt_hook_starts_a_daemon_for_the_next_prompt(filled, gm_home, monkeypatch):
     monkeypatch.delenv("GITMEM_HOOK_AUTOSTART", raising=False)
-    cmd = hookrun.hook_command("prompt", gm_home, budget=5)
+    cmd = hooks_install.hook_command("prompt", gm_home, budget=5)
     payload = json.dumps({"session_id": "s1", "prompt": "when do we deploy", "cwd": str(gm_home)})
     res = subprocess.run(["sh", "-c", cmd], input=payload, capture_output=True, text=True, timeout=30)
     assert res.returncode == 0 and "Tuesdays" in res.stdout  # the first prompt recalled in-process
@@ -189,7 +189,7 @@ def test_the_installed_prompt_hook_starts_a_daemon_for_the_next_prompt(filled, g
 
 def test_autostart_can_be_turned_off(filled, gm_home):
     (gm_home / "config.toml").write_text("[hooks]\nautostart_serve = false\n")
-    cmd = hookrun.hook_command("prompt", gm_home, budget=5)
+    cmd = hooks_install.hook_command("prompt", gm_home, budget=5)
     res = subprocess.run(["sh", "-c", cmd], input=json.dumps({"session_id": "s", "prompt": "deploy"}),
                          capture_output=True, text=True, timeout=30)
     assert res.returncode == 0

@@ -74,7 +74,7 @@ def test_watch_cli_sees_commits_from_another_process(store, gm_home):
     mem_id = json.loads(w1.stdout)["id"]
     assert first["ids"] == [mem_id] and first["op"] == "remember"
     assert first["ref"] == "refs/heads/main" and first["new"] == first["commit"]
-    assert first["old"] == str(store.git.repo.revparse_single("main~1").id)
+    assert first["old"] == store.git.commit_obj("main~1").id
     assert first["session"] == "writer-1" and first["agent"] == "bot"
     assert "SQLite" in first["summary"] and first["time"].endswith("Z")
     ops = next(e for e in events if e["scope"] == "channel/ops")
@@ -98,7 +98,7 @@ def test_watch_exec_gets_event_on_stdin(store, gm_home, tmp_path):
 def test_iterator_survives_forget_rewrite_and_hides_text(store):
     keep = store.remember("Tabs over spaces")
     secret = store.remember("The door code is 7261-alpha")
-    w = Watcher(store)
+    w = Watcher(store.memories)
     writer = subprocess.run([sys.executable, "-m", "gitmem", "remember", "after start"],
                             capture_output=True, text=True)
     assert writer.returncode == 0, writer.stderr
@@ -172,7 +172,7 @@ def test_rewrite_then_backdated_import_in_one_poll(store, tmp_path):
     polls: the import's commit is dated 2024 yet is news, and is reported."""
     secret = store.remember("The vault combination is 31-41-59")
     store.remember("an ordinary memory")
-    w = Watcher(store)
+    w = Watcher(store.memories)
     store.forget([secret.id], reason="leaked")
     ws = tmp_path / "ws" / "memory"
     ws.mkdir(parents=True)

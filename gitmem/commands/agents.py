@@ -44,7 +44,7 @@ def context(store, scopes, hours, budget, fmt):
       gitmem context --hours 48 --budget 2000
       gitmem context --scope main --format json | jq '.omitted'
     """
-    from ..capture import render_context
+    from ..context import render_context
 
     bundle = store.context(scopes=scopes or None, hours=hours, budget=budget, cwd=os.getcwd())
     if fmt == "json":
@@ -174,11 +174,11 @@ def hooks_install(store, agent, settings, use_git, repo, budget, as_json):
       gitmem hooks install --agent claude --settings .claude/settings.json
       gitmem link && gitmem hooks install --git
     """
-    from .. import hookrun
+    from .. import hooks_install
 
     _target(agent, use_git)
     if use_git:
-        out = hookrun.install_git(store, repo)
+        out = hooks_install.install_git(store.config, repo)
         if as_json:
             emit_json(out)
             return
@@ -189,7 +189,7 @@ def hooks_install(store, agent, settings, use_git, repo, budget, as_json):
             click.echo("note: this repository is not linked; run `gitmem link` so commits are journalled",
                        err=True)
         return
-    out = hookrun.install_agent(store, agent, settings, budget)
+    out = hooks_install.install_agent(store.config, agent, settings, budget)
     if as_json:
         emit_json(out)
         return
@@ -212,10 +212,11 @@ def hooks_uninstall(store, agent, settings, use_git, repo, as_json):
     Example:
       gitmem hooks uninstall --agent claude
     """
-    from .. import hookrun
+    from .. import hooks_install
 
     _target(agent, use_git)
-    out = hookrun.uninstall_git(store, repo) if use_git else hookrun.uninstall_agent(store, agent, settings)
+    out = (hooks_install.uninstall_git(store.config, repo) if use_git
+           else hooks_install.uninstall_agent(store.config, agent, settings))
     if as_json:
         emit_json(out)
     elif use_git:

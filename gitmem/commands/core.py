@@ -44,7 +44,7 @@ def init_cmd(ctx, name, email, as_json):
         write_config_value(store.home, "identity", "name", name)
     if email:
         write_config_value(store.home, "identity", "email", email)
-    info = {"home": str(store.home), "repo": str(store.git.path), "format": store.git.format_version()}
+    info = store.info()
     if as_json:
         emit_json(info)
     else:
@@ -71,17 +71,8 @@ def remember(store, text, scope, mem_type, importance, tags, key, link, as_json)
       echo "long note" | gitmem remember -
     """
     text = read_text_arg(text)
-    links = None
-    if link:
-        from ..links import resolve_link
-
-        links = [resolve_link(link)]
     mem = store.remember(text, scope=scope, type=mem_type, importance=importance, tags=list(tags),
-                         key=key, links=links)
-    if link:
-        from ..links import note_code_commit
-
-        note_code_commit(store, mem, links[0])
+                         key=key, link=link)
     red = store.last_redactions
     if as_json:
         emit_json({"id": mem.id, "scope": mem.scope, "commit": mem.commit, "path": mem.path,
@@ -381,9 +372,7 @@ def import_cmd(store, jsonl, source, directory, scope, as_json):
     else:
         if not directory:
             raise UsageError("missing DIR", hint=f"gitmem import --from {source} DIR")
-        from ..importers import import_dir
-
-        result = import_dir(store, source, directory, scope=scope)
+        result = store.import_dir(source, directory, scope=scope)
     if as_json:
         emit_json(result)
     else:
@@ -421,9 +410,7 @@ def export(store, directory, jsonl, target, scope, as_json):
     if not directory:
         raise UsageError("missing DIR", hint="gitmem export DIR, or gitmem export --jsonl FILE")
     if target:
-        from ..importers import export_openclaw
-
-        written = export_openclaw(store, directory, scope=scope)
+        written = store.export_dir(target, directory, scope=scope)
     else:
         written = store.export_markdown(directory, scope=scope)
     if as_json:

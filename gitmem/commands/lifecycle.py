@@ -34,9 +34,7 @@ def forget(store, ids, query, yes, reason, keep_history, as_json):
     if query and ids:
         raise UsageError("give ids or --query, not both")
     if query:
-        from ..forget import find
-
-        matches = find(store, query)
+        matches = store.find(query)
         if not yes:
             if as_json:
                 emit_json({"matches": [_brief(m) for m in matches], "forgotten": False})

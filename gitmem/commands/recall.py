@@ -50,12 +50,15 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     filters = dict(all_scopes=all_scopes, type=list(types) or None, since=since, archived=archived,
                    mode=mode, explain=explain)
     # A running `gitmem serve` answers warm; without one (or if it fails) recall here.
+    # The daemon is a transport, not a library: `serve` is a front end over the same
+    # api, so one front end handing a request to another stays out of api.Store (which
+    # would otherwise hold socket code and call itself over the socket from the daemon).
     served = serve_client.recall(store.home, query, k, list(scopes) or None, timeout=60.0, **filters)
     if served is not None:
         hits, info = served
     else:
         hits = store.recall(query, k=k, scopes=list(scopes) or None, progress=_progress(), **filters)
-        info = store._recaller().last
+        info = store.last_recall
     if info.get("backend") == "bm25" and info.get("reason") and mode != "bm25":
         click.echo(f"note: {info['reason']}; recall is BM25 only", err=True)
     if fmt == "json":
@@ -90,7 +93,7 @@ def reindex(store, as_json):
       gitmem reindex
     """
     info = store.reindex(progress=_progress())
-    st = store._recaller().status()
+    st = store.index_status()
     info.update(backend=st["backend"], model=st["model"], indexed=st["indexed"])
     if as_json:
         emit_json(info)

@@ -60,9 +60,11 @@ class CodeRepo:
         return True
 
     def head(self) -> tuple[str, str]:
-        """(sha, subject) of HEAD."""
+        """(sha, subject) of HEAD; the subject as `git log --format=%s` prints it (the
+        first paragraph on one line)."""
         c = self._repo.revparse_single("HEAD").peel(pygit2.Commit)
-        return str(c.id), c.message.split("\n", 1)[0]
+        title = c.message.strip().split("\n\n", 1)[0]
+        return str(c.id), " ".join(ln.strip() for ln in title.splitlines() if ln.strip())
 
     def note(self, commit: str) -> str:
         try:

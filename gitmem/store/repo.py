@@ -198,7 +198,7 @@ class GitStore:
         e = self._entry(rev, path)
         if e is None or e.type != _BLOB:
             return None
-        return self._decode(path, e.data)
+        return self.decode_blob(path, e.data)
 
     def read_text(self, rev: Rev | None, path: str) -> str | None:
         data = self.read(rev, path)
@@ -206,9 +206,10 @@ class GitStore:
 
     def blob(self, oid: str, path: str) -> bytes:
         """The decoded content of blob `oid`, which sits at `path` in its tree."""
-        return self._decode(path, self.repo[oid].data)
+        return self.decode_blob(path, self.repo[oid].data)
 
-    def _decode(self, path: str, data: bytes) -> bytes:
+    def decode_blob(self, path: str, data: bytes) -> bytes:
+        """Raw object bytes -> plaintext through the codec (a clean error if they do not decode)."""
         try:
             return self.codec.decode(path, data)
         except ValueError as e:

@@ -50,7 +50,7 @@ class _Rewriter:
         if key in self.blob_cache:
             return self.blob_cache[key]
         raw = self.repo[pygit2.Oid(raw=oid)].data
-        plain = self.git._decode(path, raw)
+        plain = self.git.decode_blob(path, raw)
         out = self.policy.blob(path, plain)
         target = path if new_path is None else new_path
         if out is None:

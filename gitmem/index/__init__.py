@@ -1,0 +1,34 @@
+"""The DuckDB sidecar ($GITMEM_HOME/index.duckdb): chunks, postings, embeddings and a
+cursor per scope. Derived from git only, so it can be deleted at any time.
+
+Concurrency. DuckDB lets one process open a file read-write and then refuses every
+other open ("Could not set lock on file"); read-only opens share. So:
+- one owner at a time: the process holding the flock `state/locks/index.lock` is the
+  only one that opens the file read-write, and only for the short write of a batch
+  whose tokens and vectors were computed beforehand (no DuckDB handle is held while
+  embedding);
+- everyone reads through a short read-only open that copies the tables into an
+  in-memory DuckDB plus numpy vectors (`Snapshot`) and closes the file again, so a warm
+  process (the API, a daemon) serves queries without holding any file lock;
+- every open retries briefly on the lock error; a full rebuild writes a new file and
+  swaps it in with os.replace, so readers never see half an index;
+- git writes never touch this file or its lock.
+
+The only package that imports duckdb. It reads git only through the object layer's
+GitStore (tips, diffs, decoded blobs).
+
+- chunks.py    what gets indexed: files split into chunks (pure)
+- db.py        the file: schema, lock-aware opens, state, batch writes, drop_ids
+- snapshot.py  the in-memory view: BM25 in SQL, vectors in numpy, in-place refresh
+- indexer.py   Index: catch-up from git, rebuild, status, vectors for dream
+"""
+
+from .chunks import Chunk, chunks_of, indexable, split_lines, text_hash
+from .db import (INDEX_DEFAULTS, INDEX_NAME, SCHEMA_VERSION, connect, delete_index, drop_ids, index_path,
+                 lock_path)
+from .indexer import Index, Progress
+from .snapshot import Snapshot
+
+__all__ = ["Chunk", "INDEX_DEFAULTS", "INDEX_NAME", "Index", "Progress", "SCHEMA_VERSION", "Snapshot",
+           "chunks_of", "connect", "delete_index", "drop_ids", "index_path", "indexable", "lock_path",
+           "split_lines", "text_hash"]

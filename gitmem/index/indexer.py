@@ -1,0 +1,296 @@
+"""The index of one store: catch the file up with the scope tips (by diffing each
+scope's cursor against its tip through the object layer), rebuild it, and hand queries
+a fresh in-memory snapshot."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, ContextManager, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from ..errors import ConflictError, IndexError_
+from ..fsutil import file_lock
+from . import db
+from .chunks import Chunk, chunks_of, indexable
+from .snapshot import Snapshot, load_snapshot, refresh
+
+# progress(length, label) -> a context manager with update(n): click.progressbar fits.
+Progress = Callable[[int, str], ContextManager[Any]]
+
+
+class _NullBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+    def update(self, n: int) -> None:
+        pass
+
+
+class Index:
+    """The derived index of one store. Cheap to construct; nothing opens until used.
+
+    `git` is the store's GitStore: the index reads tips, diffs and decoded blobs
+    through it and nothing else."""
+
+    def __init__(self, home: Path, git, config, embedder=None):
+        self.home = Path(home)
+        self.git = git
+        self.config = config
+        self.embedder = embedder
+        self.path = db.index_path(self.home)
+        self._snap: Snapshot | None = None
+        self.last_build: dict[str, Any] = {}
+
+    def _opt(self, key: str) -> Any:
+        return self.config.get("index", key, db.INDEX_DEFAULTS[key])
+
+    @property
+    def _retry(self) -> float:
+        return float(self._opt("open_retry"))
+
+    @property
+    def model_id(self) -> str | None:
+        return self.embedder.model_id if self.embedder is not None else None
+
+    @property
+    def warm_size(self) -> int:
+        """Chunks in the snapshot held in memory (0 before the first query)."""
+        return self._snap.size if self._snap is not None else 0
+
+    # ---- freshness ----------------------------------------------------------------
+    def _tips(self) -> dict[str, str]:
+        return dict(self.git.scopes())
+
+    def snapshot(self, progress: Progress | None = None) -> Snapshot:
+        """A fresh in-memory view, catching the file up with git first if needed."""
+        tips = self._tips()
+        snap = self._snap
+        if snap is not None and snap.cursors == tips and snap.model == self.model_id:
+            return snap
+        self.ensure_fresh(tips=tips, progress=progress)
+        if snap is not None and snap.model == self.model_id:
+            try:
+                if refresh(snap, self.path, self._retry, self._changed_paths):
+                    return snap
+            except Exception:
+                pass  # any surprise: fall back to a full copy below
+        self.close()
+        try:
+            self._snap = load_snapshot(self.path, self.model_id, self._retry)
+        except Exception as e:
+            if isinstance(e, IndexError_) or isinstance(e, db.load_duckdb().Error):
+                # Replaced or damaged between the check and the copy: rebuild once.
+                self.rebuild(progress=progress)
+                self._snap = load_snapshot(self.path, self.model_id, self._retry)
+            else:
+                raise
+        return self._snap
+
+    def _changed_paths(self, old: str, new: str) -> Iterator[str] | None:
+        """Paths that differ between two commits; None when `old` is gone (rewritten)."""
+        if not self.git.has_commit(old):
+            return None
+        return (p for _, p, _ in self.git.diff_files(old, new))
+
+    def close(self) -> None:
+        """Drop the in-memory snapshot."""
+        if self._snap is not None:
+            self._snap.close()
+            self._snap = None
+
+    def _fresh(self, state, tips: dict[str, str]) -> bool:
+        meta, cursors = state
+        return cursors == tips and (self.model_id is None or meta.get("vec_model") == self.model_id)
+
+    def ensure_fresh(self, tips: dict[str, str] | None = None, progress: Progress | None = None) -> bool:
+        """Bring the file up to date with every scope tip; True if anything changed."""
+        tips = self._tips() if tips is None else tips
+        state = db.read_state(self.path, self._retry)
+        if state is not None and self._fresh(state, tips):
+            return False
+        try:
+            lock = file_lock(db.lock_path(self.home), timeout=float(self._opt("lock_timeout")))
+            lock.__enter__()
+        except ConflictError as e:
+            raise IndexError_("the index is busy: another process has been building it for too long",
+                              hint="retry, or run `gitmem reindex` once it finishes") from e
+        try:
+            # Another process may have done the work while we waited for the lock.
+            tips = self._tips()
+            state = db.read_state(self.path, self._retry)
+            if state is None:
+                self._build(None, tips, progress, new_file=True)
+                return True
+            if self._fresh(state, tips):
+                return False
+            self._build(state, tips, progress, new_file=False)
+            return True
+        finally:
+            lock.__exit__(None, None, None)
+
+    def rebuild(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Rebuild into a new file and swap it in (`gitmem reindex`)."""
+        with file_lock(db.lock_path(self.home), timeout=float(self._opt("lock_timeout"))):
+            self._build(None, self._tips(), progress, new_file=True)
+        self.close()
+        return dict(self.last_build)
+
+    # ---- building -----------------------------------------------------------------
+    def _plan(self, cursors: dict[str, str], tips: dict[str, str]):
+        """Paths to drop and chunks to add, per scope, by diffing cursors against tips."""
+        max_lines, max_chars = int(self._opt("chunk_lines")), int(self._opt("chunk_chars"))
+        drops: list[tuple[str, str]] = []     # (scope, path)
+        drop_scopes: list[str] = [s for s in cursors if s not in tips]
+        chunks: list[Chunk] = []
+        for scope, tip in tips.items():
+            old = cursors.get(scope)
+            if old == tip:
+                continue
+            if old is not None and not self.git.has_commit(old):
+                drop_scopes.append(scope)   # history was rewritten (forget): index afresh
+                old = None
+            for status, path, oid in self.git.diff_files(old, tip):
+                if old is not None:
+                    drops.append((scope, path))
+                if status != "D" and oid and indexable(path):
+                    chunks.extend(chunks_of(scope, path, self.git.blob(oid, path), max_lines, max_chars))
+        return drops, drop_scopes, chunks
+
+    def _embed_missing(self, texts: dict[str, str], progress: Progress | None) -> dict[str, bytes]:
+        """hash -> vector bytes for the given (hash -> text), embedding in batches."""
+        out: dict[str, bytes] = {}
+        if not texts or self.embedder is None:
+            return out
+        # Similar lengths batched together waste less padding (about 2x faster here).
+        items = sorted(texts.items(), key=lambda kv: (len(kv[1]), kv[0]))
+        batch = 256
+        bar = progress(len(items), "embedding") if progress and len(items) > batch else None
+        ctx = bar if bar is not None else _NullBar()
+        with ctx as b:
+            for i in range(0, len(items), batch):
+                part = items[i : i + batch]
+                vecs = np.asarray(self.embedder.embed([t for _, t in part]), dtype=np.float32)
+                for (h, _), v in zip(part, vecs):
+                    out[h] = v.tobytes()
+                b.update(len(part))
+        return out
+
+    def _build(self, state, tips: dict[str, str], progress: Progress | None, new_file: bool) -> None:
+        t0 = time.perf_counter()
+        cursors = {} if new_file or state is None else state[1]
+        meta = {} if state is None else state[0]
+        drops, drop_scopes, chunks = self._plan(cursors, tips)
+        target = self.path
+        if new_file:
+            db.remove_stale_builds(self.path)
+            target = self.path.with_name(f".{db.INDEX_NAME}.{os.getpid()}.tmp")
+            for p in (target, Path(str(target) + ".wal")):
+                p.unlink(missing_ok=True)
+        # Which vectors exist already: in this file, or (rebuilding) in the old one.
+        model = self.model_id
+        retry = self._retry
+        known: set[str] = set()
+        need_fill: list[tuple[str, str]] = []
+        source = self.path if self.path.exists() and db.readable(self.path, retry) else None
+        if model and source is not None:
+            known = db.known_hashes(source, model, retry, {c.hash for c in chunks} if not new_file else None)
+        if model and not new_file and meta.get("vec_model") != model:
+            # The model changed (or came back): vectors for everything already indexed.
+            need_fill = db.texts_without_vectors(source, model, known, retry) if source else []
+        wanted = {c.hash: c.text for c in chunks if c.hash not in known}
+        wanted.update({h: t for h, t in need_fill if h not in known})
+        vectors = self._embed_missing(wanted, progress)
+        con = db.connect(target, read_only=False, retry=retry)
+        try:
+            for stmt in db.SCHEMA:
+                con.execute(stmt)
+            if new_file and source is not None:
+                db.copy_cache(con, source)
+            con.execute("BEGIN")
+            db.write_batch(con, drops, drop_scopes, chunks, vectors, model)
+            con.execute("DELETE FROM cursors")
+            con.execute("INSERT INTO cursors SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
+                        [list(tips), list(tips.values())])
+            db.set_meta(con, schema=db.SCHEMA_VERSION, vec_model=model or "",
+                        updated=str(time.time()))
+            con.execute("COMMIT")
+            con.execute("CHECKPOINT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except Exception:
+                pass
+            con.close()
+            if new_file:
+                target.unlink(missing_ok=True)
+            raise
+        con.close()
+        if new_file:
+            Path(str(self.path) + ".wal").unlink(missing_ok=True)
+            os.replace(target, self.path)
+        self.last_build = {"chunks": len(chunks), "embedded": len(vectors), "dropped_paths": len(drops),
+                           "seconds": round(time.perf_counter() - t0, 3), "rebuilt": new_file}
+
+    # ---- maintenance for other features --------------------------------------------
+    def drop_ids(self, ids: Iterable[str]) -> int:
+        """Remove memories (and their now unreferenced vectors) from the index; returns
+        the number of chunks removed. Used by forget so no trace stays in the index."""
+        return db.drop_ids(self.home, ids, config=self.config)
+
+    def vectors_for(self, ids: Iterable[str], scopes: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+        """id -> L2-normalised mean vector of its chunks (for near-duplicate detection)."""
+        snap = self.snapshot()
+        wanted = list(dict.fromkeys(ids))
+        if snap.vectors is None or not wanted:
+            return {}
+        want = set(wanted)
+        ci = {name: i for i, name in enumerate(snap.columns)}
+        rows = [(r[ci["mem_id"]], r[ci["doc"]], r[ci["scope"]]) for r in snap.table if r[ci["mem_id"]] in want]
+        acc: dict[str, list[np.ndarray]] = {}
+        for mem_id, doc, scope in rows:
+            if scopes is not None and scope not in scopes:
+                continue
+            i = snap.row_of.get(int(doc))
+            if i is not None and snap.has_vec[i]:
+                acc.setdefault(mem_id, []).append(snap.vectors[i])
+        out = {}
+        for mem_id, vs in acc.items():
+            v = np.mean(vs, axis=0)
+            n = np.linalg.norm(v)
+            out[mem_id] = (v / n if n else v).astype(np.float32)
+        return out
+
+    def status(self, tips: dict[str, str] | None = None) -> dict[str, Any]:
+        """Indexed counts and lag (commits behind each scope tip), without building."""
+        tips = self._tips() if tips is None else tips
+        state = db.read_state(self.path, self._retry)
+        info: dict[str, Any] = {"index": str(self.path), "index_exists": state is not None}
+        cursors = state[1] if state else {}
+        info["lag"] = {scope: self._lag(cursors.get(scope), tip) for scope, tip in tips.items()}
+        counts = {"indexed": 0, "chunks": 0, "vectors": 0}
+        if state is not None:
+            try:
+                counts = db.counts(self.path, self.model_id, self._retry)
+            except Exception:
+                info["index_exists"] = False
+        info.update(counts)
+        return info
+
+    def _lag(self, cursor: str | None, tip: str) -> int:
+        """Commits on the tip that the index has not seen (all of them if never indexed)."""
+        if cursor == tip:
+            return 0
+        try:
+            if cursor is not None and self.git.has_commit(cursor):
+                ahead, _ = self.git.ahead_behind(tip, cursor)
+                return int(ahead)
+        except Exception:
+            pass
+        return sum(1 for _ in itertools.islice(self.git.walk([tip]), 100000))

@@ -1,0 +1,280 @@
+"""The in-memory view queries run on: the index file's tables copied into an in-memory
+DuckDB (postings keyed by integer term hashes and scope codes, for BM25 in SQL) plus
+numpy arrays of the doc columns and vectors. Taken by a short read-only open, so a warm
+process holds no lock on the file; refreshed in place by re-reading changed paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import IndexError_
+from .db import SCHEMA_VERSION, attach, load_duckdb
+
+# A 63-bit term hash computed by DuckDB at snapshot and query time alike.
+_TERM_HASH = "(hash({}) >> 1)::BIGINT"
+
+_POSTINGS_FROM = (f"SELECT {_TERM_HASH.format('p.term')} AS th, p.doc, p.tf, d.len, m.sc, d.archived, d.type, "
+                  "d.created FROM f.postings p JOIN {docs} d USING (doc) JOIN scope_codes m ON m.scope = d.scope")
+_DFS_FROM = "SELECT sc, th, count(*)::DOUBLE AS df FROM postings WHERE NOT archived GROUP BY sc, th"
+_VECS_FROM = ("SELECT d.doc, any_value(e.vec) FROM {docs} d JOIN f.emb e ON e.text_hash = d.text_hash "
+              "WHERE e.model = ? GROUP BY d.doc")
+
+# (old commit, new commit) -> the paths that differ, or None when the old one is gone.
+ChangedPaths = Callable[[str, str], "Iterable[str] | None"]
+
+
+@dataclass
+class Snapshot:
+    """An in-memory copy of the index: DuckDB tables for BM25, numpy for vectors."""
+
+    con: Any
+    cursors: dict[str, str]
+    model: str | None
+    docs: np.ndarray                     # doc ids, aligned with the arrays below
+    scope_of: np.ndarray                 # scope code per doc
+    scope_codes: dict[str, int]
+    archived: np.ndarray
+    created: np.ndarray
+    type_of: np.ndarray
+    type_codes: dict[str, int]
+    vectors: np.ndarray | None           # (n, dim) float32, L2-normalised, or None
+    has_vec: np.ndarray                  # bool per doc
+    lens: np.ndarray                     # token count per doc
+    columns: list[str]                   # names of the docs columns
+    table: list[tuple]                   # the docs rows, aligned with `docs`
+    row_of: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return int(self.docs.shape[0])
+
+    def mask(self, scopes: Sequence[str] | None, types: Sequence[str] | None,
+             since: float | None, archived: bool) -> np.ndarray:
+        """Which docs pass the filters (bool per doc)."""
+        m = np.ones(self.size, dtype=bool)
+        if scopes is not None:
+            codes = [self.scope_codes[s] for s in scopes if s in self.scope_codes]
+            m &= np.isin(self.scope_of, codes)
+        if types:
+            codes = [self.type_codes[t] for t in types if t in self.type_codes]
+            m &= np.isin(self.type_of, codes)
+        if since is not None:
+            m &= self.created >= since
+        if not archived:
+            m &= ~self.archived
+        return m
+
+    def bm25(self, terms: Sequence[str], scopes: Sequence[str] | None, types: Sequence[str] | None,
+             since: float | None, archived: bool, k1: float, b: float, limit: int) -> list[tuple[int, float]]:
+        """Okapi BM25 in SQL over the postings. N and avgdl are those of the searched
+        docs; document frequencies are summed over the searched scopes (live memories)."""
+        terms = list(dict.fromkeys(terms))
+        if not terms or self.size == 0:
+            return []
+        sel = self.mask(scopes, types, since, archived)
+        n = int(sel.sum())
+        if n == 0:
+            return []
+        avgdl = max(float(self.lens[sel].mean()), 1.0)
+        codes = sorted(self.scope_codes.values()) if scopes is None else sorted(
+            self.scope_codes[s] for s in scopes if s in self.scope_codes)
+        if not codes:
+            return []
+        # One statement (each round trip to DuckDB costs); only integer scope codes are
+        # spliced into the SQL text, everything else binds.
+        sc = ",".join(map(str, codes))
+        where, params = _filters(None, types, since, archived, prefix="p.")
+        sql = f"""
+            WITH q AS (SELECT DISTINCT {_TERM_HASH.format('t')} AS th FROM (SELECT unnest(?::VARCHAR[]) AS t)),
+            d AS (SELECT th, sum(df) AS df FROM dfs WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th)
+            SELECT p.doc, sum(ln(1 + (? - d.df + 0.5) / (d.df + 0.5))
+                   * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * p.len / ?))) AS score
+            FROM postings p JOIN d USING (th)
+            WHERE p.sc IN ({sc}) AND {where}
+            GROUP BY p.doc ORDER BY score DESC, p.doc LIMIT ?"""
+        rows = self.con.execute(sql, [terms, float(n), k1, k1, b, b, avgdl] + params + [limit]).fetchall()
+        return [(int(d), float(s)) for d, s in rows]
+
+    def rows(self, docs: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Full rows of the given docs (held in memory: no query per hit)."""
+        out = {}
+        for d in docs:
+            i = self.row_of.get(int(d))
+            if i is not None:
+                out[int(d)] = dict(zip(self.columns, self.table[i]))
+        return out
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        except Exception:
+            pass
+
+
+def _filters(scopes, types, since, archived, prefix: str = "") -> tuple[str, list[Any]]:
+    where, params = ["TRUE"], []
+    if scopes is not None:
+        where.append(f"{prefix}scope IN (SELECT unnest(?::VARCHAR[]))")
+        params.append(list(scopes))
+    if types:
+        where.append(f"{prefix}type IN (SELECT unnest(?::VARCHAR[]))")
+        params.append(list(types))
+    if since is not None:
+        where.append(f"{prefix}created >= ?")
+        params.append(float(since))
+    if not archived:
+        where.append(f"NOT {prefix}archived")
+    return " AND ".join(where), params
+
+
+def load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
+    """A full copy of the file at `path` (vectors of `model_id` only)."""
+    duckdb = load_duckdb()
+    mem = duckdb.connect(":memory:")
+    try:
+        attach(mem, path, retry)
+    except Exception:
+        mem.close()
+        raise
+    try:
+        meta = dict(mem.execute("SELECT k, v FROM f.meta").fetchall())
+        if meta.get("schema") != SCHEMA_VERSION:
+            raise IndexError_("index schema is out of date")
+        cursors = dict(mem.execute("SELECT scope, commit_id FROM f.cursors").fetchall())
+        cur = mem.execute("SELECT * FROM f.docs ORDER BY doc")
+        columns = [c[0] for c in cur.description]
+        table = cur.fetchall()
+        # Column arrays straight from DuckDB (numpy), not through Python tuples.
+        arr = mem.execute("SELECT doc, scope, archived, created, type, len FROM f.docs ORDER BY doc").fetchnumpy()
+        scope_names, scope_of = np.unique(np.asarray(arr["scope"], dtype=object).astype(str), return_inverse=True)
+        type_names, type_of = np.unique(np.asarray(arr["type"], dtype=object).astype(str), return_inverse=True)
+        scope_codes = {str(name): i for i, name in enumerate(scope_names)}
+        type_codes = {str(name): i for i, name in enumerate(type_names)}
+        # Postings carry the filter columns of their doc so a query needs no join, and
+        # integer term hashes and scope codes: comparing strings dominated query time.
+        mem.execute("CREATE TABLE scope_codes (scope VARCHAR, sc INTEGER)")
+        if scope_codes:
+            mem.execute("INSERT INTO scope_codes SELECT unnest(?::VARCHAR[]), unnest(?::INTEGER[])",
+                        [list(scope_codes), list(scope_codes.values())])
+        mem.execute("CREATE TABLE postings AS " + _POSTINGS_FROM.format(docs="f.docs") + " ORDER BY th")
+        mem.execute("CREATE TABLE dfs AS " + _DFS_FROM + " ORDER BY th")
+        vec = None
+        if model_id:
+            vec = mem.execute(_VECS_FROM.format(docs="f.docs") + " ORDER BY d.doc", [model_id]).fetchnumpy()
+    finally:
+        try:
+            mem.execute("DETACH f")
+        except duckdb.Error:
+            pass
+    n = len(table)
+    docs = np.asarray(arr["doc"], dtype=np.int64)
+    archived = np.asarray(arr["archived"], dtype=bool)
+    created = np.nan_to_num(np.asarray(arr["created"], dtype=np.float64))
+    lens = np.nan_to_num(np.asarray(arr["len"], dtype=np.float64))
+    row_of = {int(d): i for i, d in enumerate(docs.tolist())}
+    vectors = None
+    has_vec = np.zeros(n, dtype=bool)
+    if vec is not None and len(vec["doc"]):
+        blobs = list(vec[list(vec)[1]])
+        dim = len(blobs[0]) // 4
+        if dim and all(len(x) == dim * 4 for x in blobs):
+            mat = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
+            pos = np.searchsorted(docs, np.asarray(vec["doc"], dtype=np.int64))
+            vectors = np.zeros((n, dim), dtype=np.float32)
+            vectors[pos] = mat
+            has_vec[pos] = True
+    return Snapshot(mem, cursors, model_id, docs, scope_of.astype(np.int32), scope_codes, archived, created,
+                    type_of.astype(np.int32), type_codes, vectors, has_vec, lens, columns, table, row_of)
+
+
+def refresh(snap: Snapshot, path: Path, retry: float, changed_paths: ChangedPaths,
+            max_paths: int = 5000) -> bool:
+    """Bring a warm snapshot up to the file by re-reading only the files that changed
+    between its cursors and the file's (`changed_paths` asks git). False: do a full copy."""
+    mem = snap.con
+    attach(mem, path, retry)
+    try:
+        meta = dict(mem.execute("SELECT k, v FROM f.meta").fetchall())
+        if meta.get("schema") != SCHEMA_VERSION:
+            return False
+        cursors = dict(mem.execute("SELECT scope, commit_id FROM f.cursors").fetchall())
+        if set(cursors) != set(snap.cursors) or any(s not in snap.scope_codes for s in cursors):
+            return False
+        changed: list[tuple[str, str]] = []
+        for scope, new in cursors.items():
+            old = snap.cursors[scope]
+            if old == new:
+                continue
+            paths = changed_paths(old, new)
+            if paths is None:
+                return False
+            changed.extend((scope, p) for p in paths)
+            if len(changed) > max_paths:
+                return False
+        if not changed:
+            snap.cursors = cursors
+            return True
+        mem.execute("CREATE OR REPLACE TEMP TABLE chg AS SELECT unnest(?::VARCHAR[]) AS scope, "
+                    "unnest(?::VARCHAR[]) AS path", [[c[0] for c in changed], [c[1] for c in changed]])
+        mem.execute("CREATE OR REPLACE TEMP TABLE chg_docs AS SELECT d.* FROM f.docs d JOIN chg USING (scope, path)")
+        cur = mem.execute("SELECT * FROM chg_docs ORDER BY doc")
+        if [c[0] for c in cur.description] != snap.columns:
+            return False
+        new_table = cur.fetchall()
+        ci = {name: i for i, name in enumerate(snap.columns)}
+        if any(r[ci["scope"]] not in snap.scope_codes for r in new_table):
+            return False
+        gone = set(changed)
+        drop_idx = [i for i, r in enumerate(snap.table) if (r[ci["scope"]], r[ci["path"]]) in gone]
+        old_docs = [int(snap.table[i][ci["doc"]]) for i in drop_idx]
+        vec_rows = []
+        if snap.model:
+            vec_rows = mem.execute(_VECS_FROM.format(docs="chg_docs"), [snap.model]).fetchall()
+        if vec_rows and snap.vectors is None:
+            return False
+        if old_docs:
+            mem.execute("DELETE FROM postings WHERE doc IN (SELECT unnest(?::BIGINT[]))", [old_docs])
+        mem.execute("INSERT INTO postings " + _POSTINGS_FROM.format(docs="chg_docs"))
+        mem.execute("DELETE FROM dfs")
+        mem.execute("INSERT INTO dfs " + _DFS_FROM)
+    finally:
+        for stmt in ("DROP TABLE IF EXISTS chg", "DROP TABLE IF EXISTS chg_docs", "DETACH f"):
+            try:
+                mem.execute(stmt)
+            except Exception:
+                pass
+    keep = np.ones(snap.size, dtype=bool)
+    keep[drop_idx] = False
+    m = len(new_table)
+    for r in new_table:
+        snap.type_codes.setdefault(r[ci["type"]], len(snap.type_codes))
+    snap.table = [r for r, k in zip(snap.table, keep) if k] + new_table
+    snap.docs = np.concatenate([snap.docs[keep], np.array([r[ci["doc"]] for r in new_table], dtype=np.int64)])
+    snap.scope_of = np.concatenate([snap.scope_of[keep], np.array(
+        [snap.scope_codes[r[ci["scope"]]] for r in new_table], dtype=np.int32)])
+    snap.type_of = np.concatenate([snap.type_of[keep], np.array(
+        [snap.type_codes[r[ci["type"]]] for r in new_table], dtype=np.int32)])
+    snap.archived = np.concatenate([snap.archived[keep], np.array(
+        [bool(r[ci["archived"]]) for r in new_table], dtype=bool)])
+    snap.created = np.concatenate([snap.created[keep], np.array(
+        [r[ci["created"]] or 0.0 for r in new_table], dtype=np.float64)])
+    snap.lens = np.concatenate([snap.lens[keep], np.array([r[ci["len"]] or 0 for r in new_table], dtype=np.float64)])
+    snap.row_of = {int(d): i for i, d in enumerate(snap.docs)}
+    has_new = np.zeros(m, dtype=bool)
+    if snap.vectors is not None:
+        dim = snap.vectors.shape[1]
+        new_vecs = np.zeros((m, dim), dtype=np.float32)
+        base = snap.size - m
+        for d, blob in vec_rows:
+            i = snap.row_of.get(int(d))
+            if i is not None and i >= base and len(blob) == dim * 4:
+                new_vecs[i - base] = np.frombuffer(blob, dtype=np.float32)
+                has_new[i - base] = True
+        snap.vectors = np.concatenate([snap.vectors[keep], new_vecs])
+    snap.has_vec = np.concatenate([snap.has_vec[keep], has_new])
+    snap.cursors = cursors
+    return True

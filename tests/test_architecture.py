@@ -1,0 +1,241 @@
+"""The layering, read off the source with the ast module (no imports of gitmem code,
+except the one start-up check at the end).
+
+    front ends   cli, commands/*, serve, serve_client, mcp, hook runners
+    facade       api
+    features     recall, forget, dream, capture, watch, links, importers, ...
+    service      memories, scopes, history, transfer
+    engines      store/* (git), index (duckdb), embed (fastembed)
+    base         errors, config, model, trailers, fsutil, tokens, redact, ...
+
+A module imports only from its own layer or the ones below; only the object layer
+touches git, only the index touches DuckDB, only the embedder touches the model."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parent.parent / "gitmem"
+
+BASE = {"errors", "config", "model", "trailers", "fsutil", "tokens", "redact", "access", "render",
+        "hits", "weight", "injection", "frontmatter"}
+ENGINE_PREFIXES = ("store", "index", "embed")
+SERVICE = {"memories", "scopes", "history", "transfer"}
+FACADE = {"api"}
+FRONT = {"cli", "__main__", "__init__", "serve", "serve_client", "mcp", "hookrun", "hooks_run",
+         "hooks_install", "hooks", "commands"}
+RANK = {"base": 0, "engine": 1, "service": 2, "feature": 3, "facade": 4, "front": 5}
+
+
+def layer(mod: str) -> str:
+    top = mod.split(".")[1] if "." in mod else "__init__"
+    if top in BASE:
+        return "base"
+    if top.startswith(ENGINE_PREFIXES):
+        return "engine"
+    if top in SERVICE:
+        return "service"
+    if top in FACADE:
+        return "facade"
+    if top in FRONT:
+        return "front"
+    return "feature"
+
+
+def modules() -> dict[str, ast.Module]:
+    out = {}
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        out[".".join(parts)] = ast.parse(path.read_text(), filename=str(path))
+    return out
+
+
+MODS = modules()
+
+
+def _resolve(mod: str, node: ast.ImportFrom | ast.Import) -> list[str]:
+    """gitmem modules an import statement loads (relative imports resolved)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.split(".")[0] == "gitmem"]
+    is_pkg = mod == "gitmem" or (mod + ".__init__") in {m + ".__init__" for m in MODS if _is_pkg(m)}
+    base = mod.split(".")
+    if node.level:
+        base = base[: len(base) - node.level + (1 if _is_pkg(mod) else 0)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    if not target.startswith("gitmem"):
+        return []
+    out = []
+    for a in node.names:
+        sub = f"{target}.{a.name}"
+        out.append(sub if sub in MODS else target)
+    del is_pkg
+    return out
+
+
+def _is_pkg(mod: str) -> bool:
+    return (PKG.parent / mod.replace(".", "/") / "__init__.py").exists()
+
+
+def imports(mod: str) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(MODS[mod]):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update(m for m in _resolve(mod, node) if m in MODS)
+    out.discard(mod)
+    return out
+
+
+def third_party(mod: str) -> set[str]:
+    out = set()
+    for node in ast.walk(MODS[mod]):
+        if isinstance(node, ast.Import):
+            out.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            out.add(node.module.split(".")[0])
+    return out
+
+
+def test_the_package_is_found():
+    assert {"gitmem.api", "gitmem.store.repo", "gitmem.memories", "gitmem.cli"} <= set(MODS)
+
+
+@pytest.mark.parametrize("lib,owners", [
+    ("pygit2", ("gitmem.store",)),
+    ("duckdb", ("gitmem.index",)),
+    ("fastembed", ("gitmem.embed",)),
+    ("onnxruntime", ("gitmem.embed",)),
+])
+def test_only_the_owner_imports_the_engine(lib, owners):
+    bad = [m for m in MODS if lib in third_party(m) and not m.startswith(owners)]
+    assert bad == [], f"{lib} imported outside {owners}: {bad}"
+
+
+def test_only_the_object_layer_runs_git():
+    bad = []
+    for mod, tree in MODS.items():
+        if mod.startswith("gitmem.store"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], ast.Constant) \
+                    and node.elts[0].value == "git":
+                bad.append(f"{mod}:{node.lineno}")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("--git-dir"):
+                bad.append(f"{mod}:{node.lineno}")
+    assert bad == [], f"git run outside gitmem.store: {bad}"
+
+
+ALLOWED_PRIVATE = {"_exit", "_replace", "_asdict", "_fields", "_make", "_getframe"}
+
+
+def test_no_module_reads_another_modules_private_names():
+    bad = []
+    for mod, tree in MODS.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                for a in node.names:
+                    if a.name.startswith("_") and not a.name.startswith("__"):
+                        bad.append(f"{mod}:{node.lineno} imports {a.name}")
+            elif isinstance(node, ast.Attribute):
+                name = node.attr
+                if not name.startswith("_") or name.startswith("__") or name in ALLOWED_PRIVATE:
+                    continue
+                owner = node.value
+                if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                    continue
+                # a private attribute of another object: allowed only on classes of this module
+                if isinstance(owner, ast.Name) and _defines_class_with(tree, name):
+                    continue
+                bad.append(f"{mod}:{node.lineno} reads .{name}")
+    assert bad == [], "private names read across modules:\n" + "\n".join(bad)
+
+
+def _defines_class_with(tree: ast.Module, attr: str) -> bool:
+    """`obj._x` where this module's own classes define `_x` (e.g. `other._c` in __eq__)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Attribute) and sub.attr == attr and \
+                        isinstance(sub.value, ast.Name) and sub.value.id == "self":
+                    return True
+                if isinstance(sub, ast.Constant) and sub.value == attr:  # __slots__
+                    return True
+    return False
+
+
+def test_dependencies_point_down():
+    bad = []
+    for mod in MODS:
+        for dep in imports(mod):
+            if dep in ("gitmem",):
+                continue
+            if RANK[layer(dep)] > RANK[layer(mod)]:
+                bad.append(f"{mod} ({layer(mod)}) -> {dep} ({layer(dep)})")
+    assert bad == [], "imports that point up:\n" + "\n".join(bad)
+
+
+def test_no_import_cycles():
+    graph = {m: imports(m) - {"gitmem"} for m in MODS}
+    # A package __init__ that re-exports its own submodules is not a cycle.
+    for m in graph:
+        graph[m] = {d for d in graph[m] if not (d.startswith(m + ".") and _is_pkg(m))}
+    cycles = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> None:
+        state[n] = 1
+        stack.append(n)
+        for d in sorted(graph.get(n, ())):
+            if state.get(d) == 1:
+                cycles.append(stack[stack.index(d):] + [d])
+            elif d not in state:
+                visit(d)
+        stack.pop()
+        state[n] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert cycles == [], "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_importing_the_cli_stays_light():
+    code = ("import sys, gitmem.cli; heavy = {'pygit2', 'duckdb', 'numpy', 'yaml', 'fastembed', "
+            "'onnxruntime'} & {m.split('.')[0] for m in sys.modules}; print(sorted(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_library_code_does_not_print_exit_or_touch_environ():
+    front = {m for m in MODS if layer(m) == "front"}
+    bad = []
+    for mod, tree in MODS.items():
+        if mod in front:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("print", "exit"):
+                bad.append(f"{mod}:{node.lineno} {node.func.id}()")
+            if isinstance(node, ast.Attribute) and node.attr == "exit" and \
+                    isinstance(node.value, ast.Name) and node.value.id == "sys":
+                bad.append(f"{mod}:{node.lineno} sys.exit")
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Subscript) and "environ" in ast.unparse(t.value):
+                        bad.append(f"{mod}:{node.lineno} mutates os.environ")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                src = ast.unparse(node.func)
+                if src in ("os.environ.update", "os.environ.pop", "os.environ.setdefault", "os.putenv") \
+                        or src.startswith("pygit2.settings."):
+                    bad.append(f"{mod}:{node.lineno} {src}()")
+    assert bad == [], "\n".join(bad)
