@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,8 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import gitmem  # noqa: E402
-from gitmem import hooks_install, serve_client  # noqa: E402
+from gitmem import hooks_install  # noqa: E402
 
 MODEL_PATH = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"

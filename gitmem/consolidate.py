@@ -21,26 +21,15 @@ from .store import Change, Keep, Rev
 MEMORY_MD = "MEMORY.md"
 POSSIBLE_UPDATES_SHOWN = 200  # the most similar pairs; the plan also gives the total
 
-# Every number of the lifecycle, overridable under [dream] in config.toml (the weight's
-# own numbers are gitmem.weight's).
-DEFAULTS: dict[str, Any] = {
-    "near_threshold": 0.88,  # a float, or a table {model id = float}
-    "fake_near_threshold": 0.8,  # the hashed bag-of-words test embedder is coarser
-    "min_hours": 24,
-    "min_sessions": 5,
-    "archive_below": 2.0,
-    "protect_importance": 8,
-    **weighing.DEFAULTS,
-    "lock_stale_seconds": 3600,
-    "memory_md_lines": 200,
-    "memory_md_bytes": 25 * 1024,
-    "memory_md_line_chars": 150,
-}
+# Every number of the lifecycle is a [dream] setting in gitmem.config.SCHEMA. With no
+# near_threshold set, real models use NEAR_THRESHOLD and the hashed test embedder
+# (coarser) `fake_near_threshold`.
+NEAR_THRESHOLD = 0.88
 
 
 def setting(config, key: str) -> Any:
     """One [dream] setting: config.toml, else its default."""
-    return config.get("dream", key, DEFAULTS[key])
+    return config.get("dream", key)
 
 
 def near_threshold(config, model_id: str) -> float:
@@ -50,7 +39,7 @@ def near_threshold(config, model_id: str) -> float:
         value = value.get(model_id)
     if value is None:
         fake = model_id.startswith("fake")
-        value = setting(config, "fake_near_threshold") if fake else DEFAULTS["near_threshold"]
+        value = setting(config, "fake_near_threshold") if fake else NEAR_THRESHOLD
     return float(value)
 
 

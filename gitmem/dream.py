@@ -17,18 +17,16 @@ dreams after five active days.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
-import os
 import time
-from pathlib import Path
 from typing import Any, Iterator
 
 from . import access, model
-from .consolidate import DEFAULTS, Plan, make_plan, setting
+from .consolidate import Plan, make_plan, setting
 from .embed import get_embedder
 from .errors import ConflictError, NotFound
+from .fsutil import pid_lock
 from .memories import Memories
 from .store import Change, GitStore, Keep, Rev
 from .trailers import Commit, format_message
@@ -36,10 +34,7 @@ from .weight import Counts
 
 ARCHIVE_REF_PREFIX = "refs/gitmem/archive/"
 
-# DEFAULTS ([dream] settings) and get_embedder are re-exported for callers that still
-# import them from here.
-__all__ = ["ARCHIVE_REF_PREFIX", "DEFAULTS", "access_counts", "dream", "dream_lock", "gates", "get_embedder",
-           "last_dream", "undream"]
+__all__ = ["ARCHIVE_REF_PREFIX", "access_counts", "dream", "gates", "last_dream", "undream"]
 
 
 # ---- history: last dream, sessions, access counts ----------------------------------------
@@ -103,51 +98,6 @@ def gates(svc: Memories, scope: str, now: float) -> dict[str, Any]:
 
 
 # ---- the lock ----------------------------------------------------------------------------
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-@contextlib.contextmanager
-def dream_lock(home: Path, stale_after: float) -> Iterator[None]:
-    """A lock file holding our PID; stale after `stale_after` seconds or when the PID is gone.
-
-    Not an flock (gitmem.fsutil.file_lock): the file names the holder, so a person can
-    see who dreams and `ConflictError` can say so."""
-    path = Path(home) / "state" / "locks" / "dream.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mine = f"{os.getpid()} {int(time.time())}\n"
-    for attempt in range(2):
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            try:
-                pid_s, t_s = path.read_text().split()[:2]
-                pid, started = int(pid_s), int(t_s)
-            except (OSError, ValueError):
-                pid, started = 0, 0
-            if attempt == 0 and (time.time() - started > stale_after or not _pid_alive(pid)):
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-                continue
-            raise ConflictError(f"another dream is running (pid {pid})",
-                                hint=f"wait for it, or remove {path} if that process is gone") from None
-        with os.fdopen(fd, "w") as fh:
-            fh.write(mine)
-        break
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            if path.read_text() == mine:
-                path.unlink()
-
-
 # ---- the operations ----------------------------------------------------------------------
 def dream(svc: Memories, scope: str | None = None, dry_run: bool = False, force: bool = False,
           now: float | None = None) -> dict[str, Any]:
@@ -163,7 +113,8 @@ def dream(svc: Memories, scope: str | None = None, dry_run: bool = False, force:
             plan.gates = gates(svc, s, now)
             out["scopes"][s] = {**plan.to_dict(), "commit": None, "skipped": None}
         return out
-    with dream_lock(svc.home, float(setting(svc.config, "lock_stale_seconds"))):
+    with pid_lock(svc.home / "state" / "locks" / "dream.lock", float(setting(svc.config, "lock_stale_seconds")),
+                  what="dream"):
         for s in scopes:
             out["scopes"][s] = _dream_scope(svc, s, force, now)
     return out

@@ -116,15 +116,6 @@ _FAILED: dict[tuple[str, str | None], str] = {}
 FAILURE_FILE = "embed-failure.json"
 # Seconds a hub metadata request may take during a download attempt.
 HUB_ETAG_TIMEOUT = 3
-# Documented defaults (config section [embed]).
-EMBED_DEFAULTS = {
-    "model": DEFAULT_MODEL,
-    "path": None,
-    # Seconds a failed model load is remembered under state/ before trying again.
-    "retry_after": 6 * 3600,
-    # Seconds one download attempt may take before the command goes on with BM25.
-    "download_timeout": 20.0,
-}
 
 # A multilingual choice for Chinese (and other non-English) users: set
 # `[embed] model = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"`
@@ -149,7 +140,7 @@ def recorded_failure(config, model: str, path: str | None) -> str | None:
         return None
     if rec.get("model") != model or rec.get("path") != path:
         return None
-    wait = float(config.get("embed", "retry_after", EMBED_DEFAULTS["retry_after"]))
+    wait = float(config.get("embed", "retry_after"))
     if time.time() - float(rec.get("time", 0)) > wait:
         return None
     return str(rec.get("reason") or "embedding model unavailable")
@@ -272,7 +263,7 @@ def load_embedder(config) -> tuple[Embedder | None, str | None]:
             return None, earlier
         try:
             threads = config.get("embed", "threads", None)
-            timeout = float(config.get("embed", "download_timeout", EMBED_DEFAULTS["download_timeout"]))
+            timeout = float(config.get("embed", "download_timeout"))
             _quiet_fastembed()
             emb = _load_bounded(model, path, int(threads) if threads else None, timeout)
         except Exception as e:  # any load failure means "BM25 only", reported once

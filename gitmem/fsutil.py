@@ -1,4 +1,11 @@
-"""Small filesystem helpers: atomic writes and advisory locks."""
+"""Atomic writes and every lock gitmem takes (one owner for both).
+
+- file_lock: an flock, dropped by the kernel when the process dies: never stale.
+- pid_lock: a file naming its holder, for long operations a person may want to see
+  (dream); stale after a time or when the holder is gone.
+- is_locked: whether another process holds an flock (a running `gitmem serve`).
+The object layer also moves refs with git's own `<ref>.lock` files (store/repo.py):
+that protocol is git's, shared with plain git, and stays there."""
 
 from __future__ import annotations
 
@@ -56,3 +63,66 @@ def file_lock(path: Path, timeout: float = 30.0, shared: bool = False) -> Iterat
         yield
     finally:
         os.close(fd)
+
+
+def is_locked(path: Path) -> bool:
+    """Whether some process holds an flock on `path` (without waiting for it)."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops the lock if we took it
+    return False
+
+
+def pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def pid_lock(path: Path, stale_after: float, what: str = "operation") -> Iterator[None]:
+    """A lock file holding our PID; stale after `stale_after` seconds or when the PID is
+    gone. Not an flock: the file names the holder, so a person can see who holds it and
+    the ConflictError says so."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mine = f"{os.getpid()} {int(time.time())}\n"
+    for attempt in range(2):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            try:
+                pid_s, t_s = path.read_text().split()[:2]
+                pid, started = int(pid_s), int(t_s)
+            except (OSError, ValueError):
+                pid, started = 0, 0
+            if attempt == 0 and (time.time() - started > stale_after or not pid_alive(pid)):
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+                continue
+            raise ConflictError(f"another {what} is running (pid {pid})",
+                                hint=f"wait for it, or remove {path} if that process is gone") from None
+        with os.fdopen(fd, "w") as fh:
+            fh.write(mine)
+        break
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            if path.read_text() == mine:
+                path.unlink()

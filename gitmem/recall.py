@@ -24,26 +24,10 @@ from .tokens import tokenize
 if TYPE_CHECKING:
     from .memories import Memories
 
-__all__ = ["Hit", "RECALL_DEFAULTS", "Recaller", "VECTOR_FLOORS", "mmr_rerank", "vector_top"]
+__all__ = ["Hit", "Recaller", "VECTOR_FLOORS", "mmr_rerank", "vector_top"]
 
-# Documented defaults of [recall] (BENCHMARKS.md "Recall settings" lists them and why).
-RECALL_DEFAULTS: dict[str, Any] = {
-    # "linear": min-max normalised BM25 and cosine scores, weighted sum; "rrf":
-    # reciprocal rank fusion. Linear won on LoCoMo dev (R_any@10 0.74 vs 0.62 for RRF
-    # with k=60; see BENCHMARKS.md), because it keeps how far ahead a top hit is.
-    "fusion": "linear",
-    "rrf_k": 60,              # RRF constant: 1 / (rrf_k + rank)
-    "w_bm25": 1.0,            # weight of the BM25 side in the fusion
-    "w_vector": 0.6,          # weight of the vector side (0.5-0.7 measured alike)
-    "candidates": 100,        # depth taken from each ranking before fusion
-    "bm25_k1": 1.2,
-    "bm25_b": 0.5,            # memories are short; full length normalisation (0.75) hurt
-    "mmr": False,             # re-rank for diversity (maximal marginal relevance)
-    "mmr_lambda": 0.7,        # relevance vs diversity in MMR
-    "recency_weight": 0.1,    # share of the score subject to recency decay (0 = off)
-    "half_life_days": 30.0,   # a memory this old keeps half of that share
-    "importance_weight": 0.1, # importance 10 scores (1 + w) times importance 5; 1 scores (1 - 0.8 w)
-}
+# The [recall] settings and their documented defaults are in gitmem.config.SCHEMA
+# (BENCHMARKS.md "Recall settings" says why each has its value).
 
 # Vector-side floors per model: a vector hit below its model's cosine floor is only
 # kept when BM25 found it too. Cosines are not comparable across models, hence per model.
@@ -90,7 +74,7 @@ class Recaller:
         self.last: dict[str, Any] = {}
 
     def opt(self, key: str) -> Any:
-        return self.config.get("recall", key, RECALL_DEFAULTS[key])
+        return self.config.get("recall", key)
 
     # ---- parts --------------------------------------------------------------------
     def embedder(self):

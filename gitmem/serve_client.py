@@ -12,7 +12,6 @@ answers carry `ok` and either the data or `error`."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import socket
@@ -22,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+from .fsutil import is_locked
 from .hits import Hit
 
 # Environment the daemon must share with a client for its answers to be the client's
@@ -117,22 +117,7 @@ def try_recall(home: str | os.PathLike[str], query: str, k: int = 10, scopes: It
 
 def running(home: str | os.PathLike[str]) -> bool:
     """Whether a daemon holds this store's serve lock (it may still be warming up)."""
-    path = lock_path(home)
-    if not path.exists():
-        return False
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)  # closing drops the lock if we took it
-    return False
+    return is_locked(lock_path(home))
 
 
 def spawn(home: str | os.PathLike[str], idle_exit: float | None = None,

@@ -7,17 +7,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Mapping
 
 from . import model
 from .model import Memory
 
-# The formula's numbers ([dream] section); dream.DEFAULTS includes them.
-DEFAULTS: dict[str, Any] = {
-    "access_cap": 10,  # recalls beyond this many add nothing
-    "access_weight": 0.5,  # per recall, up to the cap
-    "idle_weight": 0.3,  # per day since the memory was last used
-}
 
 Counts = Mapping[str, tuple[int, int]]  # id -> (access count, last access unix time)
 
@@ -48,7 +42,7 @@ def weight(config, mem: Memory, counts: Counts, now: float, *, updated: float | 
     merge in progress)."""
     n, _ = counts.get(mem.id, (0, 0))
     idle_days = max(0.0, (now - last_active(mem, counts, updated)) / 86400.0)
-    cap = int(config.get("dream", "access_cap", DEFAULTS["access_cap"]))
-    per_access = float(config.get("dream", "access_weight", DEFAULTS["access_weight"]))
-    per_day = float(config.get("dream", "idle_weight", DEFAULTS["idle_weight"]))
+    cap = int(config.get("dream", "access_cap"))
+    per_access = float(config.get("dream", "access_weight"))
+    per_day = float(config.get("dream", "idle_weight"))
     return mem.importance + min(n, cap) * per_access - idle_days * per_day

@@ -1,7 +1,6 @@
 """Crash safety with real processes: a writer killed at random never loses an
 acknowledged write and never leaves the store broken."""
 
-import os
 import random
 import signal
 import subprocess

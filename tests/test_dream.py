@@ -18,7 +18,7 @@ import gitmem
 from conftest import run_cli
 from gitmem import access, model
 from gitmem.consolidate import facts, render_memory_md, same_facts
-from gitmem.dream import dream_lock
+from gitmem.fsutil import pid_lock
 from gitmem.errors import ConflictError, NotFound
 from gitmem.model import Memory
 
@@ -176,7 +176,7 @@ def test_lock_file(gm_home, store):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True).stdout.strip()
     lock.write_text(f"{dead} {int(time.time())}\n")  # PID gone: stale
-    with dream_lock(gm_home, 3600):
+    with pid_lock(gm_home / "state" / "locks" / "dream.lock", 3600, what="dream"):
         assert lock.read_text().split()[0] == str(os.getpid())
     assert not lock.exists()
     lock.write_text(f"{os.getpid()} {int(time.time()) - 7200}\n")  # older than an hour: stale

@@ -5,7 +5,6 @@ import subprocess
 import sys
 import time
 
-import pytest
 
 import gitmem
 from gitmem import index as ix
@@ -94,7 +93,7 @@ def test_stale_index_caught_up_after_other_process_writes(store, gm_home):
 
 
 def test_forgotten_scope_tip_rewrite_reindexes_scope(store):
-    a = store.remember("ephemeral platypus")
+    store.remember("ephemeral platypus")
     store.recall("platypus", scopes=["main"])
     # Point the branch at a commit the index never saw and that does not descend from
     # its cursor: the scope is indexed afresh rather than diffed.

@@ -1,9 +1,7 @@
 """The store through the Python API, checked with the real git command."""
 
-import json
 import subprocess
 import sys
-import time
 
 import pytest
 

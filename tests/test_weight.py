@@ -10,7 +10,8 @@ import pytest
 from gitmem import model
 from gitmem.config import Config
 from gitmem.model import Memory
-from gitmem.weight import DEFAULTS, last_active, weight
+from gitmem.config import DEFAULTS
+from gitmem.weight import last_active, weight
 
 DAY = 86400.0
 
@@ -27,7 +28,8 @@ def test_formula_with_the_documented_defaults(tmp_path):
     m = mem(importance=6)
     counts = {m.id: (14, int(now - 4 * DAY))}  # 14 recalls, capped at 10; idle 4 days
     assert weight(cfg, m, counts, now) == pytest.approx(6 + 10 * 0.5 - 4 * 0.3, abs=1e-3)
-    assert DEFAULTS == {"access_cap": 10, "access_weight": 0.5, "idle_weight": 0.3}
+    assert {k: DEFAULTS["dream"][k] for k in ("access_cap", "access_weight", "idle_weight")} == \
+        {"access_cap": 10, "access_weight": 0.5, "idle_weight": 0.3}
 
 
 def test_numbers_come_from_config(tmp_path):

@@ -14,14 +14,9 @@ from .chunks import Chunk
 
 SCHEMA_VERSION = "1"
 INDEX_NAME = "index.duckdb"
+# Without a Config (drop_ids from a bare home): the [index] lock_timeout default.
+DEFAULT_LOCK_TIMEOUT = 120.0
 
-# Documented defaults (config section [index]).
-INDEX_DEFAULTS = {
-    "chunk_lines": 20,      # a chunk of a long file spans at most this many lines
-    "chunk_chars": 1500,    # ... and at most about this many characters
-    "lock_timeout": 120.0,  # seconds to wait for another process building the index
-    "open_retry": 10.0,     # seconds to retry a DuckDB open refused by a lock
-}
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS meta (k VARCHAR, v VARCHAR)",
@@ -274,7 +269,7 @@ def drop_ids(home: Path, ids: Iterable[str], config: Any = None) -> int:
     path = index_path(home)
     if not ids or not path.exists():
         return 0
-    timeout = float(config.get("index", "lock_timeout", INDEX_DEFAULTS["lock_timeout"])) if config else 120.0
+    timeout = float(config.get("index", "lock_timeout")) if config else DEFAULT_LOCK_TIMEOUT
     with file_lock(lock_path(home), timeout=timeout):
         try:
             con = connect(path, read_only=False)
@@ -298,6 +293,6 @@ def drop_ids(home: Path, ids: Iterable[str], config: Any = None) -> int:
 
 def delete_index(home: Path) -> None:
     """Remove the index file (it is rebuilt by the next command)."""
-    with file_lock(lock_path(home), timeout=INDEX_DEFAULTS["lock_timeout"]):
+    with file_lock(lock_path(home), timeout=DEFAULT_LOCK_TIMEOUT):
         for p in (index_path(home), Path(str(index_path(home)) + ".wal")):
             p.unlink(missing_ok=True)

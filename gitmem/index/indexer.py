@@ -49,7 +49,7 @@ class Index:
         self.last_build: dict[str, Any] = {}
 
     def _opt(self, key: str) -> Any:
-        return self.config.get("index", key, db.INDEX_DEFAULTS[key])
+        return self.config.get("index", key)
 
     @property
     def _retry(self) -> float:

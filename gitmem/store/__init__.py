@@ -2,6 +2,9 @@
 
 - repo.py     GitStore: scopes as branches, reads through the codec, commits with any
               number of parents, CAS ref moves, multi-ref transactions, notes
+- objects.py  values it takes: Keep, Signature, Draft
+- refs.py     ref moves: git's lock-file protocol, `update-ref --stdin` transactions
+- maintenance.py  background repack / gc, prune after a rewrite
 - rewrite.py  history rewrites (forget, redact)
 - pack.py     the one object writer: a commit's objects as one pack file
 - codec.py    the blob/message codec seam (identity; AEAD with encryption)
@@ -10,7 +13,8 @@
 """
 
 from .codec import Codec, select_codec
-from .repo import NOTES_REF, SCOPE_PREFIX, Change, Draft, GitStore, Keep, Rev, Signature, global_identity, signature
+from .objects import Change, Draft, Keep, Signature, signature
+from .repo import NOTES_REF, SCOPE_PREFIX, GitStore, Rev, global_identity
 
 __all__ = ["Codec", "Change", "Draft", "GitStore", "Keep", "NOTES_REF", "Rev", "SCOPE_PREFIX",
            "Signature", "global_identity", "select_codec", "signature"]

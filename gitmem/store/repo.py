@@ -6,9 +6,7 @@ Every blob read or written here passes the codec (see codec.py); the pack writer
 
 from __future__ import annotations
 
-import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping
 
@@ -18,8 +16,10 @@ from ..errors import ConflictError, CorruptObject, GitmemError, NotFound, StoreM
 from ..fsutil import file_lock
 from ..model import FORMAT_VERSION, check_scope
 from ..trailers import Commit, parse_trailers
-from . import gitcmd
+from . import refs as refmod
 from .codec import Codec, select_codec
+from .maintenance import Maintenance
+from .objects import Change, Draft, Keep, Signature
 from .pack import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, commit_bytes, parse_tree, tree_bytes
 
 SCOPE_PREFIX = "refs/heads/"
@@ -29,26 +29,6 @@ _BLOB = pygit2.enums.ObjectType.BLOB
 _TREE = pygit2.enums.ObjectType.TREE
 _COMMIT = pygit2.enums.ObjectType.COMMIT
 _TAG = pygit2.enums.ObjectType.TAG
-ZERO = "0" * 40
-
-
-@dataclass(frozen=True)
-class Keep:
-    """A change that places an existing blob (by id) at a path: a move keeps its id."""
-
-    blob: str
-
-
-# A change set maps a path to new plaintext bytes, to Keep(blob id), or to None (delete).
-Change = bytes | Keep | None
-
-
-@dataclass(frozen=True)
-class Signature:
-    name: str
-    email: str
-    time: int
-    offset: int = 0
 
 
 class Rev:
@@ -72,6 +52,15 @@ class Rev:
     def tree_id(self) -> str:
         return str(self._c.tree_id)
 
+    @property
+    def raw_message(self) -> str:
+        """The message as stored (before the codec decodes it)."""
+        return self._c.message
+
+    def raw(self) -> bytes:
+        """The commit object's raw bytes."""
+        return self._c.read_raw()
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Rev) and other.id == self.id
 
@@ -85,19 +74,17 @@ class Rev:
 class GitStore:
     """A bare repository holding one branch per scope."""
 
-    MAX_PACKS = 32
-
     def __init__(self, home: Path, fsync: bool = True, gc_every: int = 200, codec: Codec | None = None):
         self.home = Path(home)
         self.path = self.home / "repo.git"
         self.gc_every = gc_every
         self.fsync = bool(fsync)
         self.codec = codec or select_codec()
-        self._repack_started = -1e9
+        self.maintenance = Maintenance(self.path, self.home, gc_every)
         if not (self.path / "HEAD").exists():
             raise StoreMissing(f"no gitmem store at {self.home}")
         try:
-            self.repo = pygit2.Repository(str(self.path))
+            self._repo = pygit2.Repository(str(self.path))
         except pygit2.GitError as e:
             raise StoreMissing(f"cannot open {self.path}: {e}") from e
         version = self.format_version()
@@ -118,7 +105,7 @@ class GitStore:
         repo = pygit2.init_repository(str(path), bare=True, initial_head="main")
         repo.config["gitmem.formatVersion"] = str(FORMAT_VERSION)
         repo.config["gc.auto"] = "1000"
-        # Small packs are folded by a geometric repack (see _maybe_gc), not by a full gc.
+        # Small packs are folded by a geometric repack (see maintenance.py), not by a full gc.
         repo.config["gc.autoPackLimit"] = "0"
         for sub in ("state", "state/locks"):
             (Path(home) / sub).mkdir(parents=True, exist_ok=True)
@@ -126,13 +113,13 @@ class GitStore:
 
     def format_version(self) -> int:
         try:
-            return int(self.repo.config["gitmem.formatVersion"])
+            return int(self._repo.config["gitmem.formatVersion"])
         except (KeyError, ValueError):
             return FORMAT_VERSION
 
     def reopen(self) -> None:
         """Drop libgit2's handles on packs that a repack or prune deleted."""
-        self.repo = pygit2.Repository(str(self.path))
+        self._repo = pygit2.Repository(str(self.path))
 
     @property
     def write_lock_path(self) -> Path:
@@ -150,15 +137,15 @@ class GitStore:
     def refs(self, prefix: str = "refs/") -> dict[str, str]:
         """Direct refs under `prefix` -> target id."""
         out = {}
-        for name in self.repo.references:
+        for name in self._repo.references:
             if name.startswith(prefix):
-                ref = self.repo.references.get(name)
+                ref = self._repo.references.get(name)
                 if ref is not None and ref.type == pygit2.enums.ReferenceType.DIRECT:
                     out[name] = str(ref.target)
         return out
 
     def ref(self, name: str) -> str | None:
-        ref = self.repo.references.get(name)
+        ref = self._repo.references.get(name)
         return str(ref.target) if ref is not None and ref.type == pygit2.enums.ReferenceType.DIRECT else None
 
     def tip(self, scope: str) -> Rev | None:
@@ -168,18 +155,24 @@ class GitStore:
         target = self.ref(name)
         if target is None:
             return None
-        return Rev(self.repo[target].peel(pygit2.Commit))
+        return Rev(self._repo[target].peel(pygit2.Commit))
 
     def commit_obj(self, rev: str) -> Rev:
         """A revision (id, abbreviation, ref, `main~2`) as a Rev."""
         try:
-            return Rev(self.repo.revparse_single(rev).peel(pygit2.Commit))
+            return Rev(self._repo.revparse_single(rev).peel(pygit2.Commit))
         except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError) as e:
             raise NotFound(f"unknown revision {rev!r}", hint="see `gitmem log` for commit ids") from e
 
+    def object_bytes(self, oid: str | bytes) -> bytes:
+        """An object's raw content (blob data, tree entries, commit text), not decoded:
+        for history rewrites, which decode blobs themselves (decode_blob)."""
+        key = pygit2.Oid(raw=oid) if isinstance(oid, bytes) else pygit2.Oid(hex=oid)
+        return self._repo[key].read_raw()
+
     def has_commit(self, oid: str) -> bool:
         try:
-            obj = self.repo.get(oid)
+            obj = self._repo.get(oid)
         except (ValueError, pygit2.GitError):
             return False
         return obj is not None and obj.type == _COMMIT
@@ -206,7 +199,7 @@ class GitStore:
 
     def blob(self, oid: str, path: str) -> bytes:
         """The decoded content of blob `oid`, which sits at `path` in its tree."""
-        return self.decode_blob(path, self.repo[oid].data)
+        return self.decode_blob(path, self._repo[oid].data)
 
     def decode_blob(self, path: str, data: bytes) -> bytes:
         """Raw object bytes -> plaintext through the codec (a clean error if they do not decode)."""
@@ -227,7 +220,7 @@ class GitStore:
         e = self._entry(rev, path)
         if e is None or e.type != _TREE:
             return []
-        return [x.name for x in self.repo[e.id] if x.type == _TREE]
+        return [x.name for x in self._repo[e.id] if x.type == _TREE]
 
     def walk_files(self, rev: Rev | None, prefix: str = "") -> Iterator[tuple[str, str]]:
         """(path, blob id) of every file under `prefix` (a folder path or '')."""
@@ -238,25 +231,25 @@ class GitStore:
             e = self._entry(rev, prefix.rstrip("/"))
             if e is None or e.type != _TREE:
                 return
-            tree = self.repo[e.id]
+            tree = self._repo[e.id]
         base = prefix.rstrip("/") + "/" if prefix else ""
         stack = [(tree, base)]
         while stack:
             t, where = stack.pop()
             for e in t:
                 if e.type == _TREE:
-                    stack.append((self.repo[e.id], where + e.name + "/"))
+                    stack.append((self._repo[e.id], where + e.name + "/"))
                 elif e.type == _BLOB:
                     yield where + e.name, str(e.id)
 
     def diff_files(self, old: str | None, new: str) -> Iterator[tuple[str, str, str | None]]:
         """(status 'A'|'M'|'D', path, new blob id or None) between two commits."""
-        new_c = self.repo[new].peel(pygit2.Commit)
+        new_c = self._repo[new].peel(pygit2.Commit)
         if old is None:
             for path, oid in self.walk_files(Rev(new_c)):
                 yield "A", path, oid
             return
-        old_tree = self.repo[old].peel(pygit2.Commit).tree
+        old_tree = self._repo[old].peel(pygit2.Commit).tree
         for d in old_tree.diff_to_tree(new_c.tree).deltas:
             st = d.status_char()
             if st == "D":
@@ -272,16 +265,16 @@ class GitStore:
         if ancestor == descendant:
             return True
         try:
-            return self.repo.descendant_of(descendant, ancestor)
+            return self._repo.descendant_of(descendant, ancestor)
         except (pygit2.GitError, KeyError, ValueError):
             return False
 
     def ahead_behind(self, local: str, upstream: str) -> tuple[int, int]:
         """(commits only in local, commits only in upstream)."""
-        return self.repo.ahead_behind(local, upstream)
+        return self._repo.ahead_behind(local, upstream)
 
     def merge_base(self, a: str, b: str) -> str | None:
-        base = self.repo.merge_base(a, b)
+        base = self._repo.merge_base(a, b)
         return str(base) if base is not None else None
 
     def walk(self, tips: Iterable[str], *, topological: bool = False, reverse: bool = False,
@@ -295,7 +288,7 @@ class GitStore:
             mode |= pygit2.enums.SortMode.TIME
         if reverse:
             mode = pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE
-        walker = self.repo.walk(pygit2.Oid(hex=tips[0]), mode)
+        walker = self._repo.walk(pygit2.Oid(hex=tips[0]), mode)
         for t in tips[1:]:
             walker.push(pygit2.Oid(hex=t))
         for h in hide:
@@ -306,7 +299,7 @@ class GitStore:
 
     def info(self, rev: Rev | str) -> Commit:
         """The commit's decoded message, trailers, author and parents."""
-        c = rev._c if isinstance(rev, Rev) else self.repo[rev].peel(pygit2.Commit)
+        c = rev._c if isinstance(rev, Rev) else self._repo[rev].peel(pygit2.Commit)
         msg = self.codec.decode_message(c.message)
         return Commit(
             id=str(c.id), subject=msg.split("\n", 1)[0], message=msg, author=c.author.name,
@@ -336,7 +329,7 @@ class GitStore:
     def _build_tree(self, pack: PackWriter, tree_raw_id: bytes | None,
                     changes: Mapping[str, Change], prefix: str = "") -> bytes | None:
         """Add the changed trees (and encoded new blobs) to `pack`; returns the root's raw id."""
-        entries = parse_tree(self.repo[pygit2.Oid(raw=tree_raw_id)].read_raw()) if tree_raw_id else {}
+        entries = parse_tree(self._repo[pygit2.Oid(raw=tree_raw_id)].read_raw()) if tree_raw_id else {}
         nested: dict[str, dict[str, Change]] = {}
         for path, value in changes.items():
             head, sep, rest = path.partition("/")
@@ -386,13 +379,13 @@ class GitStore:
         pack.write(self.path, self.fsync)
         return oid.hex()
 
-    def commit(self, scope: str, build: Callable[[Rev | None], "Draft | tuple | None"],
+    def commit(self, scope: str, build: Callable[[Rev | None], Draft | tuple | None],
                author: Signature, committer: Signature | None = None, retries: int = 500) -> str | None:
         """Compare-and-swap commit on a scope's branch (see commit_ref)."""
         check_scope(scope)
         return self.commit_ref(SCOPE_PREFIX + scope, build, author, committer, retries)
 
-    def commit_ref(self, ref: str, build: Callable[[Rev | None], "Draft | tuple | None"],
+    def commit_ref(self, ref: str, build: Callable[[Rev | None], Draft | tuple | None],
                    author: Signature, committer: Signature | None = None, retries: int = 500) -> str | None:
         """Compare-and-swap commit on any ref.
 
@@ -420,87 +413,41 @@ class GitStore:
                     # `git gc` packing refs holds ref locks for a moment: try again.
                     last_err = e
                     moved = False
-                    self._clear_stale_ref_lock(ref)
+                    refmod.clear_stale_lock(self.path, ref)
                     time.sleep(0.01)
                 if moved:
-                    self._maybe_gc()
+                    self.maintenance.after_write()
                     return oid.hex()
         raise ConflictError(
             f"could not update {ref} after {retries} attempts: {last_err}",
             hint="another process keeps moving this ref; retry",
         )
 
-    def _clear_stale_ref_lock(self, ref: str, age: float = 2.0) -> None:
-        """A ref lock left by a killed process would block every later write. We hold
-        the store write lock, so no gitmem writer owns it; git maintenance holds ref
-        locks for milliseconds, so one older than `age` seconds is stale."""
-        lock = self.path / (ref + ".lock")
-        try:
-            if time.time() - lock.stat().st_mtime > age:
-                lock.unlink()
-        except FileNotFoundError:
-            pass
-
     def _cas_ref(self, name: str, new: str, old: str | None) -> bool:
-        """Move `name` to `new` if it still points at `old` (caller holds the write lock).
-
-        Written with git's own protocol (create `<ref>.lock` exclusively, fsync, rename)
-        rather than through libgit2, which also appends and fsyncs a reflog: the
-        commits are the audit trail, and this halves the fsyncs per write. A `.lock`
-        held by git maintenance makes us retry."""
+        """Move `name` to `new` if it still points at `old` (caller holds the write lock)."""
         if self.ref(name) != old:
             return False
-        path = self.path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock = path.with_name(path.name + ".lock")
-        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        try:
-            os.write(fd, (new + "\n").encode())
-            if self.fsync:
-                os.fsync(fd)
-        except BaseException:
-            os.close(fd)
-            os.unlink(lock)
-            raise
-        os.close(fd)
-        os.replace(lock, path)
-        if self.fsync:
-            dfd = os.open(path.parent, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+        refmod.write_ref(self.path, name, new, self.fsync)
         return True
 
     def update_refs(self, updates: list[tuple[str, str, str | None]], message: str = "gitmem") -> None:
-        """Move several refs atomically, each only if it still points where it did.
-
-        `updates` holds (ref, new, expected old); old None means "must not exist yet",
-        new "" means delete. Every ref moves or none does (`git update-ref --stdin`)."""
-        if not updates:
-            return
-        script = "".join(f"update {name} {new} {old or ZERO}\n" if new else f"delete {name} {old}\n"
-                         for name, new, old in updates)
-        try:
-            gitcmd.run(self.path, "update-ref", "-m", message, "--stdin", input=script.encode())
-        except GitmemError as e:
-            raise ConflictError("refs moved during the operation; nothing was changed: "
-                                + e.message.splitlines()[-1],
-                                hint="another process wrote to the store; retry") from e
+        """Move several refs atomically, each only if it still points where it did
+        ((ref, new, expected old); old None: must not exist; new "": delete)."""
+        refmod.update_refs(self.path, updates, message)
 
     def set_ref(self, name: str, target: str) -> None:
         """Point `name` at `target` unconditionally (only for refs gitmem alone writes,
         such as pins of old tips; never for scopes)."""
-        self.repo.create_reference_direct(name, pygit2.Oid(hex=target), True)
+        self._repo.create_reference_direct(name, pygit2.Oid(hex=target), True)
 
     def delete_ref(self, name: str) -> None:
-        ref = self.repo.references.get(name)
+        ref = self._repo.references.get(name)
         if ref is not None:
             ref.delete()
 
     def peel_tag(self, target: str) -> str | None:
         """The commit an annotated tag object points to, or None for non-tags."""
-        obj = self.repo.get(target)
+        obj = self._repo.get(target)
         if obj is None or obj.type != _TAG:
             return None
         try:
@@ -528,59 +475,17 @@ class GitStore:
         return self.commit_ref(ref, build, author)
 
     # ---- maintenance --------------------------------------------------------------
-    def _maybe_gc(self) -> None:
-        """Keep the object store compact: every write adds one small pack, and readers
-        pay per pack, so a geometric repack folds them once there are more than
-        MAX_PACKS; `git gc --auto` now and then handles refs and stray loose objects."""
-        try:
-            packs = sum(1 for e in os.scandir(self.path / "objects" / "pack") if e.name.endswith(".pack"))
-        except OSError:
-            packs = 0
-        if packs > self.MAX_PACKS:
-            now = time.monotonic()
-            if now - self._repack_started > 2.0:  # one running repack is enough
-                self._repack_started = now
-                gitcmd.background(self.path, ["repack", "-d", "-q", "--geometric=2"], self._lock("repack"))
-        elif self.gc_every > 0 and int.from_bytes(os.urandom(4), "big") % self.gc_every == 0:
-            self.gc_auto()
-
-    def _lock(self, name: str) -> Path:
-        return self.home / "state" / "locks" / f"{name}.lock"
-
     def maintenance_paused(self, timeout: float = 120.0):
         """Wait for a running background repack / gc and keep new ones out meanwhile."""
-        return gitcmd.maintenance_paused(self._lock("repack"), self._lock("gc"), timeout)
+        return self.maintenance.paused(timeout)
 
     def gc_auto(self, wait: bool = False) -> None:
-        """`git gc --auto` in the background (no auto-detach: the flock covers it all)."""
-        gitcmd.background(self.path, ["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"],
-                          self._lock("gc"), wait=wait)
+        self.maintenance.gc_auto(wait)
 
     def prune(self, gc_wait: float = 120.0) -> None:
-        """Expire every reflog and drop every unreachable object, loose or packed."""
-        with self.maintenance_paused(timeout=gc_wait):
-            gitcmd.wait_for_gc(self.path, gc_wait)
-            gitcmd.run(self.path, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
-            gitcmd.run(self.path, "repack", "-a", "-d", "-q")
-            gitcmd.run(self.path, "prune", "--expire=now")
-            for stale in ("ORIG_HEAD", "FETCH_HEAD"):
-                (self.path / stale).unlink(missing_ok=True)
+        """Expire every reflog and drop every unreachable object; reopen the packs."""
+        self.maintenance.prune(gc_wait)
         self.reopen()
-
-
-@dataclass
-class Draft:
-    """What a commit builder returns: changes against `base` (default: the tip) and a
-    message; extra parents make it a merge commit."""
-
-    changes: Mapping[str, Change]
-    message: str
-    extra_parents: tuple[str, ...] = ()
-    base: Rev | None = None
-
-
-def signature(name: str, email: str, when: int | None = None) -> Signature:
-    return Signature(name, email, int(time.time()) if when is None else int(when), 0)
 
 
 def global_identity() -> tuple[str | None, str | None]:

@@ -7,10 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import pygit2
-
 from .pack import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, parse_tree, tree_bytes
-from .repo import GitStore
+from .repo import GitStore, Rev
 
 _GITLINK = 0o160000
 
@@ -35,7 +33,6 @@ class Rewrite:
 class _Rewriter:
     def __init__(self, git: GitStore, policy: Policy):
         self.git = git
-        self.repo = git.repo
         self.codec = git.codec
         self.policy = policy
         self.pack = PackWriter()
@@ -49,7 +46,7 @@ class _Rewriter:
         key = (oid, name if new_path is None else name + "\x00" + new_path)
         if key in self.blob_cache:
             return self.blob_cache[key]
-        raw = self.repo[pygit2.Oid(raw=oid)].data
+        raw = self.git.object_bytes(oid)
         plain = self.git.decode_blob(path, raw)
         out = self.policy.blob(path, plain)
         target = path if new_path is None else new_path
@@ -70,7 +67,7 @@ class _Rewriter:
         ck = (oid, prefix)
         if ck in self.tree_cache:
             return self.tree_cache[ck]
-        entries = parse_tree(self.repo[pygit2.Oid(raw=oid)].read_raw())
+        entries = parse_tree(self.git.object_bytes(oid))
         out: dict[str, tuple[int, bytes]] = {}
         changed = False
         for name, (mode, eid) in entries.items():
@@ -101,7 +98,7 @@ class _Rewriter:
         stack = [(oid, "")]
         while stack:
             toid, where = stack.pop()
-            for name, (mode, eid) in parse_tree(self.repo[pygit2.Oid(raw=toid)].read_raw()).items():
+            for name, (mode, eid) in parse_tree(self.git.object_bytes(toid)).items():
                 if mode == TREE_MODE:
                     stack.append((eid, where + name))
                 else:
@@ -118,25 +115,25 @@ class _Rewriter:
             return oid
         return self.pack.add(OBJ_TREE, tree_bytes(out))
 
-    def commit(self, c: pygit2.Commit, notes: bool) -> str:
-        key = str(c.id)
+    def commit(self, c: Rev, notes: bool) -> str:
+        key = c.id
         if key in self.commit_map:
             return self.commit_map[key]
-        old_tree = c.tree_id.raw
+        old_tree = bytes.fromhex(c.tree_id)
         if notes:
             tree = self.notes_tree(old_tree)
         else:
             tree = self.tree(old_tree)
             if tree is None:
                 tree = self.pack.add(OBJ_TREE, b"")
-        parents = [self.commit_map.get(str(p), str(p)) for p in c.parent_ids]
-        plain_msg = self.codec.decode_message(c.message)
+        parents = [self.commit_map.get(p, p) for p in c.parents]
+        plain_msg = self.codec.decode_message(c.raw_message)
         msg = self.policy.message(plain_msg)
-        if tree == old_tree and parents == [str(p) for p in c.parent_ids] and msg == plain_msg:
+        if tree == old_tree and parents == c.parents and msg == plain_msg:
             new = key
         else:
-            enc = c.message if msg == plain_msg else self.codec.encode_message(msg)
-            new = self.pack.add(OBJ_COMMIT, _commit_raw(c.read_raw(), tree, parents, enc)).hex()
+            enc = c.raw_message if msg == plain_msg else self.codec.encode_message(msg)
+            new = self.pack.add(OBJ_COMMIT, _commit_raw(c.raw(), tree, parents, enc)).hex()
         self.commit_map[key] = new
         return new
 
@@ -150,11 +147,7 @@ class _Rewriter:
         for notes, group in enumerate(groups):
             if not group:
                 continue
-            tips = [pygit2.Oid(hex=t) for t in group.values()]
-            walker = self.repo.walk(tips[0], pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-            for t in tips[1:]:
-                walker.push(t)
-            for c in walker:
+            for c in self.git.walk(list(group.values()), reverse=True):
                 self.commit(c, notes=bool(notes))
             for ref, tip in group.items():
                 new = self.commit_map.get(tip, tip)
@@ -215,18 +208,14 @@ def scan_versions(git: GitStore, roots: list[str], names: dict[str, str]) -> dic
     seen: set[bytes] = set()
     if not roots or not names:
         return found
-    repo = git.repo
-    walker = repo.walk(pygit2.Oid(hex=roots[0]), pygit2.enums.SortMode.NONE)
-    for t in roots[1:]:
-        walker.push(pygit2.Oid(hex=t))
-    for c in walker:
-        stack = [c.tree_id.raw]
+    for c in git.walk(roots):
+        stack = [bytes.fromhex(c.tree_id)]
         while stack:
             toid = stack.pop()
             if toid in seen:
                 continue
             seen.add(toid)
-            for name, (mode, eid) in parse_tree(repo[pygit2.Oid(raw=toid)].read_raw()).items():
+            for name, (mode, eid) in parse_tree(git.object_bytes(toid)).items():
                 if mode == TREE_MODE:
                     stack.append(eid)
                 elif name in names:

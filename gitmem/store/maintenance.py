@@ -1,0 +1,55 @@
+"""Keeping the object store compact: every write adds one small pack and readers pay
+per pack, so a geometric repack folds them once there are more than MAX_PACKS; `git gc
+--auto` now and then handles refs and stray loose objects. Both run detached under
+flocks in state/locks, which a history rewrite holds to keep them out while it prunes."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from . import gitcmd
+
+MAX_PACKS = 32
+
+
+class Maintenance:
+    def __init__(self, git_dir: Path, home: Path, gc_every: int):
+        self.git_dir = Path(git_dir)
+        self.locks = Path(home) / "state" / "locks"
+        self.gc_every = gc_every
+        self._repack_started = -1e9
+
+    def after_write(self) -> None:
+        """Called after every commit: repack when packs pile up, else maybe gc --auto."""
+        try:
+            packs = sum(1 for e in os.scandir(self.git_dir / "objects" / "pack") if e.name.endswith(".pack"))
+        except OSError:
+            packs = 0
+        if packs > MAX_PACKS:
+            now = time.monotonic()
+            if now - self._repack_started > 2.0:  # one running repack is enough
+                self._repack_started = now
+                gitcmd.background(self.git_dir, ["repack", "-d", "-q", "--geometric=2"], self.locks / "repack.lock")
+        elif self.gc_every > 0 and int.from_bytes(os.urandom(4), "big") % self.gc_every == 0:
+            self.gc_auto()
+
+    def paused(self, timeout: float = 120.0):
+        """Wait for a running background repack / gc and keep new ones out meanwhile."""
+        return gitcmd.maintenance_paused(self.locks / "repack.lock", self.locks / "gc.lock", timeout)
+
+    def gc_auto(self, wait: bool = False) -> None:
+        """`git gc --auto` in the background (no auto-detach: the flock covers it all)."""
+        gitcmd.background(self.git_dir, ["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"],
+                          self.locks / "gc.lock", wait=wait)
+
+    def prune(self, gc_wait: float = 120.0) -> None:
+        """Expire every reflog and drop every unreachable object, loose or packed."""
+        with self.paused(timeout=gc_wait):
+            gitcmd.wait_for_gc(self.git_dir, gc_wait)
+            gitcmd.run(self.git_dir, "reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
+            gitcmd.run(self.git_dir, "repack", "-a", "-d", "-q")
+            gitcmd.run(self.git_dir, "prune", "--expire=now")
+            for stale in ("ORIG_HEAD", "FETCH_HEAD"):
+                (self.git_dir / stale).unlink(missing_ok=True)
