@@ -234,6 +234,12 @@ SCHEMA: dict[str, Section] = {
         "warm_index": Key("bool", True, "catch the index up in the background after a hook wrote"),
         "autostart_serve": Key("bool", True, "a prompt hook with no daemon starts `gitmem serve`"),
         "serve_idle_exit": Key("number", 1800.0, "seconds an autostarted daemon waits for requests", lo=0),
+        "sync": Key("bool", False, "session start pulls and stop pushes every remote (`gitmem sync`)"),
+    }),
+    "sync": Section("sync with git remotes", {
+        "private": Key("str_list", (), "scopes that never leave this machine (`gitmem scopes private`)"),
+        "retries": Key("int", 3, "fetch-merge-push rounds when someone pushed first", lo=1, hi=20),
+        "timeout": Key("number", 120.0, "seconds one fetch or push may take", lo=0, lo_open=True),
     }),
     "links": Section("code repositories linked by `gitmem link`: root path = scope",
                      any_key=Key("scope", None, "the project scope of the repository at this path")),

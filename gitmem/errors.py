@@ -65,6 +65,12 @@ class CorruptObject(GitmemError):
     exit_code = 7
 
 
+class RemoteError(GitmemError):
+    """A remote that cannot be reached, refuses us, or is not a gitmem store."""
+
+    exit_code = 8
+
+
 # Exit codes: 0 ok, 1 error, 2 usage/config, 3 no store, 4 not found, 5 conflict/lock,
-# 6 index, 7 corrupt object, 70 internal error (a bug: EX_SOFTWARE), 130 interrupted.
+# 6 index, 7 corrupt object, 8 remote, 70 internal error (a bug: EX_SOFTWARE), 130 interrupted.
 EXIT_INTERNAL = 70

@@ -30,7 +30,6 @@ from typing import Any, Iterable
 
 from . import access, ledger, model
 from .errors import NotFound, UsageError
-from .ledger import REDACTIONS_REF
 from .memories import Memories, key_path
 from .store import SCOPE_PREFIX, Change, GitStore
 from .store.rewrite import Rewrite, rewrite, rewrite_roots, scan_versions
@@ -65,6 +64,7 @@ class Purge:
     needles: set[str] = field(default_factory=set)  # from the memories' versions
     strings: set[str] = field(default_factory=set)  # given explicitly (redact --text)
     key_paths: set[str] = field(default_factory=set)
+    blob_ids: set[str] = field(default_factory=set)  # replaced whole, unread (from a ledger record)
     mark: str = FORGOTTEN_MARK
 
 
@@ -75,12 +75,22 @@ class PurgePolicy:
 
     def __init__(self, purge: Purge):
         self.purge = purge
+        self.blob_ids = set(purge.blob_ids)
         self.files = {f"{i}.md" for i in purge.ids}
         self.bids = [i.encode() for i in purge.ids]
         inside = {n for n in purge.needles if len(n) >= MIN_BLOB_NEEDLE} | purge.strings
         self.bneedles = sorted({n.encode() for n in inside}, key=len, reverse=True)
         self.sneedles = sorted(purge.needles | purge.strings, key=len, reverse=True)
         self.mark = purge.mark.encode()
+
+    def whole(self, path: str) -> bytes | None:
+        """A blob another clone purged (named by id in a ledger record)."""
+        name = path.rsplit("/", 1)[-1]
+        if path in self.purge.key_paths:
+            return None
+        if name.endswith(".md") and model.is_id(name[:-3]):
+            return placeholder(name[:-3])
+        return f"{self.purge.mark}\n".encode()
 
     def blob(self, path: str, data: bytes) -> bytes | None:
         if path in self.purge.key_paths:
@@ -266,15 +276,35 @@ def _audit_commits(svc: Memories, op: str, all_ids: list[str], reason: str | Non
     return out
 
 
-def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None) -> dict[str, Any]:
+def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str]) -> dict[str, Any] | None:
+    """Apply redaction records another clone wrote (sync): purge their ids and blobs
+    from every local ref, tracking refs of remotes included, the same way, without a
+    new record. None when nothing here holds them."""
+    ids, blob_ids = sorted(set(ids)), set(blob_ids)
     git = svc.git
-    op = "forget" if ids else "redact"
+    roots, _ = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
+    found = scan_versions(git, list(roots.values()), {f"{i}.md": i for i in ids}, blob_ids=blob_ids)
+    # A version that is already the placeholder holds nothing to purge.
+    hits = {i: {b for b in bs if i == "" or git.blob(b, f"{i}.md") != placeholder(i)}
+            for i, bs in found.items()}
+    hits = {i: bs for i, bs in hits.items() if bs}
+    if not hits:
+        return None
+    return _purge(svc, ids=[i for i in ids if i in hits], text=None,
+                  reason="applied from the redaction ledger", record=False, blob_ids=blob_ids)
+
+
+def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, *,
+           record: bool = True, blob_ids: set[str] = frozenset()) -> dict[str, Any]:
+    git = svc.git
+    op = "forget" if ids or not record else "redact"
     with git.write_lock(timeout=120.0):
-        roots, tags = rewrite_roots(git, exclude=(REDACTIONS_REF,))
+        roots, tags = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
         tag_roots = {f"{ref}^{{}}": peeled for ref, (_, peeled) in tags.items()}
         purge, found = _collect(git, list(roots.values()) + list(tag_roots.values()), ids, text)
+        purge.blob_ids = set(blob_ids)
         missing = [i for i in ids if i not in found]
-        if missing:
+        if missing and record:
             raise NotFound(f"no memory {missing[0]} in any scope or history",
                            hint="`gitmem list` shows ids; `gitmem log` shows history")
         all_ids = sorted(purge.ids & found)
@@ -298,11 +328,14 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None) 
             raise NotFound("the string is in no memory, message or history",
                            hint="nothing was changed")
         # 3. The redaction record, moved with the histories it describes.
-        record = ledger.new_record(
-            op, all_ids, time=int(time.time()), who="{} <{}>".format(*svc.identity()),
-            reason=reason, blobs=rw.blobs, commits=rw.commits, refs=updates)
-        rec_path, ledger_update = ledger.stage(git, record, svc.author())
-        git.update_refs(updates + [ledger_update], message=f"gitmem {op}")
+        rec_path = None
+        if record:
+            entry = ledger.new_record(
+                op, all_ids, time=int(time.time()), who="{} <{}>".format(*svc.identity()),
+                reason=reason, blobs=rw.blobs, commits=rw.commits,
+                refs=[u for u in updates if ledger.shared_ref(u[0], svc.config)])
+            rec_path, ledger_update = ledger.stage(git, entry, svc.author())
+        git.update_refs(updates + ([ledger_update] if record else []), message=f"gitmem {op}")
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
         touched = set(all_ids) | _ids_with_replaced_blobs(git, roots, rw.blobs)
         git.prune()

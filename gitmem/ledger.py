@@ -26,6 +26,18 @@ REDACTIONS_REF = "refs/gitmem/redactions"
 RECORDS = "records"
 
 
+def ledger_refs(git: GitStore) -> list[str]:
+    """This store's ledger and the copies fetched from remotes (they hold no text)."""
+    return [r for r in git.refs("refs/gitmem/") if r == REDACTIONS_REF or
+            (r.startswith("refs/gitmem/remotes/") and r.endswith("/gitmem/redactions"))]
+
+
+def shared_ref(ref: str, config) -> bool:
+    """Whether a ref may be named in a record that sync pushes: not a private scope's."""
+    private = set(config.get("sync", "private") or ())
+    return not (ref.startswith("refs/heads/") and ref[len("refs/heads/"):] in private)
+
+
 def new_record(op: str, ids: Iterable[str], *, time: int, who: str, reason: str | None,
                blobs: Iterable[str], commits: dict[str, str],
                refs: Iterable[tuple[str, str, str | None]]) -> dict[str, Any]:
@@ -57,9 +69,10 @@ def read(git: GitStore, path: str) -> dict[str, Any] | None:
     return json.loads(data) if data is not None else None
 
 
-def records(git: GitStore) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(path, record) of every record on the ledger, oldest first."""
-    tip = git.ref_tip(REDACTIONS_REF)
+def records(git: GitStore, ref: str = REDACTIONS_REF) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path, record) of every record on a ledger (this store's, or a remote's copy),
+    oldest first."""
+    tip = git.ref_tip(ref)
     for path, _ in sorted(git.walk_files(tip, RECORDS)):
         data = git.read(tip, path)
         if data is not None and path.endswith(".json"):

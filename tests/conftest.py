@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["gitservers"]
+
 ROOT = Path(__file__).resolve().parent.parent
 # `GITMEM_TEST_CODEC=reversed pytest` runs the whole suite with a codec that stores every
 # blob and message reversed: a code path around the object layer's codec seam fails.

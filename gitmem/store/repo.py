@@ -12,15 +12,33 @@ from typing import Callable, Iterable, Iterator, Mapping
 
 import pygit2
 
-from ..errors import ConflictError, CorruptObject, GitmemError, NotFound, StoreMissing, UsageError
+from ..errors import (
+    ConflictError,
+    CorruptObject,
+    GitmemError,
+    NotFound,
+    StoreMissing,
+    UsageError,
+)
 from ..fsutil import file_lock
 from ..model import FORMAT_VERSION, check_scope
 from ..trailers import Commit, parse_trailers
+from . import gitcmd
 from . import refs as refmod
 from .codec import Codec, select_codec
 from .maintenance import Maintenance
 from .objects import Change, Draft, Keep, Signature
-from .pack import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, commit_bytes, parse_tree, tree_bytes
+from .pack import (
+    OBJ_BLOB,
+    OBJ_COMMIT,
+    OBJ_TREE,
+    TREE_MODE,
+    PackWriter,
+    commit_bytes,
+    parse_tree,
+    tree_bytes,
+)
+from .transport import Transport
 
 SCOPE_PREFIX = "refs/heads/"
 NOTES_REF = "refs/notes/gitmem"
@@ -473,6 +491,22 @@ class GitStore:
                 changes[f"{commit_id[:2]}/{commit_id[2:]}"] = None
             return changes, "Notes added by gitmem\n"
         return self.commit_ref(ref, build, author)
+
+    # ---- remotes ------------------------------------------------------------------
+    def transport(self, timeout: float | None = None) -> Transport:
+        """The remotes of this repository (fetch and push through the git command)."""
+        return Transport(self.path, timeout)
+
+    def objects_between(self, tips: Iterable[str], exclude: Iterable[str]) -> set[str]:
+        """Ids of every object reachable from `tips` and not from `exclude` (what a
+        push of `tips` to a remote holding `exclude` sends)."""
+        tips = [t for t in tips if t]
+        if not tips:
+            return set()
+        hide = [f"^{x}" for x in exclude if x and self.has_commit(x)]
+        out = gitcmd.run(self.path, "rev-list", "--objects", "--stdin",
+                         input=("\n".join(tips + hide) + "\n").encode())
+        return {line.split(" ", 1)[0] for line in out.splitlines() if line}
 
     # ---- maintenance --------------------------------------------------------------
     def maintenance_paused(self, timeout: float = 120.0):

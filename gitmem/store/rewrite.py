@@ -16,7 +16,12 @@ _GITLINK = 0o160000
 class Policy(Protocol):
     """What a rewrite changes. `blob` gets a file's path and plaintext and returns the
     new plaintext (the same object when unchanged) or None to drop the file;
-    `message` gets a decoded commit message and returns the new one."""
+    `message` gets a decoded commit message and returns the new one. Blobs whose id is
+    in `blob_ids` are not read at all: `whole(path)` replaces them (None drops them)."""
+
+    blob_ids: set[str]
+
+    def whole(self, path: str) -> bytes | None: ...
 
     def blob(self, path: str, data: bytes) -> bytes | None: ...
 
@@ -46,15 +51,17 @@ class _Rewriter:
         key = (oid, name if new_path is None else name + "\x00" + new_path)
         if key in self.blob_cache:
             return self.blob_cache[key]
-        raw = self.git.object_bytes(oid)
-        plain = self.git.decode_blob(path, raw)
-        out = self.policy.blob(path, plain)
         target = path if new_path is None else new_path
+        if oid.hex() in self.policy.blob_ids:
+            out = self.policy.whole(path)  # replaced unread
+            unchanged = False
+        else:
+            plain = self.git.decode_blob(path, self.git.object_bytes(oid))
+            out = self.policy.blob(path, plain)
+            unchanged = out is not None and target == path and (out is plain or out == plain)
         if out is None:
             result = None
-        elif out is plain and target == path:
-            result = oid
-        elif out == plain and target == path:
+        elif unchanged:
             result = oid
         else:
             result = self.pack.add(OBJ_BLOB, self.codec.encode(target, out))
@@ -201,14 +208,16 @@ def rewrite_roots(git: GitStore, exclude: tuple[str, ...] = ()) -> tuple[dict[st
     return out, tags
 
 
-def scan_versions(git: GitStore, roots: list[str], names: dict[str, str]) -> dict[str, set[str]]:
+def scan_versions(git: GitStore, roots: list[str], names: dict[str, str], hide: list[str] = (),
+                  blob_ids: set[str] = frozenset()) -> dict[str, set[str]]:
     """file name -> label map; returns label -> blob ids of every file with that name
-    anywhere in the given histories (e.g. every version of a memory's file)."""
+    anywhere in the histories of `roots` (not of `hide`): e.g. every version of a
+    memory's file. Blobs whose id is in `blob_ids` are reported under the label ''."""
     found: dict[str, set[str]] = {}
     seen: set[bytes] = set()
-    if not roots or not names:
+    if not roots or not (names or blob_ids):
         return found
-    for c in git.walk(roots):
+    for c in git.walk(roots, hide=hide):
         stack = [bytes.fromhex(c.tree_id)]
         while stack:
             toid = stack.pop()
@@ -220,4 +229,6 @@ def scan_versions(git: GitStore, roots: list[str], names: dict[str, str]) -> dic
                     stack.append(eid)
                 elif name in names:
                     found.setdefault(names[name], set()).add(eid.hex())
+                elif blob_ids and eid.hex() in blob_ids:
+                    found.setdefault("", set()).add(eid.hex())
     return found
