@@ -227,6 +227,7 @@ class Store:
         }
         st["memories"] = sum(s["memories"] for s in st["scopes"])
         st.update(self.index_status())
+        st["remotes"] = self.remotes()
         return st
 
     def info(self) -> dict[str, Any]:

@@ -53,6 +53,10 @@ COMMANDS: dict[str, str] = {
     "hook": "gitmem.commands.agents:hook",
     # ---- serve
     "serve": "gitmem.commands.serve:serve",
+    # ---- sync
+    "remote": "gitmem.commands.sync:remote",
+    "sync": "gitmem.commands.sync:sync",
+    "resolve": "gitmem.commands.sync:resolve",
 }
 
 

@@ -108,3 +108,10 @@ def test_default_allows_rewind(git_remotes, tmp_path):
     _git("commit", "-q", "--amend", "-m", "rewritten", cwd=clone)
     _git("push", "-q", "-f", "origin", "HEAD:refs/heads/main", cwd=clone)
     assert _git("--git-dir", git_remotes.path("loose"), "log", "--format=%s", "main").stdout == "rewritten\n"
+
+
+def test_missing_server_program_fails_the_test():
+    import gitservers
+
+    with pytest.raises(pytest.fail.Exception, match="not installed"):
+        gitservers._need("gitmem-no-such-server-program", "/usr/sbin")

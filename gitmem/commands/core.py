@@ -222,16 +222,30 @@ def restore(store, ref, rev, scope, as_json):
 @click.option("--all-scopes", is_flag=True, help="Every scope.")
 @click.option("--type", "-t", "mem_type", help="Only this type.")
 @click.option("--archived", is_flag=True, help="Include memories retired by dream.")
+@click.option("--conflicts", is_flag=True, help="Conflict copies kept by sync (settle with `gitmem resolve`).")
 @json_option
 @pass_store
-def list_cmd(store, scopes, all_scopes, mem_type, archived, as_json):
+def list_cmd(store, scopes, all_scopes, mem_type, archived, conflicts, as_json):
     """List live memories, newest first.
 
     \b
     Examples:
       gitmem list --type decision
       gitmem list --all-scopes --json | jq '.[].summary'
+      gitmem list --conflicts
     """
+    if conflicts:
+        rows = [r for s in (scopes or [None]) for r in store.conflicts(scope=s)]
+        if as_json:
+            emit_json(rows)
+        elif not rows:
+            click.echo("(no conflicts)")
+        for r in rows if not as_json else []:
+            cur = r["current"]["summary"] if r["current"] else "(removed)"
+            click.echo(f"{r['id']}  {r['scope']}  current: {cur}")
+            for c in r["copies"]:
+                click.echo(f"    copy {c['path']}  {c['updated']}  {c['summary']}")
+        return
     mems = store.list(type=mem_type, archived=archived, scopes=scopes, all_scopes=all_scopes)
     if as_json:
         emit_json([store.memory_json(m) for m in mems])
@@ -305,22 +319,56 @@ def diff(store, rev1, rev2, as_json):
         click.echo(text, nl=False)
 
 
-@click.command()
+@click.group(invoke_without_command=True)
 @json_option
 @pass_store
 def scopes(store, as_json):
-    """List scopes (branches) with their memory counts.
+    """List scopes (branches) with their memory counts; mark one private or public.
 
     \b
-    Example:
+    Examples:
       gitmem scopes --json
+      gitmem scopes private channel/therapy     # never leaves this machine
+      gitmem scopes public channel/therapy
     """
+    if click.get_current_context().invoked_subcommand:
+        return
     rows = store.scopes()
     if as_json:
         emit_json(rows)
     else:
         for r in rows:
             click.echo(f"{r['scope']:<30} {r['memories']:>6}  {r['tip'][:10]}  {r['updated']}")
+
+
+@scopes.command("private")
+@click.argument("scope")
+@json_option
+@pass_store
+def scopes_private(store, scope, as_json):
+    """Keep SCOPE on this machine: sync neither pushes nor merges it.
+
+    \b
+    Example:
+      gitmem scopes private channel/therapy
+    """
+    out = store.set_private(scope, True)
+    emit_json(out) if as_json else click.echo(f"{scope} is private: sync leaves it on this machine")
+
+
+@scopes.command("public")
+@click.argument("scope")
+@json_option
+@pass_store
+def scopes_public(store, scope, as_json):
+    """Let sync push and merge SCOPE again.
+
+    \b
+    Example:
+      gitmem scopes public channel/therapy
+    """
+    out = store.set_private(scope, False)
+    emit_json(out) if as_json else click.echo(f"{scope} is public: sync pushes and merges it")
 
 
 @click.command()
@@ -343,6 +391,14 @@ def status(store, as_json):
     for k in ("backend", "model", "indexed", "index_note"):
         if k in st and st[k] is not None:
             click.echo(f"{k + ':':<9} {st[k]}")
+    for r in st.get("remotes", []):
+        click.echo(f"remote:   {r['remote']} {r['url']} (last sync {r['last_sync'] or 'never'}, "
+                   f"{r['pending_ledger_records']} ledger record(s) to push)")
+        for s in r["scopes"]:
+            if s.get("private"):
+                click.echo(f"          {s['scope']:<28} private")
+            elif s["ahead"] or s["behind"]:
+                click.echo(f"          {s['scope']:<28} {s['ahead']} ahead, {s['behind']} behind")
 
 
 @click.command("import")
