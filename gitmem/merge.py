@@ -197,7 +197,7 @@ def union_lines(base: str, ours: str, theirs: str, journal: bool = False) -> str
         while head and not head[-1].strip():
             head.pop()
         out = head + ([""] if head else []) + entries
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n" if out else ""
 
 
 def union_notes(base: str, ours: str, theirs: str) -> str:

@@ -290,7 +290,8 @@ def sync_remote(svc: Memories, name: str, *, scopes: Iterable[str] | None = None
     chosen = [model.check_scope(s) for s in scopes] if scopes else None
     lock = svc.home / "state" / "locks" / "sync.lock"
     try:
-        with file_lock(lock, timeout=float(svc.config.get("sync", "timeout"))):
+        # A second sync waits a little (hooks may overlap), then says so.
+        with file_lock(lock, timeout=min(5.0, float(svc.config.get("sync", "timeout")))):
             if dry_run:
                 return _dry_run(svc, name, chosen)
             return _sync_locked(svc, name, chosen)

@@ -115,3 +115,10 @@ def decode_message(message: str) -> str:
     from gitmem.store.codec import select_codec
 
     return select_codec({"GITMEM_TEST_CODEC": TEST_CODEC}).decode_message(message)
+
+
+def encode_blob(data: bytes, path: str = "") -> bytes:
+    """What the active codec stores for `data` (to plant a file with plain git)."""
+    from gitmem.store.codec import select_codec
+
+    return select_codec({"GITMEM_TEST_CODEC": TEST_CODEC}).encode(path, data)
