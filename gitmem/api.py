@@ -347,6 +347,10 @@ class Store:
         self.git.transport().remove(name)
         return {"remote": name, "removed": True}
 
+    def remote_names(self) -> list[str]:
+        """The configured remotes' names (no network; no ahead/behind)."""
+        return list(self.git.transport().remotes())
+
     def remotes(self) -> list[dict[str, Any]]:
         """Every remote with its URL, last sync and per-scope ahead/behind."""
         from .sync import remote_status
@@ -409,20 +413,27 @@ class Store:
         return flush(self.memories, transcript, summary=summary, session=session, scope=scope, cwd=cwd)
 
     def watch_events(self, *, scopes: Iterable[str] | None = None, interval: float = 1.0,
-                     from_start: bool = False, stop: Any = None) -> Iterator[Any]:
-        """Yield a watch.Event per new commit on the watched scopes, polling every interval."""
+                     from_start: bool = False, stop: Any = None, remote: str | None = None,
+                     on_fetch: Any = None) -> Iterator[Any]:
+        """Yield a watch.Event per new commit on the watched scopes, polling every interval.
+        With `remote`, fetch it every interval and watch its tracking refs instead;
+        `on_fetch(error | None)` hears when fetching starts failing and when it works again."""
         from .watch import Watcher
 
         if not interval > 0:
             raise UsageError("interval must be positive", hint="e.g. --interval 0.5")
-        return Watcher(self.memories, scopes, from_start=from_start).events(interval, stop=stop)
+        w = Watcher(self.memories, scopes, from_start=from_start, remote=remote,
+                    local=remote is None, fetch=remote is not None)
+        return w.events(interval, stop=stop, on_fetch=on_fetch)
 
-    def changes(self, cursor: str, *, scopes: Iterable[str] | None = None,
-                session: str | None = None, from_start: bool = False, peek: bool = False) -> list[Any]:
-        """Events since the named cursor (which then moves); see watch.changes."""
+    def changes(self, cursor: str, *, scopes: Iterable[str] | None = None, session: str | None = None,
+                from_start: bool = False, peek: bool = False, remote: str | None = None) -> list[Any]:
+        """Events since the named cursor (which then moves); with `remote`, that remote's
+        tracking refs too, as the last fetch left them. See watch.changes."""
         from .watch import changes
 
-        return changes(self.memories, cursor, scopes=scopes, session=session, from_start=from_start, peek=peek)
+        return changes(self.memories, cursor, scopes=scopes, session=session, from_start=from_start,
+                       peek=peek, remote=remote)
 
     def link(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """Link the code repo at path (default cwd) to its project scope."""

@@ -202,6 +202,12 @@ read_assistant = true
 warm_index = false
 autostart_serve = false
 serve_idle_exit = 0
+sync = true
+
+[sync]
+private = ["channel/therapy"]
+retries = 5
+timeout = 30
 
 [links]
 "/home/ada/src/app" = "project/github.com/ada/app"
