@@ -401,7 +401,7 @@ class GitRemotes:
         self._root = root
         self.dir = root.repos / f"t{next(_ns_counter):04d}"   # this test's namespace
         self.dir.mkdir()
-        self._ssh_ready = False
+        self.ssh_config: Path | None = None   # the ~/.ssh/config written on the first ssh()/scp()
 
     # ---- repositories
 
@@ -463,12 +463,12 @@ class GitRemotes:
         creds.write_text(f"http://{user or server.user}:{password or server.password}"
                          f"@127.0.0.1:{server.auth_port}\n")
         creds.chmod(0o600)
-        _run(["git", "config", "--global", "credential.helper", f"store --file={creds}"])
+        _run(["git", "config", "--global", "credential.helper", f"store --file={shlex.quote(str(creds))}"])
         return creds
 
     def _setup_ssh_client(self) -> None:
         server: GitSshServer = self._request.getfixturevalue("git_ssh_server")
-        if self._ssh_ready:
+        if self.ssh_config is not None:
             return
         home = Path(os.environ["HOME"])
         ssh_dir = home / ".ssh"
@@ -492,7 +492,7 @@ class GitRemotes:
         config.chmod(0o600)
         # ssh reads ~/.ssh/config from the passwd entry's home, not $HOME.
         _run(["git", "config", "--global", "core.sshCommand", f"ssh -F {shlex.quote(str(config))}"])
-        self._ssh_ready = True
+        self.ssh_config = config
 
 
 @pytest.fixture
