@@ -276,14 +276,17 @@ def _audit_commits(svc: Memories, op: str, all_ids: list[str], reason: str | Non
     return out
 
 
-def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str]) -> dict[str, Any] | None:
+def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
+                  clean: Iterable[str] = ()) -> dict[str, Any] | None:
     """Apply redaction records another clone wrote (sync): purge their ids and blobs
     from every local ref, tracking refs of remotes included, the same way, without a
-    new record. None when nothing here holds them."""
+    new record. None when nothing here holds them. History reachable from `clean`
+    (tips already checked against the same records) is not scanned again."""
     ids, blob_ids = sorted(set(ids)), set(blob_ids)
     git = svc.git
     roots, _ = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
-    found = scan_versions(git, list(roots.values()), {f"{i}.md": i for i in ids}, blob_ids=blob_ids)
+    found = scan_versions(git, list(roots.values()), {f"{i}.md": i for i in ids}, hide=list(clean),
+                          blob_ids=blob_ids)
     # A version that is already the placeholder holds nothing to purge.
     hits = {i: {b for b in bs if i == "" or git.blob(b, f"{i}.md") != placeholder(i)}
             for i, bs in found.items()}

@@ -22,6 +22,7 @@ nor merged."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -336,7 +337,10 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
         _check_remote(svc, name, seen)
         # 1. The ledger: every record, local or fetched, applied before anything else.
         ids, blobs, commits = _ledger_union(svc, name)
-        applied = forgetting.apply_records(svc, ids, blobs) if (ids or blobs) else None
+        key = hashlib.sha1(json.dumps([sorted(ids), sorted(blobs)]).encode()).hexdigest()
+        state = read_state(svc.home, name)
+        clean = state.get("clean_tips", []) if state.get("ledger_key") == key else []
+        applied = forgetting.apply_records(svc, ids, blobs, clean=clean) if (ids or blobs) else None
         ledger_how = _merge_ref(svc, ledger.REDACTIONS_REF, git.ref(tracking_ref(name, ledger.REDACTIONS_REF)),
                                 f"merge: redaction ledger from {name}", _union_files(svc, notes=False))
         # 2. Scopes.
@@ -383,8 +387,12 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
         now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
         tips = dict(seen)
         tips.update({ref: src for src, ref, _ in pushes if results.get(ref) and results[ref].ok})
-        _write_state(svc.home, name, {"remote_tips": tips, "last_sync": now,
-                                      "records_pushed": results.get(ledger.REDACTIONS_REF) is not None})
+        # Every tip here was checked against these records: the next sync scans only
+        # what arrives after them.
+        clean_tips = sorted({t for r, t in git.refs("refs/").items() if git.has_commit(t)
+                             and r not in ledger.ledger_refs(git)})
+        _write_state(svc.home, name, {"remote_tips": tips, "last_sync": now, "ledger_key": key,
+                                      "clean_tips": clean_tips})
         report.update({
             "scopes": [r.to_dict() for r in reports.values()],
             "ledger": {"merged": ledger_how, "applied": bool(applied),
