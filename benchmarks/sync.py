@@ -2,13 +2,17 @@
 against plain git moving the same refs in the same run.
 
     python benchmarks/sync.py [--n 1000] [--reps 3] [--no-fsync] [--profile] [--write]
-                              [--cases remember,import,diverged,forget]
+                              [--cases remember,import,diverged,forget] [--adopt-meta]
 
 Set-up of every repetition, in a fresh temporary folder: a bare remote
 (`git init --bare -b main`), stores A and B (`gitmem.init`, `GITMEM_EMBED_MODEL=fake-64`
 so no model loads, `GITMEM_FSYNC` on unless --no-fsync), both with the remote as
 `origin` (`Store.remote_add`). A remembers 10 memories and syncs, B syncs: both share
-that history. Then, untimed, per case:
+that history. (B's first sync is at least a second after A's: each clone's first sync
+commits its own `refs/gitmem/meta`, and two made in different seconds differ, as on two
+real machines; sync then force-pushes each clone's own meta over the other's on every
+sync. --adopt-meta gives B the remote's meta before its first sync instead, which is
+what a fix would do.) Then, untimed, per case:
 
   remember  A writes N memories through `Store.remember`, one by one (N commits: the
             agent case). B has nothing new: its sync fast-forwards.
@@ -26,9 +30,10 @@ the timed part runs twice, once per copy:
   gitmem    `A.sync()` (fetch, nothing new, push) then `B.sync()` (fetch, ledger, merge,
             push if anything is new locally), each on a freshly opened Store.
   plain git what a careful script does to move the same refs, each step one git process
-            like gitmem's own transport: on A's copy `git push <remote-copy> +R:R` for
-            each ref that differs from the remote (gitmem's refs: scopes, meta, ledger,
-            notes; found untimed); on B's copy `git fetch --prune <remote-copy>` with
+            like gitmem's own transport: on A's copy one `git push <remote-copy> R:R ...`
+            with `--force-with-lease=R:<remote tip>` for each ref that differs from the
+            remote (gitmem's refs: scopes, ledger, notes; listed untimed; not
+            refs/gitmem/meta, a format stamp with the same content on every clone); on B's copy `git fetch --prune <remote-copy>` with
             gitmem's refspecs into the tracking refs, one `git for-each-ref`, then per
             moved ref `git merge-base --is-ancestor` and `git update-ref NEW OLD`
             (fast-forward), or `git merge-tree --write-tree` + `git commit-tree` +
@@ -107,7 +112,7 @@ def quiesce(*stores) -> None:
 
 
 # ---- set-up ---------------------------------------------------------------------------
-def setup(tmp: Path, case: str, n: int) -> dict[str, Path]:
+def setup(tmp: Path, case: str, n: int, adopt_meta: bool = False) -> dict[str, Path]:
     remote = tmp / "remote.git"
     git(tmp, "init", "-q", "--bare", "-b", "main", str(remote))
     a, b = gitmem.init(tmp / "a"), gitmem.init(tmp / "b")
@@ -115,6 +120,12 @@ def setup(tmp: Path, case: str, n: int) -> dict[str, Path]:
         s.remote_add("origin", str(remote))
     shared = [a.remember(f"shared memory {i}: the project uses tool {i}", type="fact").id for i in range(SHARED)]
     a.sync()
+    # Each clone's first sync makes its own refs/gitmem/meta commit; two clones set up in
+    # the same second make identical ones, two real machines never do. Make them differ
+    # (or, with adopt_meta, let B take the remote's, as a fix would).
+    time.sleep(1.05 - time.time() % 1)
+    if adopt_meta:
+        git(tmp / "b" / "repo.git", "fetch", "-q", str(remote), "refs/gitmem/meta:refs/gitmem/meta")
     b.sync()
     if case == "diverged":
         for i in range(B_LOCAL):
@@ -157,26 +168,31 @@ def run_gitmem(p: dict[str, Path], case: str) -> tuple[float, float]:
     return t1 - t0, t3 - t2
 
 
-def plain_push(local: Path, remote: Path) -> None:
-    """Push every gitmem ref that differs from the remote (the diff itself is untimed
-    for A; for B it follows from the fetch and the merge)."""
+def push_specs(local: Path, remote: Path) -> list[tuple[str, str | None]]:
+    """(ref, remote's current id) for each gitmem ref whose local tip differs from the
+    remote's (listed untimed: a script knows which refs it wrote)."""
     there, here = refs(remote), refs(local)
-    specs = [f"+{r}:{r}" for r, oid in sorted(here.items()) if there.get(r) != oid]
+    return [(r, there.get(r)) for r, oid in sorted(here.items()) if there.get(r) != oid
+            and not (r == "refs/gitmem/meta" and r in there)]  # the format stamp: any copy will do
+
+
+def plain_push(local: Path, remote: Path, specs: list[tuple[str, str | None]]) -> None:
+    """One `git push`, each ref leased on the tip seen (as gitmem does)."""
     if specs:
-        git(local, "push", "--porcelain", "--no-verify", str(remote), *specs)
+        git(local, "push", "--porcelain", "--no-verify", *(f"--force-with-lease={r}:{old or ''}" for r, old in specs),
+            str(remote), *(f"{r}:{r}" for r, _ in specs))
 
 
-def plain_pull(local: Path, remote: Path, case: str) -> bool:
-    """Fetch into the tracking refs, then move each local ref; True if there is
-    something to push back (a merge)."""
+def plain_pull(local: Path, remote: Path, case: str) -> list[tuple[str, str | None]]:
+    """Fetch into the tracking refs, then move each local ref; returns what to push
+    back (a merge)."""
     git(local, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune", str(remote),
         *fetch_refspecs("origin"))
     out = git(local, "for-each-ref", "--format=%(objectname) %(refname)").stdout.decode()
     have = {ref: oid for oid, ref in (line.split(" ", 1) for line in out.splitlines())}
-    push = False
+    push = []
     for ref, tracking in (("refs/heads/main", "refs/remotes/origin/main"),
-                          ("refs/gitmem/redactions", "refs/gitmem/remotes/origin/gitmem/redactions"),
-                          ("refs/gitmem/meta", "refs/gitmem/remotes/origin/gitmem/meta")):
+                          ("refs/gitmem/redactions", "refs/gitmem/remotes/origin/gitmem/redactions")):
         ours, theirs = have.get(ref), have.get(tracking)
         if theirs is None or ours == theirs:
             continue
@@ -185,21 +201,21 @@ def plain_pull(local: Path, remote: Path, case: str) -> bool:
         elif case == "forget":  # the remote's history was rewritten: take it
             git(local, "update-ref", ref, theirs, ours)
         elif git(local, "merge-base", "--is-ancestor", theirs, ours, check=False).returncode == 0:
-            push = True
+            push.append((ref, theirs))
         else:
             tree = git(local, "merge-tree", "--write-tree", ours, theirs).stdout.decode().split()[0]
             merge = git(local, "commit-tree", tree, "-p", ours, "-p", theirs, "-m", "merge: main from origin")
             git(local, "update-ref", ref, merge.stdout.decode().strip(), ours)
-            push = True
+            push.append((ref, theirs))
     return push
 
 
 def run_plain(p: dict[str, Path], case: str) -> tuple[float, float]:
+    specs = push_specs(p["pa"], p["premote"])
     t0 = time.perf_counter()
-    plain_push(p["pa"], p["premote"])
+    plain_push(p["pa"], p["premote"], specs)
     t1 = time.perf_counter()
-    if plain_pull(p["pb"], p["premote"], case):
-        plain_push(p["pb"], p["premote"])
+    plain_push(p["pb"], p["premote"], plain_pull(p["pb"], p["premote"], case))
     t2 = time.perf_counter()
     return t1 - t0, t2 - t1
 
@@ -212,8 +228,8 @@ def check_same(p: dict[str, Path], case: str, n: int) -> None:
     assert got == ref, (case, len(got ^ ref))
 
 
-def profile_one(tmp: Path, case: str, n: int, top: int = 14) -> str:
-    p = setup(tmp, case, n)
+def profile_one(tmp: Path, case: str, n: int, adopt_meta: bool, top: int = 14) -> str:
+    p = setup(tmp, case, n, adopt_meta)
     a, b = gitmem.open(p["a"]), gitmem.open(p["b"])
     prof = cProfile.Profile()
     prof.enable()
@@ -235,6 +251,8 @@ def main() -> None:
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--no-fsync", action="store_true")
     ap.add_argument("--profile", action="store_true", help="cProfile one gitmem sync per case")
+    ap.add_argument("--adopt-meta", action="store_true",
+                    help="B takes the remote's refs/gitmem/meta before its first sync (see the docstring)")
     ap.add_argument("--write", action="store_true", help="put the table into BENCHMARKS.md")
     args = ap.parse_args()
     cases = [c for c in args.cases.split(",") if c]
@@ -254,7 +272,7 @@ def main() -> None:
             for case in cases:
                 tmp = top / f"{case}-{rep}"
                 tmp.mkdir()
-                p = setup(tmp, case, args.n)
+                p = setup(tmp, case, args.n, args.adopt_meta)
                 loads.append(os.getloadavg()[0])
                 if (rep + CASES.index(case)) % 2 == 0:
                     g = run_gitmem(p, case)
@@ -271,7 +289,7 @@ def main() -> None:
             for case in cases:
                 tmp = top / f"profile-{case}"
                 tmp.mkdir()
-                profiles[case] = profile_one(tmp, case, args.n)
+                profiles[case] = profile_one(tmp, case, args.n, args.adopt_meta)
     finally:
         if not os.environ.get("SYNC_BENCH_KEEP"):
             shutil.rmtree(top, ignore_errors=True)

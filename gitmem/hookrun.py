@@ -183,10 +183,86 @@ def _left(deadline: float) -> float:
 
 # ---- handlers ---------------------------------------------------------------------------
 
+# ---- sync in hooks (hooks.sync) ---------------------------------------------------------
+# The share of what is left of the budget a session-start sync may use: the rest is kept
+# for building the context, which the agent needs more than fresh memories.
+SESSION_SYNC_SHARE = 0.7
+
+
+def sync_remotes(store: "Store", seconds: float, res: HookResult) -> None:
+    """With `hooks.sync = true`, sync every remote within `seconds`, failing open: an
+    error, an unreachable remote or the time running out becomes a note, never an
+    exception. Off (the default), or with no remotes, it does nothing and says nothing,
+    and no network is touched."""
+    if not hook_setting(store.config, "sync"):
+        return
+    t = time.monotonic()
+    try:
+        names = store.remote_names()
+    except GitmemError as e:
+        res.notes.append(f"gitmem: sync skipped: {e.message}")
+        return
+    if not names:
+        return
+    if seconds <= 0.05:
+        res.notes.append("gitmem: no time left in the hook budget to sync; `gitmem sync` does it")
+        return
+
+    end = time.monotonic() + seconds
+
+    def work() -> list[tuple[str, Any]]:
+        # Its own Store: if the budget runs out this thread is abandoned, and it must not
+        # share objects with the context being built meanwhile. Each git fetch or push
+        # gets what is left as its timeout, so a hung remote's git is stopped (and the
+        # next remote tried) while this thread still waits for it.
+        from . import api
+
+        out: list[tuple[str, Any]] = []
+        for name in names:  # one at a time: one unreachable remote does not stop the others
+            # Less than what is left: opening the store and reading the config come
+            # before the fetch, and git should stop before the deadline abandons us.
+            left = end - time.monotonic() - 0.25
+            if left <= 0.05:
+                out.append((name, GitmemError("no time left in the hook budget")))
+                continue
+            try:
+                own = api.open(store.home, session=store.config.session, agent=store.config.agent,
+                               overrides={"sync": {"timeout": left}})
+                out.append((name, own.sync(name)["remotes"][0]))
+            except GitmemError as e:
+                out.append((name, e))
+        return out
+
+    try:
+        results = with_deadline(work, seconds)
+    except HookTimeout:
+        res.abandoned = True
+        res.notes.append(f"gitmem: sync with {', '.join(names)} did not finish within the hook budget "
+                         f"({seconds:.2f}s); went on without it")
+        return
+    except Exception as e:  # noqa: BLE001 - fail open, whatever it was
+        res.notes.append(f"gitmem: sync failed: {getattr(e, 'message', None) or e}; went on without it")
+        return
+    finally:
+        res.timings["sync"] = round(time.monotonic() - t, 3)
+    for name, out in results:
+        if isinstance(out, GitmemError):
+            res.notes.append(f"gitmem: sync {name} failed: {out.message}; went on without it")
+            continue
+        n = sum(len(sc.get("conflicts") or ()) for sc in out.get("scopes") or ())
+        if n:
+            res.notes.append(f"gitmem: sync {name}: {n} conflict(s) kept as copies; "
+                             "`gitmem list --conflicts` shows them")
+        if out.get("still_holding_text"):
+            res.notes.append(f"gitmem: sync {name}: {out.get('hint') or 'the remote refused a rewind'}")
+
+
 def on_session_start(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:
     from .context import render_context
 
     cwd = payload.get("cwd")
+    # Pull what other machines remembered before the context is built from it.
+    sync_remotes(store, _left(deadline) * SESSION_SYNC_SHARE, res)
     t = time.monotonic()
     bundle = with_deadline(lambda: store.context(cwd=cwd), _left(deadline))
     res.stdout = render_context(bundle)
@@ -387,13 +463,15 @@ def on_stop(store: "Store", payload: dict[str, Any], deadline: float, res: HookR
     path = payload.get("transcript_path")
     if not path:
         res.notes.append("stop: no transcript_path in the payload; nothing to extract")
-        return
-    out = with_deadline(lambda: store.extract(path, session=payload.get("session_id"),
-                                              cwd=payload.get("cwd"), roles=_roles(store)), _left(deadline))
-    if out["kept"]:
-        res.notes.append(f"gitmem: kept {len(out['kept'])} statement(s) from this session")
-    if out["commits"]:
-        warm_index(store)
+    else:
+        out = with_deadline(lambda: store.extract(path, session=payload.get("session_id"),
+                                                  cwd=payload.get("cwd"), roles=_roles(store)), _left(deadline))
+        if out["kept"]:
+            res.notes.append(f"gitmem: kept {len(out['kept'])} statement(s) from this session")
+        if out["commits"]:
+            warm_index(store)
+    # Push what this session wrote (extracted or remembered along the way) to the remotes.
+    sync_remotes(store, _left(deadline), res)
 
 
 def on_pre_compact(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:

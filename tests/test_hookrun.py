@@ -92,3 +92,113 @@ def test_preferences_are_offered_once_per_context(store):
     # A new context (here: after compaction) carries them in its bundle; prompts do not repeat them.
     assert "I like Python" in run("session-start", source="compact").stdout
     assert "Preferences of the person" not in run("prompt", prompt="write me a script").stdout
+
+
+# ---- hooks.sync: session start pulls, stop pushes, failing open ------------------------
+def _bare(tmp_path, name: str = "remote.git") -> str:
+    path = tmp_path / name
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
+    return str(path)
+
+
+def _home(tmp_path, name: str, url: str | None, sync: bool = True):
+    import gitmem
+    from gitmem.config import write_config_value
+
+    s = gitmem.init(tmp_path / name)
+    if url:
+        s.remote_add("origin", url)
+    if sync:
+        write_config_value(s.home, "hooks", "sync", True)
+    return s
+
+
+def _hook(home, event: str, payload: dict, *extra: str):
+    t = time.monotonic()
+    res = run_cli("hook", event, *extra, input=json.dumps(payload), env={"GITMEM_HOME": str(home)})
+    return res, time.monotonic() - t
+
+
+def _tip(git_dir: str, ref: str = "main") -> str:
+    return subprocess.run(["git", "--git-dir", git_dir, "rev-parse", "--verify", "-q", ref],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_hooks_sync_stop_pushes_and_session_start_pulls(tmp_path):
+    url = _bare(tmp_path)
+    a, b = _home(tmp_path, "a", url), _home(tmp_path, "b", url)
+    a.remember("The staging database runs on host orca", type="fact")
+    t = tmp_path / "a.jsonl"
+    t.write_text(json.dumps({"type": "user", "message": {"role": "user", "content":
+                 "Remember that I prefer dark roast coffee."}}) + "\n")
+    res, _ = _hook(a.home, "stop", {"session_id": "sa", "transcript_path": str(t), "cwd": str(tmp_path)},
+                   "--budget", "30")
+    assert res.returncode == 0, res.stderr
+    assert "failed" not in res.stderr and "kept 1 statement" in res.stderr, res.stderr
+    assert _tip(url) == a.git.scopes()["main"], "stop pushed, extracted statement included"
+    res, _ = _hook(b.home, "session-start", {"session_id": "sb", "cwd": str(tmp_path)}, "--budget", "30")
+    assert res.returncode == 0 and "failed" not in res.stderr, res.stderr
+    assert "host orca" in res.stdout and "dark roast" in res.stdout, res.stdout
+    assert b.git.scopes()["main"] == a.git.scopes()["main"], "session start merged what it fetched"
+
+
+def test_hooks_sync_fails_open_on_an_unreachable_remote(tmp_path):
+    s = _home(tmp_path, "b", str(tmp_path / "no-such-remote.git"))
+    s.remember("Deploys go out from the bastion host", type="fact")
+    res, took = _hook(s.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)}, "--budget", "5")
+    assert res.returncode == 0 and "bastion host" in res.stdout, res.stderr
+    assert "gitmem: sync origin failed" in res.stderr and "no repository there" in res.stderr, res.stderr
+    assert took < 5 + 2  # the budget, plus interpreter start-up, generously
+    res, took = _hook(s.home, "stop", {"session_id": "s", "cwd": str(tmp_path)}, "--budget", "5")
+    assert res.returncode == 0 and "gitmem: sync origin failed" in res.stderr, res.stderr
+    assert took < 5 + 2
+
+
+def _silent_server():
+    """A TCP port that accepts connections and never answers (a hung git:// server)."""
+    import socket
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    return srv, f"git://127.0.0.1:{srv.getsockname()[1]}/memory.git"
+
+
+def test_hooks_sync_keeps_the_budget_when_the_remote_hangs(tmp_path):
+    srv, url = _silent_server()
+    try:
+        s = _home(tmp_path, "b", url)
+        s.remember("Deploys go out from the bastion host", type="fact")
+        budget = 1.5
+        res, took = _hook(s.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)},
+                          "--budget", str(budget))
+        assert res.returncode == 0 and "bastion host" in res.stdout, res.stderr
+        assert "gitmem: sync" in res.stderr, res.stderr  # timed out: a note, not a failure
+        assert took < budget + 2, took
+        res, took = _hook(s.home, "stop", {"session_id": "s", "cwd": str(tmp_path)}, "--budget", str(budget))
+        assert res.returncode == 0 and "gitmem: sync" in res.stderr, res.stderr
+        assert took < budget + 2, took
+    finally:
+        srv.close()
+
+
+def test_hooks_sync_off_or_without_remotes_touches_nothing(tmp_path):
+    srv, url = _silent_server()
+    srv.setblocking(False)
+    try:
+        off = _home(tmp_path, "off", url, sync=False)
+        off.remember("Deploys go out from the bastion host", type="fact")
+        res, took = _hook(off.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)},
+                          "--budget", "5", "--timings")
+        assert res.returncode == 0 and "bastion host" in res.stdout
+        assert "sync" not in res.stderr, res.stderr
+        res, _ = _hook(off.home, "stop", {"session_id": "s", "cwd": str(tmp_path)}, "--timings")
+        assert res.returncode == 0 and "sync" not in res.stderr, res.stderr
+        with pytest.raises(BlockingIOError):
+            srv.accept()  # nobody connected: no network with hooks.sync off
+    finally:
+        srv.close()
+    lone = _home(tmp_path, "lone", None)
+    for event in ("session-start", "stop"):
+        res = hookrun.run(event, {"session_id": "s", "cwd": str(tmp_path)}, home=str(lone.home), budget=30)
+        assert not any("sync" in n for n in res.notes) and "sync" not in res.timings, res.notes

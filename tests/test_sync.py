@@ -283,7 +283,10 @@ def test_a_non_gitmem_branch_or_a_newer_format_is_refused(tmp_path):
 
 def test_a_concurrent_sync_is_a_clean_error(tmp_path):
     url = bare(tmp_path)
-    a = home(tmp_path, "a", url)
+    a = home(tmp_path, "a", None)
+    (a.home / "config.toml").write_text("[sync]\ntimeout = 1\n")  # wait 1 s for the lock, not 5
+    a = gitmem.open(a.home)
+    a.remote_add("origin", url)
     holder = subprocess.Popen(
         ["python3", "-c", "import fcntl,sys,time; f=open(sys.argv[1],'w'); fcntl.flock(f, fcntl.LOCK_EX); "
          "print('locked', flush=True); time.sleep(30)", str(a.home / "state" / "locks" / "sync.lock")],

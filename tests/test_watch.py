@@ -205,3 +205,157 @@ def test_watch_process_survives_a_forget_rewrite(store, gm_home):
     assert [e["op"] for e in events] == ["forget", "remember"], lines
     assert events[0]["ids"] == [secret.id] and events[1]["ids"] == [after["id"]]
     assert "correct-horse" not in "".join(lines)
+
+
+# ---- watch --remote and cursors over tracking refs ------------------------------------
+def _bare(tmp_path, name: str = "remote.git") -> str:
+    path = tmp_path / name
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
+    return str(path)
+
+
+def _home(tmp_path, name: str, url: str):
+    import gitmem
+
+    s = gitmem.init(tmp_path / name)
+    s.remote_add("origin", url)
+    return s
+
+
+def _spawn_in(home, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "gitmem", "watch", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, GITMEM_HOME=str(home)))
+
+
+_STREAMS: dict[object, "queue.Queue[str]"] = {}  # keyed by the pipe (ids get reused)
+
+
+def _lines_of(stream, n: int, timeout: float = 30, until=None) -> list[str]:
+    """Lines of a pipe (a reader thread per pipe), until n lines, `until(line)` or timeout."""
+    import threading
+
+    q = _STREAMS.get(stream)
+    if q is None:
+        q = _STREAMS[stream] = queue.Queue()
+
+        def pump() -> None:
+            for line in stream:
+                q.put(line)
+
+        threading.Thread(target=pump, daemon=True).start()
+    out: list[str] = []
+    deadline = time.monotonic() + timeout
+    while len(out) < n:
+        try:
+            line = q.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            break
+        out.append(line)
+        if until is not None and until(line):
+            break
+    return out
+
+
+def test_watch_remote_reports_a_commit_synced_from_another_home(tmp_path):
+    url = _bare(tmp_path)
+    a, b = _home(tmp_path, "a", url), _home(tmp_path, "b", url)
+    a.remember("an old memory, already on the remote")
+    a.sync()
+    env_out = tmp_path / "exec.txt"
+    proc = _spawn_in(b.home, "--remote", "origin", "--interval", "0.2", "--json",
+                     "--exec", f'echo "$GITMEM_EVENT_REMOTE $GITMEM_EVENT_REF" >> {env_out}')
+    try:
+        started = _lines_of(proc.stderr, 1)
+        assert started and started[0].startswith("watching all scopes on remote origin"), started
+        m = a.remember("The release train leaves on Thursdays", type="decision")
+        a.sync()
+        lines = _lines_of(proc.stdout, 50, until=lambda l: m.id in l)
+        assert proc.poll() is None
+        deadline = time.monotonic() + 20  # --exec runs after the line is printed
+        while not env_out.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait()
+    events = [json.loads(l) for l in lines]
+    # Only what arrived after the watcher started: the old memory is not news.
+    assert [e["ids"] for e in events] == [[m.id]], lines
+    ev = events[0]
+    assert ev["remote"] == "origin" and ev["ref"] == "refs/remotes/origin/main" and ev["scope"] == "main"
+    assert ev["op"] == "remember" and ev["summary"] == "remember: The release train leaves on Thursdays"
+    assert ev["commit"] == ev["new"] == a.git.scopes()["main"]
+    # The same event shape as a local one, plus "remote".
+    local = {"ref", "scope", "old", "new", "commit", "op", "ids", "summary", "time", "author", "session", "agent"}
+    assert set(ev) == local | {"remote"}
+    # --exec ran for it, with the remote in its environment.
+    assert env_out.read_text().splitlines() == ["origin refs/remotes/origin/main"]
+    # Only tracking refs moved on B: its own scopes wait for `gitmem sync`.
+    assert b.git.scopes().get("main") != a.git.scopes()["main"]
+
+
+def test_watch_remote_survives_an_unreachable_remote(tmp_path):
+    missing = tmp_path / "not-yet.git"
+    b = _home(tmp_path, "b", str(missing))
+    proc = _spawn_in(b.home, "--remote", "origin", "--interval", "0.2", "--json")
+    try:
+        err = _lines_of(proc.stderr, 2)
+        assert err[0].startswith("watching all scopes on remote origin"), err
+        assert err[1].startswith("warning: remote origin") and "still watching" in err[1], err
+        time.sleep(1.5)  # several failing polls
+        assert proc.poll() is None, "the watcher is still alive"
+        assert _lines_of(proc.stderr, 1, timeout=0.5) == [], "one warning per failure streak"
+        # The remote appears: the watcher says so and reports what arrives.
+        _bare(tmp_path, "not-yet.git")
+        a = _home(tmp_path, "a", str(missing))
+        m = a.remember("written once the remote existed")
+        a.sync()
+        back = _lines_of(proc.stderr, 1)
+        assert back and "works again" in back[0], back
+        lines = _lines_of(proc.stdout, 50, until=lambda l: m.id in l)
+        assert any(json.loads(l)["ids"] == [m.id] for l in lines), lines
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_watch_remote_unknown_name_is_an_error(store):
+    res = run_cli("watch", "--remote", "nowhere", "--interval", "0.2")
+    assert res.returncode == 4 and "no remote 'nowhere'" in res.stderr, res.stderr
+
+
+def test_changes_cursor_follows_tracking_refs(tmp_path):
+    from click.testing import CliRunner
+
+    from conftest import git
+    from gitmem.cli import cli
+
+    url = _bare(tmp_path)
+    a, b = _home(tmp_path, "a", url), _home(tmp_path, "b", url)
+    a.remember("history before the cursor")
+    a.sync()
+    git("--git-dir", str(b.git.path), "fetch", "-q", "origin")  # plain git fetch: the same refspecs
+    assert b.changes("c", remote="origin") == []  # a new cursor starts at the tips
+    m1 = a.remember("first after the cursor")
+    a.sync()
+    assert b.changes("c", remote="origin", peek=True) == [], "changes never fetches"
+    git("--git-dir", str(b.git.path), "fetch", "-q", "origin")
+    b.remember("a local one")
+    evs = b.changes("c", remote="origin")
+    assert [(e.remote, e.ids) for e in evs if e.remote] == [("origin", [m1.id])]
+    assert [e.summary for e in evs if not e.remote] == ["remember: a local one"]
+    # Without --remote the cursor keeps the remote's position for the next --remote call.
+    m2 = a.remember("second after the cursor")
+    a.sync()
+    git("--git-dir", str(b.git.path), "fetch", "-q", "origin")
+    assert b.changes("c") == []
+    res = CliRunner().invoke(cli, ["--home", str(b.home), "changes", "--cursor", "c", "--remote", "origin",
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.output)
+    assert [(e["remote"], e["ref"], e["ids"]) for e in got] == [("origin", "refs/remotes/origin/main", [m2.id])]
+    # An existing cursor asked about the remote for the first time starts it at its tips.
+    b.changes("late")
+    assert b.changes("late", remote="origin") == []
+    # An unknown remote is an error, not an empty answer.
+    res = CliRunner().invoke(cli, ["--home", str(b.home), "changes", "--cursor", "c", "--remote", "nope"])
+    assert res.exit_code == 4 and "no remote 'nope'" in res.output

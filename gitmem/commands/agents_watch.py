@@ -13,19 +13,22 @@ def _event_line(ev) -> str:
     ids = f" [{', '.join(ev.ids[:3])}{'…' if len(ev.ids) > 3 else ''}]" if ev.ids else ""
     who = f" {ev.author}:" if ev.author else ""
     mark = " (rewritten)" if ev.rewritten else ""
-    return f"{(ev.commit or '-')[:10]} {ev.time} {ev.scope:<12}{who} {ev.summary}{ids}{mark}"
+    scope = f"{ev.remote}/{ev.scope}" if ev.remote else ev.scope
+    return f"{(ev.commit or '-')[:10]} {ev.time} {scope:<12}{who} {ev.summary}{ids}{mark}"
 
 
 @click.command()
 @click.option("--scope", "-s", "scopes", multiple=True, help="Watch only this scope (repeatable).")
+@click.option("--remote", "-r", metavar="NAME",
+              help="Fetch remote NAME every interval and report the commits that arrive from it.")
 @click.option("--interval", type=float, default=1.0, show_default=True,
-              help="Seconds between polls of the refs.")
+              help="Seconds between polls of the refs (with --remote: between fetches).")
 @click.option("--exec", "command", help="Shell command run per event, the event JSON on stdin.")
 @click.option("--from-start", is_flag=True, help="Report every existing commit first.")
 @click.option("--count", type=int, help="Exit after N events.")
 @json_option
 @pass_store
-def watch(store, scopes, interval, command, from_start, count, as_json):
+def watch(store, scopes, remote, interval, command, from_start, count, as_json):
     """Print an event for every new commit on the store's scopes, as it happens.
 
     Polls the refs every --interval seconds. Each event: ref, scope, old and new tip,
@@ -34,18 +37,35 @@ def watch(store, scopes, interval, command, from_start, count, as_json):
     one event with op `rewrite`). A forget's event names the ids, never the text.
     --exec runs CMD once per event, in order, the event JSON on its stdin.
 
+    With --remote NAME it fetches NAME every interval (only its tracking refs
+    refs/remotes/NAME/<scope> move; your scopes are untouched until `gitmem sync`) and
+    reports the commits that arrive there instead of local ones: the same events, with
+    `ref` the tracking ref and `"remote": NAME` added ($GITMEM_EVENT_REMOTE for --exec).
+    That includes this machine's own commits once a sync pushed them. When the remote
+    cannot be reached it prints one warning on stderr and keeps polling.
+
     \b
     Examples:
       gitmem watch --json
       gitmem watch --scope main --exec 'jq -r .summary >> ~/changes.log'
+      gitmem watch --remote origin --interval 30 --json
     """
     from ..watch import run_exec
 
+    def on_fetch(err) -> None:
+        if err is None:
+            click.echo(f"watch: fetching {remote} works again", err=True)
+        else:
+            # One line per failure streak: the watcher goes on polling meanwhile.
+            click.echo(f"warning: {err.message}; still watching, retrying every {interval:g}s", err=True)
+
     n = 0
-    events = store.watch_events(scopes=scopes or None, interval=interval, from_start=from_start)
+    events = store.watch_events(scopes=scopes or None, interval=interval, from_start=from_start,
+                                remote=remote, on_fetch=on_fetch if remote else None)
     # On stderr, once the starting tips are taken: scripts can wait for it.
     what = ", ".join(scopes) if scopes else "all scopes"
-    click.echo(f"watching {what} every {interval:g}s", err=True)
+    where = f" on remote {remote}" if remote else ""
+    click.echo(f"watching {what}{where} every {interval:g}s", err=True)
     for ev in events:
         if as_json:
             click.echo(ev.to_json())
@@ -69,22 +89,30 @@ def watch(store, scopes, interval, command, from_start, count, as_json):
 @click.option("--include-own", is_flag=True, help="Also show this session's own writes.")
 @click.option("--from-start", is_flag=True, help="On a new cursor, report everything.")
 @click.option("--peek", is_flag=True, help="Show the changes without moving the cursor.")
+@click.option("--remote", "-r", metavar="NAME",
+              help="Also follow remote NAME's tracking refs (as the last fetch left them).")
 @json_option
 @pass_store
-def changes(store, cursor, scopes, own_session, include_own, from_start, peek, as_json):
+def changes(store, cursor, scopes, own_session, include_own, from_start, peek, remote, as_json):
     """What changed since cursor NAME was last read; moves the cursor.
 
     The first call starts the cursor at the current tips and prints nothing
     (--from-start prints everything). How an open session learns what another wrote.
 
+    With --remote NAME the cursor also follows NAME's tracking refs
+    refs/remotes/NAME/<scope>: commits that a fetch (`watch --remote`, `sync`, plain
+    `git fetch`) brought in are events with `"remote": NAME`. It does not fetch. The
+    first --remote call on an existing cursor starts the remote at its current tips.
+
     \b
     Examples:
       gitmem --session s1 changes --cursor s1 --json
       gitmem changes --cursor nightly --from-start
+      gitmem changes --cursor laptop --remote origin --json
     """
     session = None if include_own else (own_session or store.config.session)
     events = store.changes(cursor, scopes=scopes or None, session=session,
-                           from_start=from_start, peek=peek)
+                           from_start=from_start, peek=peek, remote=remote)
     if as_json:
         emit_json([e.to_dict() for e in events])
     else:
