@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import os
 import pstats
@@ -105,10 +106,14 @@ def memory_paths(git_dir: Path, ref: str = "refs/heads/main") -> set[str]:
 
 
 def quiesce(*stores) -> None:
-    """Wait for background repacks started by earlier writes (they compete for the cores)."""
+    """Wait for background repacks started by earlier writes (they compete for the cores),
+    and collect garbage: a Store dropped earlier sits in a reference cycle, and freeing it
+    unmaps packs a repack deleted meanwhile; on a disk mounted with `discard` the kernel
+    then frees their blocks synchronously, 0.3-1 s that would land in whatever runs next."""
     for s in stores:
         with s.git.maintenance_paused():
             pass
+    gc.collect()
 
 
 # ---- set-up ---------------------------------------------------------------------------
@@ -151,6 +156,7 @@ def setup(tmp: Path, case: str, n: int, adopt_meta: bool = False) -> dict[str, P
 # ---- the two ways -----------------------------------------------------------------------
 def run_gitmem(p: dict[str, Path], case: str) -> tuple[float, float]:
     a, b = gitmem.open(p["a"]), gitmem.open(p["b"])
+    quiesce(a, b)
     t0 = time.perf_counter()
     ra = a.sync()
     t1 = time.perf_counter()
@@ -212,6 +218,7 @@ def plain_pull(local: Path, remote: Path, case: str) -> list[tuple[str, str | No
 
 def run_plain(p: dict[str, Path], case: str) -> tuple[float, float]:
     specs = push_specs(p["pa"], p["premote"])
+    gc.collect()
     t0 = time.perf_counter()
     plain_push(p["pa"], p["premote"], specs)
     t1 = time.perf_counter()
@@ -231,6 +238,7 @@ def check_same(p: dict[str, Path], case: str, n: int) -> None:
 def profile_one(tmp: Path, case: str, n: int, adopt_meta: bool, top: int = 14) -> str:
     p = setup(tmp, case, n, adopt_meta)
     a, b = gitmem.open(p["a"]), gitmem.open(p["b"])
+    quiesce(a, b)
     prof = cProfile.Profile()
     prof.enable()
     a.sync()

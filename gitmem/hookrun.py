@@ -199,8 +199,8 @@ def sync_remotes(store: "Store", seconds: float, res: HookResult) -> None:
     t = time.monotonic()
     try:
         names = store.remote_names()
-    except GitmemError as e:
-        res.notes.append(f"gitmem: sync skipped: {e.message}")
+    except Exception as e:  # noqa: BLE001 - fail open: the context still gets built
+        res.notes.append(f"gitmem: sync skipped: {getattr(e, 'message', None) or e}")
         return
     if not names:
         return
@@ -231,6 +231,8 @@ def sync_remotes(store: "Store", seconds: float, res: HookResult) -> None:
                 out.append((name, own.sync(name)["remotes"][0]))
             except GitmemError as e:
                 out.append((name, e))
+            except Exception as e:  # noqa: BLE001 - one remote's surprise does not stop the others
+                out.append((name, GitmemError(f"{type(e).__name__}: {e}")))
         return out
 
     try:

@@ -42,6 +42,11 @@ NOTES_PREFIX = "refs/notes/"
 META_FILE = "format"
 
 
+def sync_lock_path(home: Path) -> Path:
+    """The flock a sync holds for its whole run (a watcher's fetch takes it too)."""
+    return Path(home) / "state" / "locks" / "sync.lock"
+
+
 def private_scopes(svc: Memories) -> set[str]:
     return set(svc.config.get("sync", "private") or ())
 
@@ -289,7 +294,7 @@ def sync(svc: Memories, name: str | None = None, *, scopes: Iterable[str] | None
 def sync_remote(svc: Memories, name: str, *, scopes: Iterable[str] | None = None,
                 dry_run: bool = False) -> dict[str, Any]:
     chosen = [model.check_scope(s) for s in scopes] if scopes else None
-    lock = svc.home / "state" / "locks" / "sync.lock"
+    lock = sync_lock_path(svc.home)
     try:
         # A second sync waits a little (hooks may overlap), then says so.
         with file_lock(lock, timeout=min(5.0, float(svc.config.get("sync", "timeout")))):

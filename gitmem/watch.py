@@ -32,6 +32,7 @@ from .memories import Memories
 from .model import check_scope
 from .store import SCOPE_PREFIX
 from .store.transport import tracking_prefix
+from .sync import sync_lock_path
 from .trailers import Commit
 
 # Ops whose subject may not be shown: the event names the ids, never the text.
@@ -168,7 +169,7 @@ class Watcher:
         per streak through on_fetch). Skipped (True) while a `gitmem sync` holds the sync
         lock: it is fetching anyway, and a fetch in the middle of its round would move
         the tracking refs it reads its leases from."""
-        lock = self.svc.home / "state" / "locks" / "sync.lock"  # the lock gitmem.sync holds
+        lock = sync_lock_path(self.svc.home)
         try:
             with file_lock(lock, timeout=0):
                 self._transport().fetch(self.remote)

@@ -121,7 +121,7 @@ def _hook(home, event: str, payload: dict, *extra: str):
 
 def _tip(git_dir: str, ref: str = "main") -> str:
     return subprocess.run(["git", "--git-dir", git_dir, "rev-parse", "--verify", "-q", ref],
-                          capture_output=True, text=True).stdout.strip()
+                          capture_output=True, text=True, check=False).stdout.strip()
 
 
 def test_hooks_sync_stop_pushes_and_session_start_pulls(tmp_path):
@@ -188,7 +188,7 @@ def test_hooks_sync_off_or_without_remotes_touches_nothing(tmp_path):
     try:
         off = _home(tmp_path, "off", url, sync=False)
         off.remember("Deploys go out from the bastion host", type="fact")
-        res, took = _hook(off.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)},
+        res, _ = _hook(off.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)},
                           "--budget", "5", "--timings")
         assert res.returncode == 0 and "bastion host" in res.stdout
         assert "sync" not in res.stderr, res.stderr

@@ -114,7 +114,7 @@ class Transport:
         except FileNotFoundError as e:
             raise GitmemError("the git command is not installed", hint="install git 2.30 or newer") from e
         except subprocess.TimeoutExpired as e:
-            raise RemoteError(f"git {args[0]} timed out after {self.timeout} s",
+            raise RemoteError(f"git {args[0]} timed out after {self.timeout:.3g} s",
                               hint="the remote is slow or unreachable; retry later") from e
 
     def ls_remote(self, name: str) -> dict[str, str]:
