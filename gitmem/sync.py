@@ -138,7 +138,18 @@ def _check_remote(svc: Memories, name: str, seen: dict[str, str]) -> None:
                           hint="scopes are main, channel/<name>, project/<key>; remove or rename the others on the remote")
 
 
-def _ensure_meta(svc: Memories) -> None:
+def _ensure_meta(svc: Memories, theirs: str | None) -> None:
+    """This store's marker: the remote's when it has one (so clones agree on one commit
+    and no sync pushes it back and forth), else a new one."""
+    git = svc.git
+    local = git.ref(META_REF)
+    if theirs is not None and local != theirs:
+        try:
+            git.update_refs([(META_REF, theirs, local)])
+            return
+        except ConflictError:
+            pass
+
     def build(tip):
         if tip is not None:
             return None
@@ -360,7 +371,7 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
         for ref in sorted(r for r in seen if r.startswith(NOTES_PREFIX)):
             _merge_ref(svc, ref, git.ref(tracking_ref(name, ref)), f"merge: notes from {name}",
                        _union_files(svc, notes=True))
-        _ensure_meta(svc)
+        _ensure_meta(svc, git.ref(tracking_ref(name, META_REF)))
         # 4. Push, with what the fetch saw as the lease.
         pushes = []
         for s in reports:

@@ -79,6 +79,22 @@ def test_two_homes_meet_through_a_bare_remote_and_plain_git_reads_it(tmp_path):
     assert scope_report(again)["merged"] == "none" and not scope_report(again)["pushed"]
 
 
+def test_clones_agree_on_one_store_marker_and_an_idle_sync_pushes_nothing(tmp_path):
+    import time
+
+    url = bare(tmp_path)
+    a = home(tmp_path, "a", url)
+    a.sync()
+    time.sleep(1.1)  # a marker made now would be a different commit
+    b = home(tmp_path, "b", url)
+    b.sync()
+    marker = git("--git-dir", url, "rev-parse", "refs/gitmem/meta").strip()
+    for h in (a, b, a, b):
+        h.sync()
+        assert h.git.ref("refs/gitmem/meta") == marker
+    assert git("--git-dir", url, "rev-parse", "refs/gitmem/meta").strip() == marker
+
+
 def test_diverged_edits_keep_the_later_and_a_conflict_copy_then_resolve(tmp_path):
     url = bare(tmp_path)
     a, b = home(tmp_path, "a", url), home(tmp_path, "b", url)
