@@ -276,6 +276,23 @@ def _audit_commits(svc: Memories, op: str, all_ids: list[str], reason: str | Non
     return out
 
 
+def remove_live(svc: Memories, scope: str, ids: Iterable[str], reason: str | None = None) -> str | None:
+    """One commit removing the forgotten `ids` still live in `scope` (after sync applied
+    a ledger record and merged); None when none is."""
+    ids = sorted(set(ids))
+
+    def build(tip):
+        gone = [(i, p) for i in ids if (p := svc.find_in(tip, i))]
+        if not gone:
+            return None
+        changes: dict[str, Change] = {}
+        for i, p in gone:
+            changes.update(_revert_changes(svc, tip, i, p))
+        return changes, _revert_message(svc, "forget", [i for i, _ in gone], scope, reason)
+
+    return svc.git.commit(scope, build, svc.author()) if ids else None
+
+
 def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
                   clean: Iterable[str] = ()) -> dict[str, Any] | None:
     """Apply redaction records another clone wrote (sync): purge their ids and blobs
@@ -312,7 +329,10 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
                            hint="`gitmem list` shows ids; `gitmem log` shows history")
         all_ids = sorted(purge.ids & found)
         # 1. The revert commits.
-        reverts = _audit_commits(svc, op, all_ids, reason)
+        # Applying another clone's record rewrites history only: the live copies go by
+        # merging the remote (which has that clone's revert) or by remove_live after it,
+        # so the rewritten history stays the one every clone computes.
+        reverts = _audit_commits(svc, op, all_ids, reason) if record else {}
         # 2. Rewrite every history that holds the text (the new revert commits included).
         start = {**roots, **tag_roots}
         for scope, c in reverts.items():

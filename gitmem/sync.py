@@ -367,6 +367,10 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
                 continue
             rep = reports[s] = ScopeReport(s)
             _sync_scope(svc, name, s, ids, rep, dry_run=False)
+        # A forgotten id still live here (a remote that kept it, an old clone): removed.
+        if ids:
+            for s in git.scopes():
+                forgetting.remove_live(svc, s, ids, reason="applied from the redaction ledger")
         # 3. Notes, meta.
         for ref in sorted(r for r in seen if r.startswith(NOTES_PREFIX)):
             _merge_ref(svc, ref, git.ref(tracking_ref(name, ref)), f"merge: notes from {name}",
