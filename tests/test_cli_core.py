@@ -16,6 +16,7 @@ def ok(*args, **kw):
     return r
 
 
+@pytest.mark.slow
 def test_quick_start_flow(gm_home):
     ok("init")
     r = ok("remember", "--type", "preference", "--tag", "editor", "--json", "I prefer vim keybindings")

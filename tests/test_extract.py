@@ -3,6 +3,7 @@ quarantine and redaction, the optional endpoint, session summaries."""
 
 from __future__ import annotations
 
+import pytest
 import datetime as dt
 import json
 
@@ -151,6 +152,7 @@ def test_flush_writes_session_file_with_flush_op(store, tmp_path):
     assert "I like Python" in text and "We shipped the parser." in text
 
 
+@pytest.mark.slow
 def test_extract_and_flush_commands(store, tmp_path):
     t = tmp_path / "t.txt"
     t.write_text("User: I prefer tabs over spaces.\nAssistant: Noted.\nUser: run the tests\n")

@@ -252,6 +252,7 @@ for n in range(int(sys.argv[2])):
 """
 
 
+@pytest.mark.slow
 def test_forget_under_concurrent_writers(store, gm_home):
     """Writes that race a forget wait for its lock: none is lost, the purge still holds."""
     import sys

@@ -15,6 +15,7 @@ from gitmem import hookrun
 from conftest import run_cli
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent", ["codex", "qwen"])
 def test_codex_and_qwen_get_context_as_json(store, agent):
     store.remember("I like Python", type="preference")
@@ -164,6 +165,7 @@ def _silent_server():
     return srv, f"git://127.0.0.1:{srv.getsockname()[1]}/memory.git"
 
 
+@pytest.mark.slow
 def test_hooks_sync_keeps_the_budget_when_the_remote_hangs(tmp_path):
     srv, url = _silent_server()
     try:

@@ -1,5 +1,6 @@
 """The derived index: chunking, catch-up by diff, rebuild, embedding cache, locking."""
 
+import pytest
 import os
 import subprocess
 import sys
@@ -122,6 +123,7 @@ def test_vectors_for(store):
     assert float(vecs[a.id] @ vecs[b.id]) > 0.9
 
 
+@pytest.mark.slow
 def test_reader_waits_for_writer_lock(store, gm_home):
     """A process holding the DuckDB file read-write makes others retry, not crash."""
     store.remember("capybara swims")

@@ -89,6 +89,7 @@ def test_parse_spec():
     assert parse_spec("a.py:3-9") == ("a.py", 3, 9)
 
 
+@pytest.mark.slow
 def test_link_routes_writes_and_reads(store, code_repo, gm_home):
     out = run_cli("link", "--json", cwd=code_repo / "src")
     assert out.returncode == 0, out.stderr
@@ -134,6 +135,7 @@ def test_remember_link_writes_note_without_text(store, code_repo):
     assert bad.returncode == 4 and "not in commit" in bad.stderr
 
 
+@pytest.mark.slow
 def test_why_on_real_blame(store, code_repo):
     assert run_cli("link", cwd=code_repo).returncode == 0
     first = git("rev-parse", "HEAD~1", cwd=code_repo).strip()

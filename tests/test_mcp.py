@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 import os
 import subprocess
@@ -47,6 +48,7 @@ def run_session(fn, *args, cwd=None):
     return anyio.run(_session, list(args), fn, cwd)
 
 
+@pytest.mark.slow
 def test_mcp_lists_and_calls_every_tool(gm_home):
     assert run_cli("init").returncode == 0
 
@@ -102,6 +104,7 @@ def test_mcp_lists_and_calls_every_tool(gm_home):
     assert json.loads(cli.stdout)["id"] == r1["id"]
 
 
+@pytest.mark.slow
 def test_mcp_allow_redact_purges_history(gm_home):
     assert run_cli("init").returncode == 0
 
@@ -121,6 +124,7 @@ def test_importing_cli_does_not_import_mcp():
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 def test_mcp_reaches_what_the_cli_can(gm_home, tmp_path):
     """remember --link and recall over every scope, through the tools."""
     assert run_cli("init").returncode == 0

@@ -118,6 +118,7 @@ def test_sigterm_stops_it_and_removes_socket_and_pid_file(daemon, gm_home):
     assert serve_client.try_recall(gm_home, "deploy") is None
 
 
+@pytest.mark.slow
 def test_a_stale_socket_means_in_process_recall_and_is_cleared_on_start(filled, gm_home):
     sock = serve_client.socket_path(gm_home)
     sock.parent.mkdir(parents=True, exist_ok=True)
@@ -138,6 +139,7 @@ def test_a_stale_socket_means_in_process_recall_and_is_cleared_on_start(filled, 
         _stop(proc)
 
 
+@pytest.mark.slow
 def test_idle_exit(filled, gm_home):
     proc = _start(gm_home, "--idle-exit", "1")
     assert proc.wait(10) == 0
@@ -169,6 +171,7 @@ def test_the_prompt_hook_uses_the_daemon(daemon, gm_home):
     assert "gitmem.hookrun" in loaded and not loaded & {"numpy", "duckdb", "pygit2", "gitmem.api", "jinja2"}
 
 
+@pytest.mark.slow
 def test_the_installed_prompt_hook_starts_a_daemon_for_the_next_prompt(filled, gm_home, monkeypatch):
     monkeypatch.delenv("GITMEM_HOOK_AUTOSTART", raising=False)
     cmd = hooks_install.hook_command("prompt", gm_home, budget=5)
@@ -187,6 +190,7 @@ def test_the_installed_prompt_hook_starts_a_daemon_for_the_next_prompt(filled, g
         assert _wait(lambda: not serve_client.socket_path(gm_home).exists(), timeout=10)
 
 
+@pytest.mark.slow
 def test_autostart_can_be_turned_off(filled, gm_home):
     (gm_home / "config.toml").write_text("[hooks]\nautostart_serve = false\n")
     cmd = hooks_install.hook_command("prompt", gm_home, budget=5)
@@ -201,6 +205,7 @@ def test_autostart_can_be_turned_off(filled, gm_home):
     assert not serve_client.running(gm_home) and not serve_client.socket_path(gm_home).exists()
 
 
+@pytest.mark.slow
 def test_serve_command_detach_status_stop(filled, gm_home):
     res = run_cli("serve", "--detach", "--idle-exit", "60", "--json")
     assert res.returncode == 0, res.stderr

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 import gitmem
 from gitmem.cli import cli
-from gitmem.errors import ConflictError, NotFound, RemoteError
+from gitmem.errors import ConflictError, RemoteError
 
 from conftest import encode_blob, git, raw_forms
 

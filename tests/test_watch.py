@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 import os
 import queue
@@ -136,6 +137,7 @@ def test_iterator_events_with_stop(store):
     assert [e.summary for e in seen] == ["remember: during the watch"]
 
 
+@pytest.mark.slow
 def test_changes_cursor_and_sessions(store, gm_home):
     first = run_cli("--session", "s1", "changes", "--cursor", "s1", "--json")
     assert first.returncode == 0 and json.loads(first.stdout) == []
@@ -293,6 +295,7 @@ def test_watch_remote_reports_a_commit_synced_from_another_home(tmp_path):
     assert b.git.scopes().get("main") != a.git.scopes()["main"]
 
 
+@pytest.mark.slow
 def test_watch_remote_survives_an_unreachable_remote(tmp_path):
     missing = tmp_path / "not-yet.git"
     b = _home(tmp_path, "b", str(missing))
