@@ -17,3 +17,9 @@ def write_section(begin: str, end: str, text: str, heading: str) -> None:
     else:
         body = body.rstrip("\n") + f"\n\n## {heading}\n\n" + block + "\n"
     path.write_text(body)
+
+
+def pct(xs: list[float], p: float) -> float:
+    """The p-th percentile (nearest rank) of xs."""
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]

@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _report import pct  # noqa: E402
 from gitmem import hooks_install  # noqa: E402
 
 MODEL_PATH = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
@@ -58,11 +59,6 @@ def make_store(home: Path, env: dict[str, str], n: int) -> float:
     subprocess.run([sys.executable, "-c", code, str(home), str(items)], check=True, env=env)
     (home / "config.toml").write_text("[hooks]\nautostart_serve = false\n")  # we start it ourselves
     return time.perf_counter() - t
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))]
 
 
 def run_hook(home: Path, env: dict[str, str], runs: int, budget: float) -> dict:

@@ -30,12 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import gitmem  # noqa: E402
+from _report import pct  # noqa: E402
 from gitmem.watch import Watcher  # noqa: E402
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
 def measure(home: Path, interval: float, n: int) -> list[float]:

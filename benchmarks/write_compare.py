@@ -187,7 +187,7 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
     print(f"\nload average at end {loadavg()}; {time.perf_counter() - t_start:.0f} s in all\n")
-    print(f"| fsync | store | round | old writes/s | new writes/s | new ÷ old | old / new CPU ms a write |")
+    print("| fsync | store | round | old writes/s | new writes/s | new ÷ old | old / new CPU ms a write |")
     print("|---|---|---|---|---|---|---|")
     summary = []
     for case in cases:

@@ -67,16 +67,20 @@ class Transport:
     def __init__(self, git_dir: Path, timeout: float | None = None):
         self.git_dir = Path(git_dir)
         self.timeout = timeout
+        self._remotes: dict[str, str] | None = None  # read once per Transport
 
     # ---- configuration ------------------------------------------------------------------
     def remotes(self) -> dict[str, str]:
         """name -> URL, as in repo.git/config."""
+        if self._remotes is not None:
+            return dict(self._remotes)
         out = gitcmd.run(self.git_dir, "config", "--get-regexp", r"^remote\..*\.url$", check=False)
         found = {}
         for line in out.splitlines():
             key, _, url = line.partition(" ")
             found[key[len("remote."):-len(".url")]] = url
-        return dict(sorted(found.items()))
+        self._remotes = dict(sorted(found.items()))
+        return dict(self._remotes)
 
     def url(self, name: str) -> str:
         remotes = self.remotes()
@@ -96,10 +100,12 @@ class Transport:
         gitcmd.run(self.git_dir, "config", f"remote.{name}.tagOpt", "--no-tags")
         for spec in fetch_refspecs(name):
             gitcmd.run(self.git_dir, "config", "--add", f"remote.{name}.fetch", spec)
+        self._remotes = None
 
     def remove(self, name: str) -> None:
         self.url(name)
         gitcmd.run(self.git_dir, "remote", "remove", name)  # drops tracking refs/remotes/NAME/*
+        self._remotes = None
 
     # ---- talking to it ------------------------------------------------------------------
     def _git(self, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
