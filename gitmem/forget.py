@@ -294,7 +294,8 @@ def remove_live(svc: Memories, scope: str, ids: Iterable[str], reason: str | Non
 
 
 def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
-                  clean: Iterable[str] = ()) -> dict[str, Any] | None:
+                  clean: Iterable[str] = (), commits: dict[str, str] | None = None,
+                  blob_map: dict[str, str] | None = None) -> dict[str, Any] | None:
     """Apply redaction records another clone wrote (sync): purge their ids and blobs
     from every local ref, tracking refs of remotes included, the same way, without a
     new record. None when nothing here holds them. History reachable from `clean`
@@ -302,8 +303,9 @@ def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
     ids, blob_ids = sorted(set(ids)), set(blob_ids)
     git = svc.git
     roots, _ = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
+    commits = dict(commits or {})
     found = scan_versions(git, list(roots.values()), {f"{i}.md": i for i in ids}, hide=list(clean),
-                          blob_ids=blob_ids)
+                          blob_ids=blob_ids, commit_ids=set(commits))
     # A version that is already the placeholder holds nothing to purge.
     hits = {i: {b for b in bs if i == "" or git.blob(b, f"{i}.md") != placeholder(i)}
             for i, bs in found.items()}
@@ -311,11 +313,14 @@ def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
     if not hits:
         return None
     return _purge(svc, ids=[i for i in ids if i in hits], text=None,
-                  reason="applied from the redaction ledger", record=False, blob_ids=blob_ids)
+                  reason="applied from the redaction ledger", record=False, blob_ids=blob_ids,
+                  known=commits, known_blobs=blob_map)
 
 
 def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, *,
-           record: bool = True, blob_ids: set[str] = frozenset()) -> dict[str, Any]:
+           record: bool = True, blob_ids: set[str] = frozenset(),
+           known: dict[str, str] | None = None,
+           known_blobs: dict[str, str] | None = None) -> dict[str, Any]:
     git = svc.git
     op = "forget" if ids or not record else "redact"
     with git.write_lock(timeout=120.0):
@@ -337,7 +342,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         start = {**roots, **tag_roots}
         for scope, c in reverts.items():
             start[SCOPE_PREFIX + scope] = c
-        rw = rewrite(git, start, PurgePolicy(purge))
+        rw = rewrite(git, start, PurgePolicy(purge), known=known, known_blobs=known_blobs)
         if op == "redact":
             # Scopes the string never touched keep their history: drop their audit commit.
             for scope, c in reverts.items():
@@ -355,7 +360,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         if record:
             entry = ledger.new_record(
                 op, all_ids, time=int(time.time()), who="{} <{}>".format(*svc.identity()),
-                reason=reason, blobs=rw.blobs, commits=rw.commits,
+                reason=reason, blobs=rw.blobs, commits=rw.commits, blob_map=rw.blob_map,
                 refs=[u for u in updates if ledger.shared_ref(u[0], svc.config)])
             rec_path, ledger_update = ledger.stage(git, entry, svc.author())
         git.update_refs(updates + ([ledger_update] if record else []), message=f"gitmem {op}")

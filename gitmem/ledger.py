@@ -5,6 +5,7 @@ plain commit chain, never rewritten):
 
     {"op": "forget"|"redact", "ids": [...], "time": unix, "who": "Name <email>",
      "reason": str|null, "blobs": [old blob ids replaced or dropped],
+     "blob_map": {old blob id: new blob id, or "" when dropped},
      "commits": {old commit id: new commit id}, "refs": {ref: [old tip, new tip]}}
 
 It holds no text. A clone that fetches it can map its refs through `commits`, refuse
@@ -40,11 +41,12 @@ def shared_ref(ref: str, config) -> bool:
 
 def new_record(op: str, ids: Iterable[str], *, time: int, who: str, reason: str | None,
                blobs: Iterable[str], commits: dict[str, str],
-               refs: Iterable[tuple[str, str, str | None]]) -> dict[str, Any]:
+               refs: Iterable[tuple[str, str, str | None]],
+               blob_map: dict[str, str] | None = None) -> dict[str, Any]:
     """A record in the ledger's format; `refs` holds (ref, new, old) as moved."""
     return {
         "op": op, "ids": list(ids), "time": int(time), "who": who, "reason": reason,
-        "blobs": sorted(blobs), "commits": dict(commits),
+        "blobs": sorted(blobs), "commits": dict(commits), "blob_map": dict(blob_map or {}),
         "refs": {r: [o, n] for r, n, o in refs},
     }
 

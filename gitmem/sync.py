@@ -159,17 +159,20 @@ def _ensure_meta(svc: Memories, theirs: str | None) -> None:
 
 
 # ---- the ledger -------------------------------------------------------------------------
-def _ledger_union(svc: Memories, name: str) -> tuple[set[str], set[str], set[str]]:
-    """(ids, blob ids, commit ids) named by every record, local and fetched."""
+def _ledger_union(svc: Memories, name: str) -> tuple[set[str], set[str], dict[str, str], dict[str, str]]:
+    """(ids, blob ids, old -> new commit map, old -> new blob map) of every record,
+    local and fetched."""
     ids: set[str] = set()
     blobs: set[str] = set()
-    commits: set[str] = set()
+    commits: dict[str, str] = {}
+    blob_map: dict[str, str] = {}
     for ref in (ledger.REDACTIONS_REF, tracking_ref(name, ledger.REDACTIONS_REF)):
         for _, rec in ledger.records(svc.git, ref):
             ids.update(rec.get("ids", ()))
             blobs.update(rec.get("blobs", ()))
-            commits.update(rec.get("commits", {}).keys())
-    return ids, blobs, commits
+            commits.update(rec.get("commits", {}))
+            blob_map.update(rec.get("blob_map", {}))
+    return ids, blobs, commits, blob_map
 
 
 def _merge_ref(svc: Memories, local_ref: str, theirs: str | None, subject: str,
@@ -352,11 +355,12 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
         seen = _tracked(svc, name)
         _check_remote(svc, name, seen)
         # 1. The ledger: every record, local or fetched, applied before anything else.
-        ids, blobs, commits = _ledger_union(svc, name)
-        key = hashlib.sha1(json.dumps([sorted(ids), sorted(blobs)]).encode()).hexdigest()
+        ids, blobs, commits, blob_map = _ledger_union(svc, name)
+        key = hashlib.sha1(json.dumps([sorted(ids), sorted(blobs), sorted(commits)]).encode()).hexdigest()
         state = read_state(svc.home, name)
         clean = state.get("clean_tips", []) if state.get("ledger_key") == key else []
-        applied = forgetting.apply_records(svc, ids, blobs, clean=clean) if (ids or blobs) else None
+        applied = (forgetting.apply_records(svc, ids, blobs, clean=clean, commits=commits, blob_map=blob_map)
+                   if (ids or blobs or commits) else None)
         ledger_how = _merge_ref(svc, ledger.REDACTIONS_REF, git.ref(tracking_ref(name, ledger.REDACTIONS_REF)),
                                 f"merge: redaction ledger from {name}", _union_files(svc, notes=False))
         # 2. Scopes.
@@ -434,13 +438,13 @@ def _retryable(reason: str) -> bool:
 
 
 def _check_push(svc: Memories, name: str, pushes: list[tuple[str, str, str | None]], seen: dict[str, str],
-                blobs: set[str], commits: set[str]) -> None:
+                blobs: set[str], commits: dict[str, str]) -> None:
     """Refuse to send an object the redaction ledger names (the last line of defence)."""
     if not pushes or not (blobs or commits):
         return
     sent = svc.git.objects_between([src for src, _, _ in pushes if src], list(seen.values()) +
                                    [svc.git.ref(tracking_ref(name, r)) or "" for r in seen])
-    bad = sent & (blobs | commits)
+    bad = sent & (blobs | set(commits))
     if bad:
         raise RemoteError(f"refusing to push {len(bad)} object(s) the redaction ledger names",
                           hint="nothing was pushed; run `gitmem sync` again (it applies the ledger first)")

@@ -17,7 +17,7 @@ def _record(n: int, ids: list[str]) -> dict:
 
 def test_new_record_has_the_documented_fields():
     rec = _record(0, ["0abc"])
-    assert set(rec) == {"op", "ids", "time", "who", "reason", "blobs", "commits", "refs"}
+    assert set(rec) == {"op", "ids", "time", "who", "reason", "blobs", "blob_map", "commits", "refs"}
     assert rec["blobs"] == ["a" * 40, "b" * 40]
     assert rec["refs"] == {"refs/heads/main": ["c" * 40, "d" * 40]}
 

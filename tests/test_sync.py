@@ -182,6 +182,26 @@ def test_a_forget_reaches_every_home_and_no_object_keeps_the_text(tmp_path):
     assert not holds(reachable_objects(url), secret)
 
 
+def test_a_redacted_string_leaves_every_clone_and_no_copy_is_damaged(tmp_path):
+    url = bare(tmp_path)
+    a, b = home(tmp_path, "a", url), home(tmp_path, "b", url)
+    leak = "TOKEN-ZQX-778812-PLAIN"
+    a.remember(f"the staging token is {leak} for the deploy bot")
+    a.append(f"used {leak} today")
+    a.sync(), b.sync()
+    b.remember("b writes on top of the leaked history")
+    a.redact_text(leak)
+    a.sync(), b.sync(), a.sync(), b.sync()
+    for h in (a, b):
+        assert not holds(all_objects(str(h.git.path)), leak), h.home
+        assert sorted(texts(h)) == ["b writes on top of the leaked history",
+                                    "the staging token is [redacted] for the deploy bot"]
+        git("--git-dir", str(h.git.path), "fsck", "--strict")
+    assert not holds(reachable_objects(url), leak)
+    # b took a's rewritten history commit for commit: its merge has a's commits as parents
+    assert a.git.scopes() == b.git.scopes()
+
+
 def test_a_remote_that_refuses_rewinds_is_reported_and_sync_still_succeeds(tmp_path):
     url = bare(tmp_path, **{"receive.denyNonFastForwards": "true"})
     a = home(tmp_path, "a", url)

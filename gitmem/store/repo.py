@@ -188,6 +188,12 @@ class GitStore:
         key = pygit2.Oid(raw=oid) if isinstance(oid, bytes) else pygit2.Oid(hex=oid)
         return self._repo[key].read_raw()
 
+    def has_object(self, oid: str) -> bool:
+        try:
+            return self._repo.get(oid) is not None
+        except (ValueError, pygit2.GitError):
+            return False
+
     def has_commit(self, oid: str) -> bool:
         try:
             obj = self._repo.get(oid)

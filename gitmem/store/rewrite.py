@@ -32,6 +32,7 @@ class Policy(Protocol):
 class Rewrite:
     commits: dict[str, str] = field(default_factory=dict)  # old -> new (changed only)
     blobs: set[str] = field(default_factory=set)  # old blob ids replaced or dropped
+    blob_map: dict[str, str] = field(default_factory=dict)  # old -> new blob id ("" dropped)
     refs: dict[str, tuple[str, str]] = field(default_factory=dict)  # ref -> (old, new)
 
 
@@ -45,6 +46,8 @@ class _Rewriter:
         self.tree_cache: dict[tuple[bytes, str], bytes | None] = {}
         self.commit_map: dict[str, str] = {}
         self.replaced: set[str] = set()
+        self.known_blobs: dict[str, str] = {}  # old -> new, from another clone's rewrite
+        self.blob_map: dict[str, str] = {}
 
     def _blob(self, oid: bytes, path: str, new_path: str | None = None) -> bytes | None:
         name = path.rsplit("/", 1)[-1]
@@ -52,6 +55,13 @@ class _Rewriter:
         if key in self.blob_cache:
             return self.blob_cache[key]
         target = path if new_path is None else new_path
+        known = self.known_blobs.get(oid.hex())
+        if known is not None and new_path is None:
+            result = bytes.fromhex(known) if known else None  # what the other clone made of it
+            self.replaced.add(oid.hex())
+            self.blob_map[oid.hex()] = known
+            self.blob_cache[key] = result
+            return result
         if oid.hex() in self.policy.blob_ids:
             out = self.policy.whole(path)  # replaced unread
             unchanged = False
@@ -67,6 +77,7 @@ class _Rewriter:
             result = self.pack.add(OBJ_BLOB, self.codec.encode(target, out))
         if result != oid:
             self.replaced.add(oid.hex())
+            self.blob_map[oid.hex()] = result.hex() if result is not None else ""
         self.blob_cache[key] = result
         return result
 
@@ -163,6 +174,7 @@ class _Rewriter:
         self.pack.write(self.git.path, self.git.fsync)
         out.commits = {k: v for k, v in self.commit_map.items() if k != v}
         out.blobs = set(self.replaced)
+        out.blob_map = dict(self.blob_map)
         return out
 
 
@@ -185,10 +197,23 @@ def _commit_raw(raw: bytes, tree: bytes, parents: list[str], message: str) -> by
     return b"\n".join(lines) + b"\n\n" + message.encode("utf-8")
 
 
-def rewrite(git: GitStore, roots: dict[str, str], policy: Policy) -> Rewrite:
+def rewrite(git: GitStore, roots: dict[str, str], policy: Policy,
+            known: dict[str, str] | None = None, known_blobs: dict[str, str] | None = None) -> Rewrite:
     """Rewrite the histories of `roots` (ref -> commit) under `policy`; objects are
-    written, refs are not moved (use GitStore.update_refs with the result)."""
-    return _Rewriter(git, policy).run(roots)
+    written, refs are not moved (use GitStore.update_refs with the result). `known`
+    maps commits another clone already rewrote to its results: where the result is
+    here too, the commit maps to it unread (so clones that share history end with the
+    same rewritten history, commit for commit); `known_blobs` does the same for blobs
+    ("" meaning the other clone dropped the file)."""
+    rw = _Rewriter(git, policy)
+    for old, new in (known or {}).items():
+        if old != new and git.has_commit(new):
+            rw.commit_map[old] = new
+    for old, new in (known_blobs or {}).items():
+        if not new or git.has_object(new):
+            rw.known_blobs[old] = new
+    out = rw.run(roots)
+    return out
 
 
 def rewrite_roots(git: GitStore, exclude: tuple[str, ...] = ()) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
@@ -209,15 +234,18 @@ def rewrite_roots(git: GitStore, exclude: tuple[str, ...] = ()) -> tuple[dict[st
 
 
 def scan_versions(git: GitStore, roots: list[str], names: dict[str, str], hide: list[str] = (),
-                  blob_ids: set[str] = frozenset()) -> dict[str, set[str]]:
+                  blob_ids: set[str] = frozenset(), commit_ids: set[str] = frozenset()) -> dict[str, set[str]]:
     """file name -> label map; returns label -> blob ids of every file with that name
     anywhere in the histories of `roots` (not of `hide`): e.g. every version of a
-    memory's file. Blobs whose id is in `blob_ids` are reported under the label ''."""
+    memory's file. Blobs whose id is in `blob_ids`, and commits whose id is in
+    `commit_ids`, are reported under the label ''."""
     found: dict[str, set[str]] = {}
     seen: set[bytes] = set()
-    if not roots or not (names or blob_ids):
+    if not roots or not (names or blob_ids or commit_ids):
         return found
     for c in git.walk(roots, hide=hide):
+        if c.id in commit_ids:
+            found.setdefault("", set()).add(c.id)
         stack = [bytes.fromhex(c.tree_id)]
         while stack:
             toid = stack.pop()
