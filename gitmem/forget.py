@@ -227,7 +227,8 @@ def redact_text(svc: Memories, text: str, reason: str | None = None) -> dict[str
     return _purge(svc, ids=[], text=text, reason=reason)
 
 
-def _collect(git: GitStore, roots: list[str], ids: list[str], text: str | None) -> tuple[Purge, set[str]]:
+def _collect(git: GitStore, roots: list[str], ids: list[str], text: str | None,
+             found_first: dict[str, set[str]] | None = None) -> tuple[Purge, set[str]]:
     """The purge for `ids` (closed over what dream merged into them) and `text`, and
     the ids that have any version in the given histories."""
     purge = Purge(mark=FORGOTTEN_MARK if ids else REDACTED_MARK)
@@ -237,7 +238,10 @@ def _collect(git: GitStore, roots: list[str], ids: list[str], text: str | None) 
     found_ids: set[str] = set()
     while todo:
         purge.ids |= todo
-        found = scan_versions(git, roots, {f"{i}.md": i for i in todo})
+        if found_first is not None:  # the caller scanned for these ids already
+            found, found_first = {i: b for i, b in found_first.items() if i in todo}, None
+        else:
+            found = scan_versions(git, roots, {f"{i}.md": i for i in todo})
         todo = set()
         for i, blobs in found.items():
             found_ids.add(i)
@@ -314,19 +318,21 @@ def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
         return None
     return _purge(svc, ids=[i for i in ids if i in hits], text=None,
                   reason="applied from the redaction ledger", record=False, blob_ids=blob_ids,
-                  known=commits, known_blobs=blob_map)
+                  known=commits, known_blobs=blob_map, found=found)
 
 
 def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, *,
            record: bool = True, blob_ids: set[str] = frozenset(),
            known: dict[str, str] | None = None,
-           known_blobs: dict[str, str] | None = None) -> dict[str, Any]:
+           known_blobs: dict[str, str] | None = None,
+           found: dict[str, set[str]] | None = None) -> dict[str, Any]:
     git = svc.git
     op = "forget" if ids or not record else "redact"
     with git.write_lock(timeout=120.0):
         roots, tags = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
         tag_roots = {f"{ref}^{{}}": peeled for ref, (_, peeled) in tags.items()}
-        purge, found = _collect(git, list(roots.values()) + list(tag_roots.values()), ids, text)
+        purge, found = _collect(git, list(roots.values()) + list(tag_roots.values()), ids, text,
+                                found_first=found)
         purge.blob_ids = set(blob_ids)
         missing = [i for i in ids if i not in found]
         if missing and record:

@@ -351,8 +351,10 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
     report: dict[str, Any] = {"remote": name, "url": tr.url(name), "rounds": 0}
     for round_ in range(1, retries + 1):
         report["rounds"] = round_
-        tr.fetch(name)
-        seen = _tracked(svc, name)
+        seen = _unchanged_remote(svc, tr, name) if round_ == 1 else None
+        if seen is None:
+            tr.fetch(name)
+            seen = _tracked(svc, name)
         _check_remote(svc, name, seen)
         # 1. The ledger: every record, local or fetched, applied before anything else.
         ids, blobs, commits, blob_map = _ledger_union(svc, name)
@@ -430,6 +432,27 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
                               "or delete and re-create the branch on the server")
         return report
     raise ConflictError(f"remote {name} kept moving during {retries} sync rounds", hint="retry the sync")
+
+
+def _synced(ref: str) -> bool:
+    return ref.startswith(("refs/heads/", NOTES_PREFIX)) or ref in (ledger.REDACTIONS_REF, META_REF)
+
+
+def _unchanged_remote(svc: Memories, tr: Transport, name: str) -> dict[str, str] | None:
+    """After a local forget, the remote still has the old history, which this clone
+    pruned: a fetch would download it again only to purge it again. When the remote is
+    exactly as the last sync left it (one `ls-remote`), skip the fetch and push the
+    rewritten history with those tips as the leases. None: fetch as usual."""
+    git = svc.git
+    last = read_state(svc.home, name).get("remote_tips") or {}
+    remote_records = {p for p, _ in ledger.records(git, tracking_ref(name, ledger.REDACTIONS_REF))}
+    pending = any(p not in remote_records for p, _ in ledger.records(git))
+    if not last or not pending:
+        return None
+    now = {r: t for r, t in tr.ls_remote(name).items() if _synced(r)}
+    if now != {r: t for r, t in last.items() if _synced(r)}:
+        return None
+    return now
 
 
 def _retryable(reason: str) -> bool:

@@ -47,6 +47,7 @@ class _Rewriter:
         self.commit_map: dict[str, str] = {}
         self.replaced: set[str] = set()
         self.known_blobs: dict[str, str] = {}  # old -> new, from another clone's rewrite
+        self.known_commits: dict[str, str] = {}
         self.blob_map: dict[str, str] = {}
 
     def _blob(self, oid: bytes, path: str, new_path: str | None = None) -> bytes | None:
@@ -57,9 +58,11 @@ class _Rewriter:
         target = path if new_path is None else new_path
         known = self.known_blobs.get(oid.hex())
         if known is not None and new_path is None:
-            result = bytes.fromhex(known) if known else None  # what the other clone made of it
+            # What another clone made of it, itself under this policy (so a later record
+            # that clone had not applied yet still holds).
+            result = self._blob(bytes.fromhex(known), path) if known else None
             self.replaced.add(oid.hex())
-            self.blob_map[oid.hex()] = known
+            self.blob_map[oid.hex()] = result.hex() if result is not None else ""
             self.blob_cache[key] = result
             return result
         if oid.hex() in self.policy.blob_ids:
@@ -137,6 +140,14 @@ class _Rewriter:
         key = c.id
         if key in self.commit_map:
             return self.commit_map[key]
+        other = self.known_commits.get(key)
+        if other is not None and other != key:
+            # Another clone rewrote this commit: take its result, rewritten in turn under
+            # this policy (unchanged when it already is clean), so histories converge.
+            self.known_commits.pop(key)
+            new = self.commit(self.git.commit_obj(other), notes)
+            self.commit_map[key] = new
+            return new
         old_tree = bytes.fromhex(c.tree_id)
         if notes:
             tree = self.notes_tree(old_tree)
@@ -203,12 +214,14 @@ def rewrite(git: GitStore, roots: dict[str, str], policy: Policy,
     written, refs are not moved (use GitStore.update_refs with the result). `known`
     maps commits another clone already rewrote to its results: where the result is
     here too, the commit maps to it unread (so clones that share history end with the
-    same rewritten history, commit for commit); `known_blobs` does the same for blobs
+    same rewritten history, commit for commit; the result is itself rewritten under
+    this policy, which leaves it as it is when it is clean); `known_blobs` does the same
+    for blobs
     ("" meaning the other clone dropped the file)."""
     rw = _Rewriter(git, policy)
     for old, new in (known or {}).items():
         if old != new and git.has_commit(new):
-            rw.commit_map[old] = new
+            rw.known_commits[old] = new
     for old, new in (known_blobs or {}).items():
         if not new or git.has_object(new):
             rw.known_blobs[old] = new
