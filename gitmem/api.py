@@ -207,15 +207,25 @@ class Store:
         return history.read_slice(self.memories, path, scope=scope, at=at, start=start, count=count)
 
     def scopes(self) -> list[dict[str, Any]]:
-        """Every scope with its tip, memory count and last change."""
+        """Every scope with its tip, memory count and last change; a project scope a
+        code repository is linked to is listed (empty) before anything is written there,
+        with the repository's path under "linked"."""
         svc = self.memories
+        linked: dict[str, list[str]] = {}
+        for root, scope in (self.config.section("links") or {}).items():
+            linked.setdefault(scope, []).append(root)
         out = []
-        for s, tip_id in svc.git.scopes().items():
-            tip = svc.git.tip(s)
-            count = sum(1 for _ in svc.memory_files(tip))
-            out.append({"scope": s, "tip": tip_id, "memories": count,
-                        "updated": dt.datetime.fromtimestamp(tip.time, dt.timezone.utc)
-                        .isoformat().replace("+00:00", "Z")})
+        existing = svc.git.scopes()
+        for s in sorted(set(existing) | set(linked)):
+            tip = svc.git.tip(s) if s in existing else None
+            row: dict[str, Any] = {"scope": s, "tip": existing.get(s), "memories": 0, "updated": None}
+            if tip is not None:
+                row["memories"] = sum(1 for _ in svc.memory_files(tip))
+                row["updated"] = dt.datetime.fromtimestamp(tip.time, dt.timezone.utc) \
+                    .isoformat().replace("+00:00", "Z")
+            if s in linked:
+                row["linked"] = sorted(linked[s])
+            out.append(row)
         return out
 
     def status(self) -> dict[str, Any]:

@@ -110,7 +110,14 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     candidates += [mem_item("recent", m) for m in recent]
     candidates += [_Item("journal", count_tokens(j["text"]) + 8, j) for j in journal]
     candidates += [mem_item("top", m) for m in top]
-    overhead = 120  # header, section titles and the closing line
+    # The framing (header, the "left out" line with its fetch hints, the closing tag)
+    # is part of the budget: a budget below it is refused rather than exceeded.
+    overhead = framing_tokens(chosen, hours, budget, now) + 4 * len(
+        {it.section for it in candidates})  # section titles
+    if budget < overhead:
+        raise UsageError(f"--budget {budget} is below the {overhead} tokens the framing itself takes",
+                         hint=f"use --budget {overhead} or more (the default is "
+                              f"{svc.config.get('capture', 'context_budget')})")
     used = overhead
     placed: dict[str, list[dict[str, Any]]] = {k: [] for k in ("preferences", "memory_md", "recent", "journal", "top")}
     seen_ids: set[str] = set()
@@ -153,6 +160,21 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
             "journal": placed["journal"], "top": placed["top"], "omitted": omitted, "fetch": fetch,
             "withheld": withheld,
             "total_memories": len(mems)}
+
+
+def framing_tokens(scopes: list[str], hours: float, budget: int, now: dt.datetime) -> int:
+    """Tokens of the context with nothing in it but the header, the longest "left out"
+    line and the closing tag."""
+    many = 10 ** 6
+    bundle = {"scopes": scopes, "hours": hours, "budget": budget, "tokens": 0,
+              "generated": now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+              "preferences": [], "memory_md": {}, "recent": [], "journal": [], "top": [],
+              "omitted": {"memories": many, "journal": many, "memory_md": many},
+              "fetch": [" ".join(["gitmem list"] + [f"--scope {s}" for s in scopes]), 'gitmem recall "<topic>"',
+                        f"gitmem get daily/{now:%Y-%m-%d}.md --scope {scopes[0] if scopes else 'main'}",
+                        f"gitmem get MEMORY.md --scope {scopes[0] if scopes else 'main'}"],
+              "withheld": 0, "total_memories": 0}
+    return count_tokens(render_context(bundle))
 
 
 def render_context(bundle: dict[str, Any]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import datetime as dt
 import json
 
@@ -46,3 +47,21 @@ def test_context_reads_memory_md_and_cli_json(store, gm_home):
     assert data["scopes"] == ["main"] and data["recent"][0]["text"] == "We decided to use DuckDB"
     res = run_cli("context")
     assert res.returncode == 0 and "<gitmem-context" in res.stdout and "We decided to use DuckDB" in res.stdout
+
+
+def test_a_budget_caps_the_whole_output_and_the_hint_stays_readable(store):
+    from gitmem.context import render_context
+    from gitmem.errors import UsageError
+    from gitmem.tokens import count_tokens
+
+    for i in range(20):
+        store.remember(f"we tag release notes with <topic> markers, rule {i}, checked by the team")
+    with pytest.raises(UsageError, match="below the .* tokens the framing itself takes"):
+        store.context(budget=20)
+    for budget in (150, 300, 600):
+        text = render_context(store.context(budget=budget))
+        assert count_tokens(text) <= budget
+        assert "no memories yet" not in text  # there are memories; they were left out
+    text = render_context(store.context(budget=150))
+    assert "Left out to fit 150 tokens: 20 memories" in text
+    assert '`gitmem recall "<topic>"`' in text and "\\u003c" not in text

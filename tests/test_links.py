@@ -186,3 +186,13 @@ def test_why_errors(store, code_repo, tmp_path):
     (tmp_path / "plain" / "f.txt").write_text("x\n")
     r = run_cli("why", "f.txt", cwd=tmp_path / "plain")
     assert r.returncode == 4 and "not inside a git repository" in r.stderr
+
+
+def test_a_linked_scope_is_listed_before_anything_is_written_there(store, tmp_path):
+    repo = tmp_path / "widget"
+    git("init", "-q", str(repo))
+    git("-C", str(repo), "remote", "add", "origin", "git@github.com:acme/widget.git")
+    store.link(repo)
+    rows = {r["scope"]: r for r in store.scopes()}
+    row = rows["project/github.com/acme/widget"]
+    assert row["memories"] == 0 and row["tip"] is None and row["linked"] == [str(repo.resolve())]

@@ -338,7 +338,9 @@ def scopes(store, as_json):
         emit_json(rows)
     else:
         for r in rows:
-            click.echo(f"{r['scope']:<30} {r['memories']:>6}  {r['tip'][:10]}  {r['updated']}")
+            where = f"  linked: {', '.join(r['linked'])}" if r.get("linked") else ""
+            tip = (r["tip"] or "")[:10] or "(empty)"
+            click.echo(f"{r['scope']:<30} {r['memories']:>6}  {tip:<10}  {r['updated'] or '-'}{where}")
 
 
 @scopes.command("private")
