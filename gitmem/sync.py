@@ -116,8 +116,16 @@ def _check_remote(svc: Memories, name: str, seen: dict[str, str]) -> None:
         return  # empty: the first push makes it one
     meta = seen.get(META_REF)
     if meta is None:
-        raise RemoteError(f"remote {name} is not a gitmem store (it has refs but no {META_REF})",
-                          hint="sync with an empty bare repository (`git init --bare`) or another gitmem store")
+        # Another gitmem home that never synced has no marker yet: its branch tips are
+        # gitmem commits. Anything else is some other repository.
+        heads = [r for r in seen if r.startswith("refs/heads/")]
+        tips = [git.ref(tracking_ref(name, r)) for r in heads]
+        if not heads or not all(t and git.info(t).op for t in tips):
+            raise RemoteError(f"remote {name} is not a gitmem store (no {META_REF}, and its branches "
+                              "are not gitmem commits)",
+                              hint="sync with an empty bare repository (`git init --bare -b main`) or "
+                                   "another gitmem store")
+        return
     text = svc.git.read_text(git.ref_tip(tracking_ref(name, META_REF)), META_FILE) or ""
     try:
         version = int(text.split()[-1])

@@ -316,6 +316,16 @@ def test_a_remote_that_is_not_a_gitmem_store_is_refused_before_anything_merges(t
     assert a.git.scopes() == before
 
 
+def test_another_home_that_never_synced_is_a_gitmem_remote(tmp_path):
+    other = home(tmp_path, "other", None)
+    other.remember("written on the other home")
+    a = home(tmp_path, "a", str(other.git.path))
+    a.remember("written on a")
+    a.sync()
+    assert texts(a) == {"written on the other home", "written on a"}
+    assert texts(gitmem.open(other.home)) == {"written on the other home", "written on a"}
+
+
 def test_a_non_gitmem_branch_or_a_newer_format_is_refused(tmp_path):
     url = bare(tmp_path)
     a = home(tmp_path, "a", url)
