@@ -368,11 +368,12 @@ class Store:
         return remote_status(self.memories)
 
     def sync(self, remote: str | None = None, *, scopes: Iterable[str] | None = None,
-             dry_run: bool = False) -> dict[str, Any]:
-        """Fetch, apply the redaction ledger, merge every scope, push (see gitmem.sync)."""
+             dry_run: bool = False, progress: Any = None) -> dict[str, Any]:
+        """Fetch, apply the redaction ledger, merge every scope, push (see gitmem.sync);
+        `progress(line)` is told each step."""
         from .sync import sync
 
-        out = sync(self.memories, remote, scopes=scopes, dry_run=dry_run)
+        out = sync(self.memories, remote, scopes=scopes, dry_run=dry_run, progress=progress)
         self._recall_engine = None  # scopes moved under the index: it catches up on next use
         return out
 

@@ -304,17 +304,21 @@ def _mentions(svc: Memories, commit: str, ids: set[str]) -> bool:
 
 
 # ---- the whole sync ---------------------------------------------------------------------
+Progress = Callable[[str], None]
+
+
 def sync(svc: Memories, name: str | None = None, *, scopes: Iterable[str] | None = None,
-         dry_run: bool = False) -> dict[str, Any]:
-    """Sync with one remote (or every remote); see the module docstring."""
+         dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+    """Sync with one remote (or every remote); see the module docstring. `progress`
+    gets one line per step (the CLI prints them on stderr)."""
     out = {"remotes": []}
     for remote in remote_names(svc, name):
-        out["remotes"].append(sync_remote(svc, remote, scopes=scopes, dry_run=dry_run))
+        out["remotes"].append(sync_remote(svc, remote, scopes=scopes, dry_run=dry_run, progress=progress))
     return out
 
 
 def sync_remote(svc: Memories, name: str, *, scopes: Iterable[str] | None = None,
-                dry_run: bool = False) -> dict[str, Any]:
+                dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     chosen = [model.check_scope(s) for s in scopes] if scopes else None
     lock = sync_lock_path(svc.home)
     try:
@@ -322,7 +326,7 @@ def sync_remote(svc: Memories, name: str, *, scopes: Iterable[str] | None = None
         with file_lock(lock, timeout=min(5.0, float(svc.config.get("sync", "timeout")))):
             if dry_run:
                 return _dry_run(svc, name, chosen)
-            return _sync_locked(svc, name, chosen)
+            return _sync_locked(svc, name, chosen, progress or (lambda _line: None))
     except ConflictError as e:
         if "timed out waiting for lock" in e.message:
             raise ConflictError("another `gitmem sync` is running on this store",
@@ -351,7 +355,7 @@ def _dry_run(svc: Memories, name: str, chosen: list[str] | None) -> dict[str, An
             "private": sorted(private)}
 
 
-def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str, Any]:
+def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: Progress) -> dict[str, Any]:
     git = svc.git
     tr = transport(svc)
     private = private_scopes(svc)
@@ -361,10 +365,12 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
         report["rounds"] = round_
         seen = _unchanged_remote(svc, tr, name) if round_ == 1 else None
         if seen is None:
+            progress(f"{name}: fetching")
             tr.fetch(name)
             seen = _tracked(svc, name)
         _check_remote(svc, name, seen)
         # 1. The ledger: every record, local or fetched, applied before anything else.
+        progress(f"{name}: applying the redaction ledger")
         ids, blobs, commits, blob_map = _ledger_union(svc, name)
         key = hashlib.sha1(json.dumps([sorted(ids), sorted(blobs), sorted(commits)]).encode()).hexdigest()
         state = read_state(svc.home, name)
@@ -380,6 +386,7 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
             if (chosen and s not in chosen) or s in private:
                 continue
             rep = reports[s] = ScopeReport(s)
+            progress(f"{name}: merging {s}")
             _sync_scope(svc, name, s, ids, rep, dry_run=False)
         # A forgotten id still live here (a remote that kept it, an old clone): removed.
         if ids:
@@ -401,6 +408,8 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None) -> dict[str
             if local and local != seen.get(ref):
                 pushes.append((local, ref, seen.get(ref)))
         _check_push(svc, name, pushes, seen, blobs, commits)
+        if pushes:
+            progress(f"{name}: pushing {len(pushes)} ref(s)")
         results = {r.ref: r for r in tr.push(name, pushes)}
         stale = [r for r in results.values() if not r.ok and _retryable(r.reason)]
         if stale and round_ < retries:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from ..cli import emit_json, json_option, pass_store
@@ -85,9 +87,10 @@ def remote_remove(store, name, as_json):
 @click.argument("name", required=False)
 @click.option("--scope", "-s", "scopes", multiple=True, help="Only this scope (repeatable).")
 @click.option("--dry-run", is_flag=True, help="Say what would move (one ls-remote; nothing fetched or pushed).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
 @json_option
 @pass_store
-def sync(store, name, scopes, dry_run, as_json):
+def sync(store, name, scopes, dry_run, quiet, as_json):
     """Fetch, apply the redaction ledger, merge every scope, push (every remote, or NAME).
 
     Never stops to ask: an edit made on both sides keeps the later one and stores the
@@ -101,7 +104,11 @@ def sync(store, name, scopes, dry_run, as_json):
       gitmem sync origin --scope main --json
       gitmem sync --dry-run
     """
-    out = store.sync(name, scopes=list(scopes) or None, dry_run=dry_run)
+    def progress(line: str) -> None:
+        if not quiet and sys.stderr.isatty():
+            click.echo(f"… {line}", err=True)
+
+    out = store.sync(name, scopes=list(scopes) or None, dry_run=dry_run, progress=progress)
     if as_json:
         emit_json(out)
         return
