@@ -347,6 +347,23 @@ class Store:
 
         return undream(self.memories, scope=scope)
 
+    # ---- receipts -------------------------------------------------------------------
+    def record_receipt(self, kind: str, query: str | None, hits: Iterable[Any]) -> dict[str, Any] | None:
+        """Record that these hits (recall Hits or dicts with id/scope[/commit/path]) were
+        put in front of a model; see gitmem.receipts."""
+        from . import receipts
+
+        items = [h if isinstance(h, dict) else {"id": h.id, "scope": h.scope, "commit": h.commit,
+                                                  "path": h.path} for h in hits]
+        return receipts.record(self.memories, kind, query, items)
+
+    def receipts(self, *, session: str | None = None, id: str | None = None,  # noqa: A002
+                 since: str | None = None) -> list[dict[str, Any]]:
+        """Receipts, oldest first: what the agent saw, and from which version."""
+        from . import receipts
+
+        return receipts.read(self.memories, session=session, mem_id=id, since=since)
+
     # ---- sync -----------------------------------------------------------------------
     def remote_add(self, name: str, url: str) -> dict[str, Any]:
         """Add a git remote (any URL git understands) to repo.git/config."""

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from . import access, model, scopes as scoping
+from . import access, model, receipts, scopes as scoping
 from .errors import UsageError
 from .memories import Memories, daily_path
 from .render import defang, load_template
@@ -144,6 +144,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
         shown_md.setdefault(d["scope"], []).append(d["line"])
     if record and seen_ids:
         access.record(svc.home, sorted(seen_ids), kind="context")
+        receipts.record(svc, "context", None, [d for k in ("preferences", "recent", "top") for d in placed[k]])
     fetch = []
     if omitted["memories"]:
         fetch.append(" ".join(["gitmem list"] + [f"--scope {s}" for s in chosen]))

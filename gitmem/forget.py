@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import access, ledger, model
+from . import access, ledger, model, receipts
 from .errors import NotFound, UsageError
 from .memories import Memories, key_path
 from .store import SCOPE_PREFIX, Change, GitStore
@@ -374,6 +374,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         touched = set(all_ids) | _ids_with_replaced_blobs(git, roots, rw.blobs)
         git.prune()
         access.drop(svc.home, all_ids)
+        receipts.purge(svc.home, all_ids)
         index_note = purge_index(svc, touched)
     return {
         "op": op, "ids": all_ids, "merged": [i for i in all_ids if i not in ids],

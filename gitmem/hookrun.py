@@ -426,10 +426,17 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
     if any(sections.values()):
         out.append(load_template("hook_prompt.j2").render(left_out=left_out, budget=limit, **sections))
     hits = [h for h in hits if h.id not in seen]
+    rendered: list[Any] = []
     if hits:
-        out.append(render_prompt(hits, budget=max(limit - used, 150), query=prompt))
+        out.append(render_prompt(hits, budget=max(limit - used, 150), query=prompt, shown=rendered))
         seen.update(h.id for h in hits)
     res.stdout = "".join(out)
+    shown_items = [d for name in ("preferences", "changes") for d in sections[name] if d.get("id")] + rendered
+    if shown_items:
+        try:
+            store.record_receipt("prompt", prompt, shown_items)
+        except Exception as e:  # noqa: BLE001 - a hook fails open
+            res.notes.append(f"gitmem: could not record the receipt: {e}")
     if sid and sections["preferences"]:
         _save_shown(store, sid, shown | {d["id"] for d in sections["preferences"]})
     if seen - {h.id for h in hits}:

@@ -58,6 +58,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
             filters["archived"] = True
         try:
             hits = store.recall(query, k=k, scopes=scopes or None, **filters)
+            store.record_receipt("mcp-search", query, hits)
         except GitmemError as e:
             raise fail(e) from e
         return {"results": [_plain(h.to_dict()) for h in hits]}

@@ -33,7 +33,7 @@ def defang(line: str) -> str:
 
 
 def render_prompt(hits: Sequence[Any], budget: int | None = DEFAULT_BUDGET, query: str = "",
-                  template: str = "recall.j2") -> str:
+                  template: str = "recall.j2", shown: list[Any] | None = None) -> str:
     """Hits as quoted reference data for a prompt, cut to `budget` tokens (estimated).
 
     Whole hits are kept in rank order; the first one that does not fit is shortened
@@ -60,6 +60,8 @@ def render_prompt(hits: Sequence[Any], budget: int | None = DEFAULT_BUDGET, quer
             break
         kept.append(_hit_view(h, lines, h.end_line))
         left -= cost
+    if shown is not None:  # what was rendered, for the caller's receipt
+        shown.extend(hits[: len(kept)])
     return tpl.render(hits=kept, query=query, truncated=len(hits) - len(kept))
 
 

@@ -67,7 +67,9 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     if fmt == "prompt":
         from ..render import render_prompt
 
-        click.echo(render_prompt(hits, budget, query=query), nl=False)
+        shown: list = []
+        click.echo(render_prompt(hits, budget, query=query, shown=shown), nl=False)
+        store.record_receipt("recall", query, shown)
         return
     if not hits:
         click.echo("no matches", err=True)
