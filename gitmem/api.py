@@ -380,7 +380,7 @@ class Store:
 
     def remotes(self) -> list[dict[str, Any]]:
         """Every remote with its URL, last sync and per-scope ahead/behind."""
-        from .sync import remote_status
+        from .remotes import remote_status
 
         return remote_status(self.memories)
 
@@ -396,7 +396,7 @@ class Store:
 
     def set_private(self, scope: str, private: bool = True) -> dict[str, Any]:
         """A private scope never leaves this machine (not pushed, not merged)."""
-        from .sync import set_private
+        from .remotes import set_private
 
         listed = set_private(self.memories, scope, private)
         self._reloaded({})

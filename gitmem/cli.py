@@ -21,7 +21,7 @@ COMMANDS: dict[str, str] = {
     "update": "gitmem.commands.core:update",
     "append": "gitmem.commands.core:append",
     "get": "gitmem.commands.core:get",
-    "receipts": "gitmem.commands.core:receipts",
+    "receipts": "gitmem.commands.receipts:receipts",
     "edit": "gitmem.commands.core:edit",
     "restore": "gitmem.commands.core:restore",
     "list": "gitmem.commands.core:list_cmd",

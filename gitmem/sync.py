@@ -25,14 +25,22 @@ import datetime as dt
 import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import forget as forgetting, ledger, model
-from .errors import ConflictError, NotFound, RemoteError, UsageError
-from .fsutil import atomic_write, file_lock
+from . import forget as forgetting
+from . import ledger, model
+from .errors import ConflictError, RemoteError, UsageError
+from .fsutil import file_lock
 from .memories import Memories
 from .merge import merge_scope, union_notes
+from .remotes import (
+    private_scopes,
+    read_state,
+    remote_names,
+    sync_lock_path,
+    transport,
+    write_state,
+)
 from .store import SCOPE_PREFIX, Draft, Keep
 from .store.transport import Transport, tracking_prefix, tracking_ref
 from .trailers import format_message
@@ -40,30 +48,6 @@ from .trailers import format_message
 META_REF = "refs/gitmem/meta"
 NOTES_PREFIX = "refs/notes/"
 META_FILE = "format"
-
-
-def sync_lock_path(home: Path) -> Path:
-    """The flock a sync holds for its whole run (a watcher's fetch takes it too)."""
-    return Path(home) / "state" / "locks" / "sync.lock"
-
-
-def private_scopes(svc: Memories) -> set[str]:
-    return set(svc.config.get("sync", "private") or ())
-
-
-def state_path(home: Path, name: str) -> Path:
-    return Path(home) / "state" / "sync" / f"{name}.json"
-
-
-def read_state(home: Path, name: str) -> dict[str, Any]:
-    try:
-        return json.loads(state_path(home, name).read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _write_state(home: Path, name: str, data: dict[str, Any]) -> None:
-    atomic_write(state_path(home, name), (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
 
 
 @dataclass
@@ -78,22 +62,6 @@ class ScopeReport:
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "fetched": self.fetched, "merged": self.merged, "pushed": self.pushed,
                 "conflicts": self.conflicts, "refused": self.refused}
-
-
-# ---- remotes ----------------------------------------------------------------------------
-def transport(svc: Memories) -> Transport:
-    return svc.git.transport(timeout=float(svc.config.get("sync", "timeout")))
-
-
-def remote_names(svc: Memories, name: str | None) -> list[str]:
-    tr = transport(svc)
-    if name is not None:
-        tr.url(name)
-        return [name]
-    names = list(tr.remotes())
-    if not names:
-        raise NotFound("no remotes yet", hint="`gitmem remote add origin URL` adds one")
-    return names
 
 
 def _tracked(svc: Memories, name: str) -> dict[str, str]:
@@ -434,7 +402,7 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
         # what arrives after them.
         clean_tips = sorted({t for r, t in git.refs("refs/").items() if git.has_commit(t)
                              and r not in ledger.ledger_refs(git)})
-        _write_state(svc.home, name, {"remote_tips": tips, "last_sync": now, "ledger_key": key,
+        write_state(svc.home, name, {"remote_tips": tips, "last_sync": now, "ledger_key": key,
                                       "clean_tips": clean_tips})
         report.update({
             "scopes": [r.to_dict() for r in reports.values()],
@@ -489,42 +457,4 @@ def _check_push(svc: Memories, name: str, pushes: list[tuple[str, str, str | Non
         raise RemoteError(f"refusing to push {len(bad)} object(s) the redaction ledger names",
                           hint="nothing was pushed; run `gitmem sync` again (it applies the ledger first)")
 
-
-# ---- status ------------------------------------------------------------------------------
-def remote_status(svc: Memories) -> list[dict[str, Any]]:
-    """Each remote: URL, per scope ahead/behind against its tracking ref, last sync,
-    ledger records not yet pushed."""
-    git = svc.git
-    tr = git.transport()
-    out = []
-    private = private_scopes(svc)
-    for name, url in tr.remotes().items():
-        state = read_state(svc.home, name)
-        scopes = []
-        for s, tip in git.scopes().items():
-            theirs = git.ref(tracking_prefix(name) + s)
-            if s in private:
-                scopes.append({"scope": s, "private": True})
-                continue
-            ahead, behind = git.ahead_behind(tip, theirs) if theirs else (len(list(git.walk([tip]))), 0)
-            scopes.append({"scope": s, "ahead": ahead, "behind": behind})
-        remote_records = {p for p, _ in ledger.records(git, tracking_ref(name, ledger.REDACTIONS_REF))}
-        pending = [p for p, _ in ledger.records(git) if p not in remote_records]
-        out.append({"remote": name, "url": url, "last_sync": state.get("last_sync"), "scopes": scopes,
-                    "pending_ledger_records": len(pending)})
-    return out
-
-
-def set_private(svc: Memories, scope: str, private: bool) -> list[str]:
-    """Mark a scope private (never pushed or merged) or public again; returns the list."""
-    from .config import write_config_value
-
-    scope = model.check_scope(scope)
-    current = [s for s in (svc.config.get("sync", "private") or ())]
-    if private and scope not in current:
-        current.append(scope)
-    if not private:
-        current = [s for s in current if s != scope]
-    write_config_value(svc.home, "sync", "private", sorted(current) or None)
-    return sorted(current)
 

@@ -30,9 +30,9 @@ from .errors import ConflictError, GitmemError, UsageError
 from .fsutil import atomic_write, file_lock
 from .memories import Memories
 from .model import check_scope
+from .remotes import sync_lock_path
 from .store import SCOPE_PREFIX
 from .store.transport import tracking_prefix
-from .sync import sync_lock_path
 from .trailers import Commit
 
 # Ops whose subject may not be shown: the event names the ids, never the text.
