@@ -23,3 +23,29 @@ def pct(xs: list[float], p: float) -> float:
     """The p-th percentile (nearest rank) of xs."""
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def start_watcher(args: list[str], env: dict[str, str]):
+    """A `gitmem watch --json ...` process and a reader thread that stamps each event's
+    arrival: returns (process, {commit: arrival time}, condition notified per event)."""
+    import json
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "watch", "--json", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, bufsize=1)
+    seen: dict[str, float] = {}
+    cond = threading.Condition()
+
+    def reader():
+        for line in proc.stdout:
+            t = time.time()
+            ev = json.loads(line)
+            with cond:
+                seen[ev["commit"]] = t
+                cond.notify_all()
+
+    threading.Thread(target=reader, daemon=True).start()
+    return proc, seen, cond

@@ -14,15 +14,12 @@ Also: the cost of one poll with many scopes (the watcher reads every scope ref).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -30,28 +27,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import gitmem  # noqa: E402
-from _report import pct  # noqa: E402
+from _report import pct, start_watcher  # noqa: E402
 from gitmem.watch import Watcher  # noqa: E402
 
 
 def measure(home: Path, interval: float, n: int) -> list[float]:
     store = gitmem.open(home)
     env = dict(os.environ, GITMEM_HOME=str(home))
-    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "watch", "--json", "--interval", str(interval)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, bufsize=1)
-    seen: dict[str, float] = {}
-    cond = threading.Condition()
-
-    def reader():
-        for line in proc.stdout:
-            t = time.time()
-            ev = json.loads(line)
-            with cond:
-                seen[ev["commit"]] = t
-                cond.notify_all()
-
-    th = threading.Thread(target=reader, daemon=True)
-    th.start()
+    proc, seen, cond = start_watcher(["--interval", str(interval)], env)
     try:
         # Warm up: write until the watcher reports one (it took its starting tips and polls).
         for attempt in range(60):

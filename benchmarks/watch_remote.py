@@ -12,7 +12,6 @@ phase of the poll cycle. The promise (issue 9): within two intervals.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -20,7 +19,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -28,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import gitmem  # noqa: E402
-from _report import pct  # noqa: E402
+from _report import pct, start_watcher  # noqa: E402
 
 
 def measure(root: Path, interval: float, n: int) -> list[float]:
@@ -42,21 +40,7 @@ def measure(root: Path, interval: float, n: int) -> list[float]:
     a.sync()
     b.sync()
     env = dict(os.environ, GITMEM_HOME=str(b.home))
-    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "watch", "--remote", "origin", "--json",
-                             "--interval", str(interval)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, bufsize=1)
-    seen: dict[str, float] = {}
-    cond = threading.Condition()
-
-    def reader():
-        for line in proc.stdout:
-            t = time.time()
-            ev = json.loads(line)
-            with cond:
-                seen[ev["commit"]] = t
-                cond.notify_all()
-
-    threading.Thread(target=reader, daemon=True).start()
+    proc, seen, cond = start_watcher(["--remote", "origin", "--interval", str(interval)], env)
     out: list[float] = []
     try:
         time.sleep(interval * 2)  # the watcher has fetched once and taken its starting tips

@@ -362,8 +362,7 @@ def scopes_private(store, scope, as_json):
     Example:
       gitmem scopes private channel/therapy
     """
-    out = store.set_private(scope, True)
-    emit_json(out) if as_json else click.echo(f"{scope} is private: sync leaves it on this machine")
+    _set_private(store, scope, True, as_json)
 
 
 @scopes.command("public")
@@ -377,8 +376,16 @@ def scopes_public(store, scope, as_json):
     Example:
       gitmem scopes public channel/therapy
     """
-    out = store.set_private(scope, False)
-    emit_json(out) if as_json else click.echo(f"{scope} is public: sync pushes and merges it")
+    _set_private(store, scope, False, as_json)
+
+
+def _set_private(store, scope: str, private: bool, as_json: bool) -> None:
+    out = store.set_private(scope, private)
+    if as_json:
+        emit_json(out)
+    else:
+        click.echo(f"{scope} is private: sync leaves it on this machine" if private
+                   else f"{scope} is public: sync pushes and merges it")
 
 
 @click.command()
