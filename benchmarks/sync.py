@@ -2,17 +2,15 @@
 against plain git moving the same refs in the same run.
 
     python benchmarks/sync.py [--n 1000] [--reps 3] [--no-fsync] [--profile] [--write]
-                              [--cases remember,import,diverged,forget] [--adopt-meta]
+                              [--cases remember,import,diverged,forget]
 
 Set-up of every repetition, in a fresh temporary folder: a bare remote
 (`git init --bare -b main`), stores A and B (`gitmem.init`, `GITMEM_EMBED_MODEL=fake-64`
 so no model loads, `GITMEM_FSYNC` on unless --no-fsync), both with the remote as
 `origin` (`Store.remote_add`). A remembers 10 memories and syncs, B syncs: both share
-that history. (B's first sync is at least a second after A's: each clone's first sync
-commits its own `refs/gitmem/meta`, and two made in different seconds differ, as on two
-real machines; sync then force-pushes each clone's own meta over the other's on every
-sync. --adopt-meta gives B the remote's meta before its first sync instead, which is
-what a fix would do.) Then, untimed, per case:
+that history. (B's first sync is at least a second after A's, as on two real machines:
+a store marker B made itself would then differ from A's; B adopts the remote's.) Then,
+untimed, per case:
 
   remember  A writes N memories through `Store.remember`, one by one (N commits: the
             agent case). B has nothing new: its sync fast-forwards.
@@ -118,7 +116,7 @@ def quiesce(*stores) -> None:
 
 
 # ---- set-up ---------------------------------------------------------------------------
-def setup(tmp: Path, case: str, n: int, adopt_meta: bool = False) -> dict[str, Path]:
+def setup(tmp: Path, case: str, n: int) -> dict[str, Path]:
     remote = tmp / "remote.git"
     git(tmp, "init", "-q", "--bare", "-b", "main", str(remote))
     a, b = gitmem.init(tmp / "a"), gitmem.init(tmp / "b")
@@ -126,12 +124,9 @@ def setup(tmp: Path, case: str, n: int, adopt_meta: bool = False) -> dict[str, P
         s.remote_add("origin", str(remote))
     shared = [a.remember(f"shared memory {i}: the project uses tool {i}", type="fact").id for i in range(SHARED)]
     a.sync()
-    # Each clone's first sync makes its own refs/gitmem/meta commit; two clones set up in
-    # the same second make identical ones, two real machines never do. Make them differ
-    # (or, with adopt_meta, let B take the remote's, as a fix would).
+    # Two real machines never set up in the same second: a marker B made itself would
+    # differ from A's (sync adopts the remote's; this keeps that path measured).
     time.sleep(1.05 - time.time() % 1)
-    if adopt_meta:
-        git(tmp / "b" / "repo.git", "fetch", "-q", str(remote), "refs/gitmem/meta:refs/gitmem/meta")
     b.sync()
     if case == "diverged":
         for i in range(B_LOCAL):
@@ -236,8 +231,8 @@ def check_same(p: dict[str, Path], case: str, n: int) -> None:
     assert got == ref, (case, len(got ^ ref))
 
 
-def profile_one(tmp: Path, case: str, n: int, adopt_meta: bool, top: int = 14) -> str:
-    p = setup(tmp, case, n, adopt_meta)
+def profile_one(tmp: Path, case: str, n: int, top: int = 14) -> str:
+    p = setup(tmp, case, n)
     a, b = gitmem.open(p["a"]), gitmem.open(p["b"])
     quiesce(a, b)
     prof = cProfile.Profile()
@@ -260,8 +255,6 @@ def main() -> None:
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--no-fsync", action="store_true")
     ap.add_argument("--profile", action="store_true", help="cProfile one gitmem sync per case")
-    ap.add_argument("--adopt-meta", action="store_true",
-                    help="B takes the remote's refs/gitmem/meta before its first sync (see the docstring)")
     ap.add_argument("--write", action="store_true", help="put the table into BENCHMARKS.md")
     args = ap.parse_args()
     cases = [c for c in args.cases.split(",") if c]
@@ -281,7 +274,7 @@ def main() -> None:
             for case in cases:
                 tmp = top / f"{case}-{rep}"
                 tmp.mkdir()
-                p = setup(tmp, case, args.n, args.adopt_meta)
+                p = setup(tmp, case, args.n)
                 loads.append(os.getloadavg()[0])
                 if (rep + CASES.index(case)) % 2 == 0:
                     g = run_gitmem(p, case)
@@ -298,7 +291,7 @@ def main() -> None:
             for case in cases:
                 tmp = top / f"profile-{case}"
                 tmp.mkdir()
-                profiles[case] = profile_one(tmp, case, args.n, args.adopt_meta)
+                profiles[case] = profile_one(tmp, case, args.n)
     finally:
         shutil.rmtree(top, ignore_errors=True)
 

@@ -294,9 +294,6 @@ class Config:
     def types(self) -> tuple[str, ...]:
         return tuple(self.get("store", "types"))
 
-    @property
-    def config_path(self) -> Path:
-        return self.home / "config.toml"
 
 
 # ---- validation ---------------------------------------------------------------------

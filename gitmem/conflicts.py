@@ -47,7 +47,7 @@ def resolve(svc: Memories, ref: str, keep: str, *, scope: str | None = None) -> 
     for s in chosen:
         tip = svc.git.tip(s)
         mem_id = ref if model.is_id(ref) else svc.key_id(tip, ref)
-        if mem_id and svc.git.subdirs(tip, CONFLICTS) and mem_id in svc.git.subdirs(tip, CONFLICTS):
+        if mem_id and mem_id in svc.git.subdirs(tip, CONFLICTS):
             break
     else:
         raise NotFound(f"no conflict for {ref!r}", hint="`gitmem list --conflicts` shows them")

@@ -144,7 +144,10 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
         shown_md.setdefault(d["scope"], []).append(d["line"])
     if record and seen_ids:
         access.record(svc.home, sorted(seen_ids), kind="context")
-        receipts.record(svc, "context", None, [d for k in ("preferences", "recent", "top") for d in placed[k]])
+        by_id = {m.id: m for m in mems}  # commit and path known: no lookups for the receipt
+        receipts.record(svc, "context", None, [
+            {"id": m.id, "scope": m.scope, "commit": m.commit, "path": m.path}
+            for m in (by_id.get(d["id"]) for k in ("preferences", "recent", "top") for d in placed[k]) if m])
     fetch = []
     if omitted["memories"]:
         fetch.append(" ".join(["gitmem list"] + [f"--scope {s}" for s in chosen]))

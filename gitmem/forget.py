@@ -374,7 +374,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         touched = set(all_ids) | _ids_with_replaced_blobs(git, roots, rw.blobs)
         git.prune()
         access.drop(svc.home, all_ids)
-        receipts.purge(svc.home, all_ids)
+        receipts.purge(svc.home, all_ids, text=text)
         index_note = purge_index(svc, touched)
     return {
         "op": op, "ids": all_ids, "merged": [i for i in all_ids if i not in ids],

@@ -348,7 +348,7 @@ def _changes(store: "Store", session: str, scopes: list[str], limit: int) -> lis
                     continue  # forgotten meanwhile
                 if m.type != "quarantine" and not suspect(m.text):
                     out.append({"id": m.id, "scope": m.scope, "type": m.type, "text": m.text,
-                                "op": ev.op, "agent": ev.agent or ev.author})
+                                "op": ev.op, "agent": ev.agent or ev.author, "commit": m.commit, "path": m.path})
         elif not suspect(ev.summary):
             out.append({"id": None, "scope": ev.scope, "type": ev.op, "text": ev.summary,
                         "op": ev.op, "agent": ev.agent or ev.author})
@@ -431,7 +431,8 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
         out.append(render_prompt(hits, budget=max(limit - used, 150), query=prompt, shown=rendered))
         seen.update(h.id for h in hits)
     res.stdout = "".join(out)
-    shown_items = [d for name in ("preferences", "changes") for d in sections[name] if d.get("id")] + rendered
+    shown_items = [{"id": d["id"], "scope": d["scope"], "commit": d.get("commit"), "path": d.get("path")}
+                   for name in ("preferences", "changes") for d in sections[name] if d.get("id")] + rendered
     if shown_items:
         try:
             store.record_receipt("prompt", prompt, shown_items)
@@ -461,7 +462,7 @@ def autostart_serve(store: "Store") -> None:
 
 
 def _mem_dict(m: Any) -> dict[str, Any]:
-    return {"id": m.id, "scope": m.scope, "type": m.type, "text": m.text}
+    return {"id": m.id, "scope": m.scope, "type": m.type, "text": m.text, "commit": m.commit, "path": m.path}
 
 
 def _roles(store: "Store") -> tuple[str, ...]:

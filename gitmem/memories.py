@@ -178,11 +178,11 @@ class Memories:
         """Any file of a scope's tree as text (journals, sessions, MEMORY.md)."""
         return self.git.read_text(rev, path)
 
-    def history(self, scope: str, *, path: str | None = None, limit: int | None = None) -> Iterator[Commit]:
+    def history(self, scope: str, *, limit: int | None = None) -> Iterator[Commit]:
         tip = self.git.tip(scope)
         if tip is None:
             return iter(())
-        return self.git.history(tip.id, path=path, limit=limit)
+        return self.git.history(tip.id, limit=limit)
 
     # ---- as of a revision or date -------------------------------------------------
     @staticmethod
@@ -220,7 +220,7 @@ class Memories:
             candidates = [(s, rev)]
         else:
             chosen = [model.check_scope(scope)] if scope else list(self.git.scopes())
-            candidates = [(s, self.rev_at(s, at)) for s in chosen]
+            candidates = ((s, self.rev_at(s, at)) for s in chosen)  # stops at the first match
         for s, rev in candidates:
             if rev is None:
                 continue

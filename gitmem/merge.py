@@ -64,7 +64,7 @@ def _by_id(files: dict[str, str]) -> dict[str, tuple[str, str]]:
     return out
 
 
-def merge_scope(svc: Memories, base: Rev | None, ours: Rev, theirs: Rev,
+def merge_scope(svc: Memories, scope: str, base: Rev | None, ours: Rev, theirs: Rev,
                 forgotten: set[str] = frozenset()) -> MergeResult:
     """The changes that turn `ours` into the merge of `ours` and `theirs` from `base`."""
     res = MergeResult()
@@ -86,7 +86,7 @@ def merge_scope(svc: Memories, base: Rev | None, ours: Rev, theirs: Rev,
             continue
         choice = o
         if o == t or t == b:
-            choice = o
+            pass
         elif o == b:
             choice = t
         elif o is None:  # removed here, edited there: keep the edit
@@ -172,7 +172,6 @@ def merge_scope(svc: Memories, base: Rev | None, ours: Rev, theirs: Rev,
         from .consolidate import render_memory_md
 
         mems = [read_mem(where, p) for p, _, where in live.values() if p.startswith("memories/")]
-        scope = ours and svc.git.info(ours).scope or "main"
         res.changes["MEMORY.md"] = render_memory_md(svc.config, scope, mems)[0]
     return res
 

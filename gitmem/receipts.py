@@ -10,7 +10,6 @@ forgotten ids from every generation."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
 from pathlib import Path
@@ -37,29 +36,33 @@ def record(svc: Memories, kind: str, query: str | None, items: Iterable[dict[str
     """Append one receipt. `items`: dicts with id, scope and, when known, commit and
     path (the blob id is looked up here); items without an id are skipped."""
     git = svc.git
-    tips: dict[str, Any] = {}
+    revs: dict[str, Any] = {}  # commit id or "tip:<scope>" -> Rev, looked up once per receipt
+
+    def rev_of(key: str, lookup):
+        if key not in revs:
+            try:
+                revs[key] = lookup()
+            except Exception:  # noqa: BLE001 - a receipt never fails the injection it records
+                revs[key] = None
+        return revs[key]
+
     rows = []
     for it in items:
         mem_id, scope = it.get("id"), it.get("scope")
         if not mem_id or not scope:
             continue
         commit, path = it.get("commit"), it.get("path")
-        rev = None
-        if commit:
-            try:
-                rev = git.commit_obj(commit)
-            except Exception:  # noqa: BLE001 - a receipt never fails the injection it records
-                rev = None
+        rev = rev_of(commit, lambda: git.commit_obj(commit)) if commit else None
         if rev is None:
-            rev = tips.setdefault(scope, git.tip(scope))
-        if rev is not None and (not path or not model.is_id(mem_id) or not git.exists(rev, path)):
+            rev = rev_of(f"tip:{scope}", lambda: git.tip(scope))
+        if rev is not None and (not path or not git.exists(rev, path)):
             path = svc.find_in(rev, mem_id)
         rows.append({"id": mem_id, "scope": scope, "commit": rev.id if rev else None,
                      "blob": git.blob_id(rev, path) if rev is not None and path else None})
     if not rows:
         return None
     red = svc.redactor()
-    receipt = {"time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+    receipt = {"time": model.now_iso(),
                "kind": kind, "session": svc.config.session, "agent": svc.config.agent,
                "query": red.text(" ".join(query.split())[:300], "query") if query else None,
                "items": rows}
@@ -116,11 +119,12 @@ def read(svc: Memories, *, session: str | None = None, mem_id: str | None = None
     return out
 
 
-def purge(home: Path, ids: Iterable[str]) -> int:
-    """Drop the ids from every receipt (a receipt left empty goes); returns how many
-    items went."""
+def purge(home: Path, ids: Iterable[str], text: str | None = None) -> int:
+    """Drop the ids from every receipt (a receipt left empty goes), and a redacted
+    `text` from the queries; returns how many items went. Files that lose nothing are
+    left as they are."""
     ids = set(ids)
-    if not ids:
+    if not ids and not text:
         return 0
     dropped = 0
     with _lock(home):
@@ -130,16 +134,22 @@ def purge(home: Path, ids: Iterable[str]) -> int:
                 lines = path.read_text(encoding="utf-8").splitlines()
             except FileNotFoundError:
                 continue
-            kept = []
+            kept, changed = [], False
             for line in lines:
                 try:
                     r = json.loads(line)
                 except ValueError:
+                    changed = True
                     continue
                 items = [i for i in r.get("items", ()) if i.get("id") not in ids]
-                dropped += len(r.get("items", ())) - len(items)
-                if items:
+                if len(items) != len(r.get("items", ())) or (text and text in (r.get("query") or "")):
+                    changed = True
+                    dropped += len(r.get("items", ())) - len(items)
                     r["items"] = items
+                    if text and r.get("query"):
+                        r["query"] = r["query"].replace(text, "[redacted]")
+                if items:
                     kept.append(json.dumps(r, sort_keys=True))
-            atomic_write(path, ("\n".join(kept) + "\n" if kept else "").encode(), mode=0o600)
+            if changed:
+                atomic_write(path, ("\n".join(kept) + "\n" if kept else "").encode(), mode=0o600)
     return dropped

@@ -213,8 +213,7 @@ def _union_files(svc: Memories, notes: bool) -> Callable[[Any, Any, Any], dict[s
 
 
 # ---- one scope --------------------------------------------------------------------------
-def _sync_scope(svc: Memories, name: str, scope: str, forgotten: set[str], rep: ScopeReport,
-                dry_run: bool) -> None:
+def _sync_scope(svc: Memories, name: str, scope: str, forgotten: set[str], rep: ScopeReport) -> None:
     git = svc.git
     ref = SCOPE_PREFIX + scope
     theirs = git.ref(tracking_prefix(name) + scope)
@@ -225,25 +224,20 @@ def _sync_scope(svc: Memories, name: str, scope: str, forgotten: set[str], rep: 
         if local is not None and git.is_ancestor(theirs, local):
             return
         rep.fetched = len(list(git.walk([theirs], hide=[local] if local else [])))
-        if dry_run:
-            rep.merged = "would-merge"
-            return
-        if local is None or git.is_ancestor(local, theirs):
-            if _mentions(svc, theirs, forgotten):
-                pass  # a forgotten id on the remote side: merge (which drops it), no fast-forward
-            else:
-                try:
-                    git.update_refs([(ref, theirs, local)], message=f"gitmem sync {name}")
-                    rep.merged = "created" if local is None else "fast-forward"
-                    return
-                except ConflictError:
-                    continue  # a local write meanwhile: merge instead
+        # A forgotten id live on the remote side: merge (which drops it), no fast-forward.
+        if (local is None or git.is_ancestor(local, theirs)) and not _mentions(svc, theirs, forgotten):
+            try:
+                git.update_refs([(ref, theirs, local)], message=f"gitmem sync {name}")
+                rep.merged = "created" if local is None else "fast-forward"
+                return
+            except ConflictError:
+                continue  # a local write meanwhile: look again
         result: dict[str, Any] = {}
 
         def build(tip):
             base_id = git.merge_base(tip.id, theirs) if tip is not None else None
             base = git.commit_obj(base_id) if base_id else None
-            res = merge_scope(svc, base, tip, git.commit_obj(theirs), forgotten) if tip is not None else None
+            res = merge_scope(svc, scope, base, tip, git.commit_obj(theirs), forgotten) if tip is not None else None
             result["res"] = res
             changes = res.changes if res else {}
             if tip is None:  # a new scope whose remote side names forgotten ids
@@ -261,6 +255,7 @@ def _sync_scope(svc: Memories, name: str, scope: str, forgotten: set[str], rep: 
         if result.get("res") is not None:
             rep.conflicts = result["res"].conflicts
         return
+    raise ConflictError(f"{ref} keeps moving during the sync", hint="retry the sync")
 
 
 def _mentions(svc: Memories, commit: str, ids: set[str]) -> bool:
@@ -355,7 +350,7 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
                 continue
             rep = reports[s] = ScopeReport(s)
             progress(f"{name}: merging {s}")
-            _sync_scope(svc, name, s, ids, rep, dry_run=False)
+            _sync_scope(svc, name, s, ids, rep)
         # A forgotten id still live here (a remote that kept it, an old clone): removed.
         if ids:
             for s in git.scopes():
@@ -400,8 +395,8 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
         tips.update({ref: src for src, ref, _ in pushes if results.get(ref) and results[ref].ok})
         # Every tip here was checked against these records: the next sync scans only
         # what arrives after them.
-        clean_tips = sorted({t for r, t in git.refs("refs/").items() if git.has_commit(t)
-                             and r not in ledger.ledger_refs(git)})
+        ledger_refs = set(ledger.ledger_refs(git))
+        clean_tips = sorted({t for r, t in git.refs("refs/").items() if r not in ledger_refs and git.has_commit(t)})
         write_state(svc.home, name, {"remote_tips": tips, "last_sync": now, "ledger_key": key,
                                       "clean_tips": clean_tips})
         report.update({

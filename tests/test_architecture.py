@@ -23,12 +23,12 @@ import pytest
 PKG = Path(__file__).resolve().parent.parent / "gitmem"
 
 BASE = {"errors", "config", "model", "trailers", "fsutil", "tokens", "redact", "access", "render",
-        "hits", "weight", "injection", "frontmatter"}
+        "hits", "weight"}
 ENGINE_PREFIXES = ("store", "index", "embed")
 SERVICE = {"memories", "scopes", "history", "transfer"}
 FACADE = {"api"}
-FRONT = {"cli", "__main__", "__init__", "serve", "serve_client", "mcp", "hookrun", "hooks_run",
-         "hooks_install", "hooks", "commands"}
+FRONT = {"cli", "__main__", "__init__", "serve", "serve_client", "mcp", "hookrun",
+         "hooks_install", "commands"}
 RANK = {"base": 0, "engine": 1, "service": 2, "feature": 3, "facade": 4, "front": 5}
 
 
@@ -65,7 +65,6 @@ def _resolve(mod: str, node: ast.ImportFrom | ast.Import) -> list[str]:
     """gitmem modules an import statement loads (relative imports resolved)."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names if a.name.split(".")[0] == "gitmem"]
-    is_pkg = mod == "gitmem" or (mod + ".__init__") in {m + ".__init__" for m in MODS if _is_pkg(m)}
     base = mod.split(".")
     if node.level:
         base = base[: len(base) - node.level + (1 if _is_pkg(mod) else 0)]
@@ -78,7 +77,6 @@ def _resolve(mod: str, node: ast.ImportFrom | ast.Import) -> list[str]:
     for a in node.names:
         sub = f"{target}.{a.name}"
         out.append(sub if sub in MODS else target)
-    del is_pkg
     return out
 
 

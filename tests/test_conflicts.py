@@ -38,6 +38,7 @@ def test_keep_text_by_key_sets_the_memory_and_redacts_it(conflicted):
     a.resolve("standup", "standup at 9:45, token ghp_" + "A1b2" * 9)
     got = a.get(m.id)
     assert got.text.startswith("standup at 9:45") and "ghp_A1b2" not in got.text
+    assert "[REDACTED:" in got.text
     assert a.conflicts() == []
 
 

@@ -18,6 +18,7 @@ def test_union_keeps_every_line_either_side_added_and_drops_removed_ones(base, o
     for ln in set(ours) | set(theirs):
         assert (ln in out) == (ln not in removed)
     assert not (set(out) & removed)
+    assert set(out) <= set(ours) | set(theirs)  # nothing invented
     # merging a side with itself gives that side
     assert union_lines("\n".join(base), "\n".join(ours), "\n".join(ours)).splitlines() == ours
 
@@ -42,12 +43,12 @@ def test_edits_on_both_sides_keep_the_later_and_a_conflict_copy(store):
     newer = m.with_(text="edited here", updated="2030-01-02T00:00:00Z")
     ours = _side(store, base, {m.path: model.render(newer)})
     theirs = _side(store, base, {m.path: model.render(older)})
-    res = merge_scope(svc, base, ours, theirs)
+    res = merge_scope(svc, "main", base, ours, theirs)
     assert [c["kind"] for c in res.conflicts] == ["edited-both"]
     copy = conflict_path(m.id, store.git.blob_id(theirs, m.path))
     assert copy in res.changes and m.path not in res.changes  # ours stays, theirs is the copy
     # the other way round the newer side (theirs) wins
-    res2 = merge_scope(svc, base, theirs, ours)
+    res2 = merge_scope(svc, "main", base, theirs, ours)
     assert res2.changes[m.path].blob == store.git.blob_id(ours, m.path)
 
 
@@ -57,10 +58,10 @@ def test_one_side_changes_win_and_forgotten_ids_are_dropped(store):
     base = store.git.tip("main")
     ours = _side(store, base, {})
     theirs = _side(store, base, {a.path: model.render(a.with_(text="alpha two")), b.path: None})
-    res = merge_scope(store.memories, base, ours, theirs)
+    res = merge_scope(store.memories, "main", base, ours, theirs)
     assert res.changes[a.path].blob == store.git.blob_id(theirs, a.path) and res.changes[b.path] is None
     assert res.conflicts == []
-    res = merge_scope(store.memories, base, ours, theirs, forgotten={a.id})
+    res = merge_scope(store.memories, "main", base, ours, theirs, forgotten={a.id})
     assert res.changes[a.path] is None and res.dropped == [a.id]
     assert [c["kind"] for c in res.conflicts] == ["forgotten"]
 
@@ -70,6 +71,6 @@ def test_removed_here_edited_there_keeps_the_edit(store):
     base = store.git.tip("main")
     ours = _side(store, base, {a.path: None})
     theirs = _side(store, base, {a.path: model.render(a.with_(text="alpha edited"))})
-    res = merge_scope(store.memories, base, ours, theirs)
+    res = merge_scope(store.memories, "main", base, ours, theirs)
     assert res.changes[a.path].blob == store.git.blob_id(theirs, a.path)
     assert [c["kind"] for c in res.conflicts] == ["removed-here"]

@@ -63,3 +63,12 @@ def test_receipts_rotate_by_size_and_filters_work(store, monkeypatch):
     kept = store.receipts(session="s-a")
     assert 0 < len(kept) < 40 and store.receipts(session="other") == []
     assert store.receipts(since="2999-01-01") == []
+
+
+def test_redact_scrubs_the_string_from_receipt_queries(store):
+    m = store.remember("the build box is hermes-42-build")
+    store.record_receipt("recall", "where is hermes-42-build again", [{"id": m.id, "scope": "main"}])
+    store.redact_text("hermes-42-build")
+    (r,) = store.receipts()
+    assert r["query"] == "where is [redacted] again" and r["items"][0]["id"] == m.id
+    assert "hermes-42-build" not in (store.home / "state" / receipts.NAME).read_text()

@@ -89,9 +89,12 @@ def test_clones_agree_on_one_store_marker_and_an_idle_sync_pushes_nothing(tmp_pa
     b = home(tmp_path, "b", url)
     b.sync()
     marker = git("--git-dir", url, "rev-parse", "refs/gitmem/meta").strip()
+    before = git("--git-dir", url, "for-each-ref")
     for h in (a, b, a, b):
-        h.sync()
+        out = h.sync()
         assert h.git.ref("refs/gitmem/meta") == marker
+        assert not any(s["pushed"] for s in out["remotes"][0]["scopes"])
+        assert git("--git-dir", url, "for-each-ref") == before  # an idle sync pushes nothing
     assert git("--git-dir", url, "rev-parse", "refs/gitmem/meta").strip() == marker
 
 

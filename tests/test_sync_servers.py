@@ -69,3 +69,4 @@ def test_wrong_credentials_and_refused_rewinds_over_the_network(tmp_path, git_re
     a.forget([m.id])
     out = a.sync("locked")["remotes"][0]
     assert out["still_holding_text"] == ["refs/heads/main"]
+    assert any(r["ref"] == "refs/heads/main" for r in out["refused"])

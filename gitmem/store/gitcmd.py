@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import ConflictError, GitmemError
+from ..errors import ConflictError, GitmemError, UsageError
 from ..fsutil import file_lock
 
 
@@ -31,7 +31,9 @@ def run(git_dir: Path | str | None, *args: str, input: bytes | None = None, chec
     try:
         res = subprocess.run(cmd, input=input, capture_output=True, env=git_env(), cwd=cwd, timeout=timeout)
     except FileNotFoundError as e:
-        raise GitmemError("the git command is not installed", hint="install git 2.30 or newer") from e
+        if shutil.which("git") is None:
+            raise GitmemError("the git command is not installed", hint="install git 2.30 or newer") from e
+        raise UsageError(f"no such folder: {cwd}", hint="check the path") from e
     except subprocess.TimeoutExpired as e:
         raise GitmemError(f"git {args[0]} timed out after {timeout} s") from e
     if check and res.returncode != 0:

@@ -78,9 +78,6 @@ class PackWriter:
         self.objects.setdefault(oid, (kind, data))
         return oid
 
-    def __len__(self) -> int:
-        return len(self.objects)
-
     def write(self, git_dir: Path, fsync: bool = True) -> None:
         if not self.objects:
             return

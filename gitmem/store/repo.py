@@ -95,7 +95,6 @@ class GitStore:
     def __init__(self, home: Path, fsync: bool = True, gc_every: int = 200, codec: Codec | None = None):
         self.home = Path(home)
         self.path = self.home / "repo.git"
-        self.gc_every = gc_every
         self.fsync = bool(fsync)
         self.codec = codec or select_codec()
         self.maintenance = Maintenance(self.path, self.home, gc_every)
@@ -331,18 +330,12 @@ class GitStore:
             trailers=parse_trailers(msg),
         )
 
-    def history(self, start: str, path: str | None = None, limit: int | None = None) -> Iterator[Commit]:
-        """Commits reachable from `start` (newest first), optionally only those touching `path`."""
-        n = 0
-        for rev in self.walk([start]):
-            if path is not None:
-                parent = Rev(rev._c.parents[0]) if rev._c.parent_ids else None
-                if self.blob_id(rev, path) == self.blob_id(parent, path):
-                    continue
-            yield self.info(rev)
-            n += 1
+    def history(self, start: str, limit: int | None = None) -> Iterator[Commit]:
+        """Commits reachable from `start`, newest first."""
+        for n, rev in enumerate(self.walk([start])):
             if limit is not None and n >= limit:
                 return
+            yield self.info(rev)
 
     def first_parent(self, rev: Rev | None) -> Rev | None:
         if rev is None or not rev._c.parent_ids:
@@ -464,11 +457,6 @@ class GitStore:
         such as pins of old tips; never for scopes)."""
         self._repo.create_reference_direct(name, pygit2.Oid(hex=target), True)
 
-    def delete_ref(self, name: str) -> None:
-        ref = self._repo.references.get(name)
-        if ref is not None:
-            ref.delete()
-
     def peel_tag(self, target: str) -> str | None:
         """The commit an annotated tag object points to, or None for non-tags."""
         obj = self._repo.get(target)
@@ -541,8 +529,3 @@ def global_identity() -> tuple[str | None, str | None]:
         except (KeyError, pygit2.GitError):
             out.append(None)
     return out[0], out[1]
-
-
-def validate_ref_component(name: str) -> None:
-    if not pygit2.reference_is_valid_name(SCOPE_PREFIX + name):
-        raise UsageError(f"invalid scope {name!r}")

@@ -139,9 +139,7 @@ class Transport:
     def fetch(self, name: str, refs: list[str] | None = None) -> None:
         """Fetch into the tracking refs (only they move; --prune drops gone ones)."""
         url = self.url(name)
-        specs = [s for s in fetch_refspecs(name)]
-        if refs is not None:
-            specs = [f"+{r}:{tracking_ref(name, r)}" for r in refs]
+        specs = fetch_refspecs(name) if refs is None else [f"+{r}:{tracking_ref(name, r)}" for r in refs]
         args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head"]
         if refs is None:
             args.append("--prune")
