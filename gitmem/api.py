@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from . import history, model, transfer
 from . import scopes as scopes_mod
@@ -23,11 +23,18 @@ __all__ = ["ImportResult", "INTERNAL_TYPES", "LogEntry", "Store", "daily_path", 
            "open", "read_jsonl"]
 
 
-def init(home: str | os.PathLike[str] | None = None, **kw: Any) -> "Store":
-    """Create a store (idempotent) and open it."""
+def init(home: str | os.PathLike[str] | None = None, *, encrypt: bool = False, **kw: Any) -> "Store":
+    """Create a store (idempotent) and open it. `encrypt`: a new store starts encrypted
+    (an existing plain one with memories is refused: see Store.encrypt_enable)."""
     cfg = load_config(home, **kw)
     GitStore.init(cfg.home)
-    return Store(cfg)
+    store = Store(cfg)
+    if encrypt and not store.git.encryption():
+        if any(store.git.scopes().values()):
+            raise UsageError("this store already holds plain memories",
+                             hint="`gitmem encrypt enable` encrypts it (one rewrite of its history)")
+        store.encrypt_enable()
+    return store
 
 
 def open(home: str | os.PathLike[str] | None = None, **kw: Any) -> "Store":  # noqa: A001
@@ -238,6 +245,7 @@ class Store:
         st["memories"] = sum(s["memories"] for s in st["scopes"])
         st.update(self.index_status())
         st["remotes"] = self.remotes()
+        st["encryption"] = self.encryption()
         return st
 
     def info(self) -> dict[str, Any]:
@@ -313,6 +321,37 @@ class Store:
     def index(self):
         """The derived index (gitmem.index.Index): drop_ids, vectors_for, rebuild."""
         return self.recaller.index
+
+    # ---- encryption -----------------------------------------------------------------
+    def encryption(self) -> dict[str, Any]:
+        """Whether the store is encrypted, its key's fingerprint and state."""
+        from . import encryption
+
+        return encryption.status(self.memories)
+
+    def encrypt_enable(self, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+        """Encrypt this store: a new master key, its whole history rewritten sealed."""
+        from . import encryption
+
+        return encryption.enable(self.memories, progress)
+
+    def key_export(self) -> str:
+        """The master key as a key file's text (keep it secret)."""
+        from . import encryption
+
+        return encryption.export_key(self.memories)
+
+    def key_import(self, text: str, source: str = "key file") -> dict[str, Any]:
+        """Install a key made by `key_export` (refused when the store has another one)."""
+        from . import encryption
+
+        return encryption.import_key(self.memories, text, source)
+
+    def key_rotate(self) -> dict[str, Any]:
+        """A new master key; the keyring re-wrapped; the old key opens nothing here."""
+        from . import encryption
+
+        return encryption.rotate(self.memories)
 
     # ---- lifecycle ------------------------------------------------------------------
     def forget(self, ids: Iterable[str], reason: str | None = None, keep_history: bool = False) -> dict[str, Any]:

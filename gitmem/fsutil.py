@@ -20,10 +20,25 @@ from typing import Iterator
 from .errors import ConflictError
 
 
+def private_dir(path: Path) -> bool:
+    """Whether a folder is its owner's alone (an encrypted home's state/: files made in
+    it are 0600 too)."""
+    try:
+        return Path(path).stat().st_mode & 0o077 == 0
+    except OSError:
+        return False
+
+
+def file_mode(folder: Path, mode: int = 0o644) -> int:
+    """`mode`, or 0600 in a private folder."""
+    return 0o600 if private_dir(folder) else mode
+
+
 def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Write via mkstemp + fsync + os.replace so readers never see half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = file_mode(path.parent, mode)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -372,7 +372,7 @@ class Memories:
             new = old + line.encode()
             info["line"] = new.decode("utf-8", "replace").count("\n")
             return {path: new}, self.message(f"append: {day:%Y-%m-%d} {model.summarise(text, 60)}",
-                                             "append", [], scope, red)
+                                             "append", [], scope, red, extra=[("Gitmem-Path", path)])
 
         commit = self.git.commit(scope, build, self.author())
         return {"scope": scope, "commit": commit, "path": path, "line": info["line"]}

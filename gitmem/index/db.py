@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..fsutil import file_lock
+from ..fsutil import file_lock, private_dir
 from ..tokens import term_counts
 from .chunks import Chunk
 
@@ -61,7 +61,12 @@ def connect(path: Path, read_only: bool, retry: float = 10.0):
     delay = 0.005
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            con = duckdb.connect(str(path), read_only=read_only)
+            if not read_only and private_dir(Path(path).parent):
+                for p in (Path(path), Path(str(path) + ".wal")):
+                    if p.exists():
+                        os.chmod(p, 0o600)  # an encrypted home's index holds plaintext
+            return con
         except duckdb.Error as e:
             if not is_lock_error(e) or time.monotonic() > deadline:
                 raise
