@@ -134,7 +134,7 @@ def _master(svc: Memories) -> Master:
 
 def export_key(svc: Memories) -> str:
     m = _master(svc)
-    data = m.to_json()
+    data = m.to_json(export=True)
     data["exported"] = int(time.time())
     data["fingerprint"] = m.fingerprint
     return json.dumps(data, indent=1) + "\n"
@@ -177,6 +177,7 @@ def import_key(svc: Memories, text: str, source: str = "key file") -> dict[str, 
         if have is not None and have.lineage == new.lineage and have.epoch > new.epoch:
             new.advance(have.epoch)
             new.retiring.clear()
+        new.previous = None
         rotated = lineage and lineage != new.lineage
         if rotated and meta is not None and have is not None and have.lineage == lineage:
             # Our keyring was sealed with the old key: re-wrap it under the new one.
@@ -321,7 +322,7 @@ def secure_home(home) -> None:
         os.chmod(home, 0o700)
     except OSError:
         return
-    for p in [home / "state", *home.glob("index.duckdb*"), *home.glob("state/*")]:
+    for p in [home / "state", *home.glob("index.duckdb*"), *(home / "state").rglob("*")]:
         try:
             mode = p.lstat().st_mode
             if stat.S_ISDIR(mode):
@@ -339,6 +340,12 @@ def rotate(svc: Memories) -> dict[str, Any]:
     with git.write_lock(timeout=120.0):
         old = _master(svc)
         new = Master.new()
+        # The successor names its predecessors so other homes can import it over the old
+        # one; the old key stays (as "previous") only until a sync has re-wrapped the
+        # remote's keyring, which may hold keys other homes added meanwhile.
+        new.rotated_from = [old.lineage] + old.rotated_from
+        if git.transport().remotes():
+            new.previous = Master(old.lineage, old.epoch, old.key, dict(old.retiring))
         update = _rewrap(svc, old, new, drop=set(), lineage=new.lineage)
         crypto.save_master(svc.home, new)
         try:
@@ -346,30 +353,9 @@ def rotate(svc: Memories) -> dict[str, Any]:
         except BaseException:
             crypto.save_master(svc.home, old)
             raise
-        # The successor names its predecessors so other homes can import it over the old one.
-        data = new.to_json()
-        data["rotated_from"] = [old.lineage] + list(_predecessors(svc, old))
-        _save_raw(svc, data)
         git.set_encryption(new.lineage)
         git.prune()
     return {"rotated": True, "fingerprint": new.fingerprint, "old_fingerprint": old.fingerprint}
-
-
-def _predecessors(svc: Memories, m: Master) -> list[str]:
-    try:
-        data = json.loads(crypto.master_path(svc.home).read_text())
-        return list(data.get("rotated_from") or [])
-    except (OSError, ValueError):
-        return []
-
-
-def _save_raw(svc: Memories, data: dict[str, Any]) -> None:
-    path = crypto.master_path(svc.home)
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f, indent=1)
-    os.replace(tmp, path)
 
 
 # ---- forget -----------------------------------------------------------------------------
@@ -395,12 +381,20 @@ def begin_shred(svc: Memories, ids: Iterable[str], kids: Iterable[str] = ()) -> 
     return shred
 
 
-def finish_shred(svc: Memories, shred: Shred | None, advance: bool) -> tuple[list[tuple[str, str, str | None]], dict[str, Any]]:
-    """After the rewrite: the keyring without the shredded keys, under the next epoch
-    key when `advance` (this home's own forget). Returns the ref updates to apply with
-    the rewritten refs, and what the ledger record says ({"epoch", "keys"})."""
+def shred_record(svc: Memories, shred: Shred | None, advance: bool) -> dict[str, Any]:
+    """What the ledger record says about a shred: {"epoch", "keys"} ({} for a plain store)."""
     if shred is None:
-        return [], {}
+        return {}
+    epoch = svc.git.codec.master.epoch + (1 if advance else 0)
+    return {"epoch": epoch, "keys": sorted(shred.kids)}
+
+
+def finish_shred(svc: Memories, shred: Shred | None, advance: bool) -> list[tuple[str, str, str | None]]:
+    """After the rewrite and the record (the last writes that may add keys): the keyring
+    without the shredded keys, under the next epoch key when `advance` (this home's own
+    forget). Returns the ref update to apply with the rewritten refs."""
+    if shred is None:
+        return []
     git = svc.git
     codec = git.codec
     old = codec.master
@@ -412,7 +406,7 @@ def finish_shred(svc: Memories, shred: Shred | None, advance: bool) -> tuple[lis
     codec.shredding -= shred.kids
     codec.renew -= shred.names
     codec.forget_master()
-    return [update], {"epoch": new.epoch, "keys": sorted(shred.kids)}
+    return [update]
 
 
 def held(svc: Memories, kids: Iterable[str]) -> set[str]:
@@ -496,16 +490,20 @@ def end_shred(svc: Memories) -> None:
 
 def _drop_retiring(svc: Memories) -> None:
     m = crypto.load_master(svc.home)
-    if m is not None and m.retiring:
+    if m is not None and (m.retiring or m.previous is not None):
         m.retiring.clear()
+        m.previous = None
         crypto.save_master(svc.home, m)
         svc.git.codec.forget_master()
 
 
 # ---- sync -------------------------------------------------------------------------------
 def check_remote(svc: Memories, name: str, remote_lineage: str | None, remote_has_data: bool) -> None:
-    """The remote and this store are both plain, or both sealed with the same lineage."""
+    """The remote and this store are both plain, or both sealed with the same lineage
+    (or the remote with the one this home's `key rotate` replaced: it pushes the new)."""
     local = svc.git.encryption()
+    if local and remote_lineage and remote_lineage != local and _replaced(svc, remote_lineage):
+        return
     if remote_lineage and not local:
         raise RemoteError(f"remote {name} is an encrypted gitmem store and this one is not",
                           hint="nothing was merged; import its key first: `gitmem key import FILE` "
@@ -519,6 +517,19 @@ def check_remote(svc: Memories, name: str, remote_lineage: str | None, remote_ha
                           f"this store: {crypto.fingerprint(local)})",
                           hint="nothing was merged; `gitmem key import FILE` with that store's key "
                                "(after a `key rotate` elsewhere, import the new export)")
+
+
+def _replaced(svc: Memories, lineage: str) -> bool:
+    try:
+        m = crypto.load_master(svc.home)
+    except KeyError_:
+        return False
+    return m is not None and m.previous is not None and m.previous.lineage == lineage
+
+
+def remote_is_ours(svc: Memories, lineage: str | None) -> bool:
+    """Whether a remote marker names this store's key (a marker to adopt)."""
+    return lineage == svc.git.encryption()
 
 
 def shredded(svc: Memories, name: str) -> tuple[int, set[str]]:
@@ -541,12 +552,21 @@ def sync_keyring(svc: Memories, name: str) -> str:
     with git.write_lock(timeout=120.0):
         codec.refresh()
         m = codec.master
-        epoch, kids = shredded(svc, name)
+        # The remote's keyring is at the epoch of every record pushed with it (a forget
+        # moves both in one push); the records themselves are sealed, read after this.
         theirs_ref = tracking_ref(name, KEYRING_REF)
         theirs = git.ref_tip(theirs_ref)
         their_meta = crypto.read_ring_meta(git, theirs)
+        epoch = m.epoch
+        opener = m
         if their_meta is not None:
-            epoch = max(epoch, int(their_meta["epoch"]))
+            if their_meta.get("lineage") != m.lineage:
+                if m.previous is None or their_meta.get("lineage") != m.previous.lineage:
+                    raise RemoteError(f"remote {name}'s keyring belongs to another key",
+                                      hint="`gitmem key import FILE` with that store's key")
+                opener = m.previous  # the keyring from before our `key rotate`
+            else:
+                epoch = max(epoch, int(their_meta["epoch"]))
         new = Master(m.lineage, m.epoch, m.key, dict(m.retiring))
         new.advance(epoch)
         local = git.ref_tip(KEYRING_REF)
@@ -556,7 +576,7 @@ def sync_keyring(svc: Memories, name: str) -> str:
             codec.forget_master()
             codec.refresh()
             return "adopted"
-        extra = [(theirs, m)] if theirs is not None else []
+        extra = [(theirs, opener)] if theirs is not None else []
         update = _rewrap(svc, m, new, drop=set(), lineage=m.lineage, extra=extra)
         how = "merged"
         if theirs is not None and git.commit_obj(update[1]).tree_id == theirs.tree_id:
@@ -579,7 +599,7 @@ def after_push(svc: Memories, name: str, pushed: str | None) -> None:
         return
     meta = crypto.read_ring_meta(git, git.commit_obj(pushed))
     m = crypto.load_master(svc.home)
-    if meta is not None and m is not None and int(meta["epoch"]) >= m.epoch:
+    if meta is not None and m is not None and meta.get("lineage") == m.lineage and int(meta["epoch"]) >= m.epoch:
         _drop_retiring(svc)
 
 

@@ -98,6 +98,10 @@ class PurgePolicy:
         name = path.rsplit("/", 1)[-1]
         if name in self.files:
             return placeholder(name[:-3])
+        if name.endswith(".md") and model.is_id(name[:-3]) and any(n in data for n in self.bneedles):
+            scrubbed = self._scrub_memory(data)
+            if scrubbed is not None:
+                return scrubbed
         out = data
         if name == "MEMORY.md" and self.bids:
             # The generated index names forgotten ids next to (possibly cut) summaries.
@@ -106,6 +110,26 @@ class PurgePolicy:
             if n in out:
                 out = out.replace(n, self.mark)
         return out
+
+    def _scrub_memory(self, data: bytes) -> bytes | None:
+        """Another memory that quotes the forgotten text: scrubbed field by field and
+        written again, so its front matter stays valid YAML (a bare `[forgotten]` inside
+        a plain scalar would not parse). None: not a parseable memory (raw replace)."""
+        try:
+            mem = model.parse(data)
+        except Exception:
+            return None
+
+        def scrub(v: str) -> str:
+            for n in self.bneedles:
+                t = n.decode("utf-8", "replace")
+                if t in v:
+                    v = v.replace(t, self.purge.mark)
+            return v
+        mem = mem.with_(text=scrub(mem.text), summary=scrub(mem.summary),
+                        tags=tuple(scrub(t) for t in mem.tags),
+                        key=scrub(mem.key) if mem.key else mem.key)
+        return model.render(mem)
 
     def message(self, msg: str) -> str:
         for n in self.sneedles:
@@ -368,8 +392,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         if op == "redact" and not updates:
             raise NotFound("the string is in no memory, message or history",
                            hint="nothing was changed")
-        ring_updates, shredded = encryption.finish_shred(svc, shred, advance=record)
-        updates += ring_updates
+
         # 3. The redaction record, moved with the histories it describes.
         rec_path = None
         if record:
@@ -377,9 +400,10 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
                 op, all_ids, time=int(time.time()), who="{} <{}>".format(*svc.identity()),
                 reason=reason, blobs=rw.blobs, commits=rw.commits, blob_map=rw.blob_map,
                 refs=[u for u in updates if ledger.shared_ref(u[0], svc.config)])
-            entry.update(shredded)
+            entry.update(encryption.shred_record(svc, shred, advance=True))
             rec_path, ledger_update = ledger.stage(git, entry, svc.author())
-        git.update_refs(updates + ([ledger_update] if record else []), message=f"gitmem {op}")
+        ring = encryption.finish_shred(svc, shred, advance=record)
+        git.update_refs(updates + ring + ([ledger_update] if record else []), message=f"gitmem {op}")
         encryption.end_shred(svc)
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
         touched = set(all_ids) | _ids_with_replaced_blobs(git, roots, rw.blobs)

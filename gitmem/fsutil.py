@@ -58,7 +58,7 @@ def file_lock(path: Path, timeout: float = 30.0, shared: bool = False) -> Iterat
     """An flock on `path`; the kernel drops it if the process dies, so it is never stale."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, file_mode(path.parent))
     op = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     deadline = time.monotonic() + timeout
     try:
@@ -119,7 +119,7 @@ def pid_lock(path: Path, stale_after: float, what: str = "operation") -> Iterato
     mine = f"{os.getpid()} {int(time.time())}\n"
     for attempt in range(2):
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, file_mode(path.parent))
         except FileExistsError:
             try:
                 pid_s, t_s = path.read_text().split()[:2]

@@ -116,11 +116,15 @@ def _check_remote(svc: Memories, name: str, seen: dict[str, str]) -> None:
                           hint="scopes are main, channel/<name>, project/<key>; remove or rename the others on the remote")
 
 
-def _ensure_meta(svc: Memories, theirs: str | None) -> None:
+def _ensure_meta(svc: Memories, name: str) -> None:
     """This store's marker: the remote's when it has one (so clones agree on one commit
     and no sync pushes it back and forth), else a new one."""
     git = svc.git
+    theirs = git.ref(tracking_ref(name, META_REF))
     local = git.ref(META_REF)
+    if theirs is not None and local is not None and local != theirs and not encryption.remote_is_ours(
+            svc, encryption.read_meta(svc, tracking_ref(name, META_REF))[1]):
+        return  # after `key rotate` here: ours replaces the remote's
     if theirs is not None and local != theirs:
         try:
             git.update_refs([(META_REF, theirs, local)])
@@ -366,7 +370,7 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
         for ref in sorted(r for r in seen if r.startswith(NOTES_PREFIX)):
             _merge_ref(svc, ref, git.ref(tracking_ref(name, ref)), f"merge: notes from {name}",
                        _union_files(svc, notes=True))
-        _ensure_meta(svc, git.ref(tracking_ref(name, META_REF)))
+        _ensure_meta(svc, name)
         # 4. Push, with what the fetch saw as the lease.
         pushes = []
         for s in reports:

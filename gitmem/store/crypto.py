@@ -134,6 +134,11 @@ class Master:
     epoch: int
     key: bytes
     retiring: dict[int, bytes] = field(default_factory=dict)
+    # After `key rotate`: the lineages this key replaced (so another home can import it
+    # over the old one), and the old key itself until a sync has re-wrapped the remote's
+    # keyring under the new one.
+    rotated_from: list[str] = field(default_factory=list)
+    previous: "Master | None" = None
 
     @classmethod
     def new(cls) -> "Master":
@@ -163,17 +168,27 @@ class Master:
             self.key = ratchet(self.key)
             self.epoch += 1
 
-    def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "lineage": self.lineage, "epoch": self.epoch,
-                "key": base64.b64encode(self.key).decode(),
-                "retiring": {str(e): base64.b64encode(k).decode() for e, k in sorted(self.retiring.items())}}
+    def to_json(self, export: bool = False) -> dict[str, Any]:
+        """The key file's content; `export` leaves out the retiring and previous keys
+        (a home that imports it derives what it needs, and holds nothing older)."""
+        out: dict[str, Any] = {"format": FORMAT, "lineage": self.lineage, "epoch": self.epoch,
+                               "key": base64.b64encode(self.key).decode()}
+        if self.rotated_from:
+            out["rotated_from"] = list(self.rotated_from)
+        if not export:
+            out["retiring"] = {str(e): base64.b64encode(k).decode() for e, k in sorted(self.retiring.items())}
+            if self.previous is not None:
+                out["previous"] = self.previous.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data: Any, source: str = "key file") -> "Master":
         try:
             key = base64.b64decode(data["key"], validate=True)
             m = cls(lineage=str(data["lineage"]), epoch=int(data["epoch"]), key=key,
-                    retiring={int(e): base64.b64decode(k) for e, k in (data.get("retiring") or {}).items()})
+                    retiring={int(e): base64.b64decode(k) for e, k in (data.get("retiring") or {}).items()},
+                    rotated_from=[str(x) for x in data.get("rotated_from") or []],
+                    previous=cls.from_json(data["previous"], source) if data.get("previous") else None)
         except (KeyError, TypeError, ValueError) as e:
             raise KeyError_(f"{source} is not a gitmem key file", hint="it should come from `gitmem key export`") from e
         if len(m.key) != KEY_LEN or not re.fullmatch(r"[0-9a-f]{32}", m.lineage):
