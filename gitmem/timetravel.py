@@ -18,17 +18,32 @@ placeholders now) and the ids of any forget commit since that instant (forget
 from __future__ import annotations
 
 import datetime as dt
+from collections import OrderedDict
 
 from . import ledger
 from .memories import AsOf, Memories
 
 __all__ = ["AsOf", "empty_note", "resolve"]
 
+# The answer depends only on `at`, the scopes, their tips and the ledgers' tips: a warm
+# process (the daemon, the MCP server) asking again skips the history walk.
+_RESOLVED: OrderedDict[tuple, AsOf] = OrderedDict()
+
 
 def resolve(svc: Memories, at: str, scopes: list[str]) -> AsOf:
     """The scopes as of `at`, with every id that stays forgotten."""
+    git = svc.git
+    key = (str(svc.home), at, tuple(scopes), tuple(sorted(git.scopes().items())),
+           tuple((r, git.ref(r)) for r in ledger.ledger_refs(git)))
+    out = _RESOLVED.get(key)
+    if out is not None:
+        _RESOLVED.move_to_end(key)
+        return out
     out = svc.as_of(at, scopes)
-    out.forgotten |= ledger.forgotten_ids(svc.git)
+    out.forgotten |= ledger.forgotten_ids(git)
+    _RESOLVED[key] = out
+    while len(_RESOLVED) > 16:
+        _RESOLVED.popitem(last=False)
     return out
 
 

@@ -109,18 +109,21 @@ class Index:
         See index/asof.py. The last two views are kept while the current snapshot lasts."""
         t0 = time.perf_counter()
         base = self.snapshot(progress=progress)
+        base_ms = round((time.perf_counter() - t0) * 1000, 3)
         key = (id(base), tuple(sorted(base.cursors.items())), tuple(sorted(revs.items())),
                frozenset(forgotten), reuse, base.model)
         snap = self._asof.get(key)
         if snap is not None:
             self._asof.move_to_end(key)
-            return snap, {"cached": True, "embedded": 0, "ms": round((time.perf_counter() - t0) * 1000, 3)}
+            return snap, {"cached": True, "embedded": 0, "base_ms": base_ms,
+                          "ms": round((time.perf_counter() - t0) * 1000, 3)}
         snap, info = asof.build(base, self.git, revs, set(forgotten), chunk_lines=int(self._opt("chunk_lines")),
                                 chunk_chars=int(self._opt("chunk_chars")), chunk_cache=self._asof_chunks,
                                 vectors=lambda want: self._cached_or_embedded(want, progress), reuse=reuse)
         self._asof[key] = snap
         while len(self._asof) > 2:
             self._asof.popitem(last=False)[1].close()
+        info["base_ms"] = base_ms
         info["ms"] = round((time.perf_counter() - t0) * 1000, 3)
         return snap, info
 
