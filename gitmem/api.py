@@ -301,7 +301,9 @@ class Store:
     def recall(self, query: str, k: int = 10, scopes: Iterable[str] | None = None, **filters: Any):
         """Hybrid recall: a list of Hit (id, key, scope, type, path, start_line, end_line,
         score, scores, snippet, commit, created). Filters: all_scopes, type, since,
-        archived, mode ("hybrid"|"bm25"|"vector"), mmr, explain, record, progress, cwd."""
+        archived, mode ("hybrid"|"bm25"|"vector"), mmr, explain, record, progress, cwd,
+        at (a revision or date: the memory as it stood then, hits citing those commits;
+        see gitmem.timetravel)."""
         return self.recaller.recall(query, k=k, scopes=scopes, **filters)
 
     @property
@@ -456,11 +458,12 @@ class Store:
 
     # ---- agents ---------------------------------------------------------------------
     def context(self, *, scopes: Iterable[str] | None = None, hours: float | None = None,
-                budget: int | None = None, cwd: str | None = None) -> dict[str, Any]:
-        """The session-start bundle as data (render with context.render_context)."""
+                budget: int | None = None, cwd: str | None = None, at: str | None = None) -> dict[str, Any]:
+        """The session-start bundle as data (render with context.render_context);
+        `at` (a revision or date): the bundle as of then (see gitmem.timetravel)."""
         from .context import context
 
-        return context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd)
+        return context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd, at=at)
 
     def extract(self, transcript: str | os.PathLike[str], *, session: str | None = None,
                 scope: str | None = None, roles: Iterable[str] = ("user",), cwd: str | None = None,

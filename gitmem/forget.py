@@ -23,7 +23,6 @@ its format and what a clone does with it.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -397,7 +396,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         rec_path = None
         if record:
             entry = ledger.new_record(
-                op, all_ids, time=int(time.time()), who="{} <{}>".format(*svc.identity()),
+                op, all_ids, time=int(svc.clock()), who="{} <{}>".format(*svc.identity()),
                 reason=reason, blobs=rw.blobs, commits=rw.commits, blob_map=rw.blob_map,
                 refs=[u for u in updates if ledger.shared_ref(u[0], svc.config)])
             entry.update(encryption.shred_record(svc, shred, advance=True))
