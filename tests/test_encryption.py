@@ -543,3 +543,50 @@ def test_message_sealing_uses_base64_of_the_kid(enc):
     sealed = _codec(enc).encode_message(msg)
     raw = base64.b64decode(sealed.split("\n", 1)[0][len(crypto.MSG_MARK):])
     assert raw[:crypto.KID_LEN].hex() == _codec(enc).name_kid("m:mwsh9roxagxjx")
+
+
+def test_encrypt_enable_with_a_remote_converts_it_and_plain_clones_follow(tmp_path):
+    url = bare(tmp_path)
+    a = gitmem.init(tmp_path / "a")
+    a.remote_add("origin", url)
+    shared = a.remember("shared before encryption CONVERT-1")
+    a.append("journal before encryption CONVERT-2")
+    a.sync()
+    b = gitmem.init(tmp_path / "b")
+    b.remote_add("origin", url)
+    b.sync()
+    b.remember("b wrote this while a encrypted CONVERT-3")  # not synced yet
+    assert b"CONVERT-1" in every_object(url)
+    a.encrypt_enable()
+    a.remember("after encryption CONVERT-4")
+    out = a.sync()
+    assert out["remotes"][0]["refused"] == []
+    # The remote now holds the sealed history only (plain objects are unreachable there:
+    # a host drops them at its gc; here the reachable ones are checked).
+    reach = subprocess.run(["git", "--git-dir", url, "rev-list", "--objects", "--all"], capture_output=True,
+                           text=True, check=True).stdout.split()
+    reach_ids = "\n".join(x for x in reach if len(x) == 40) + "\n"
+    data = subprocess.run(["git", "--git-dir", url, "cat-file", "--batch"], input=reach_ids.encode(),
+                          capture_output=True, check=True).stdout
+    assert b"CONVERT-" not in data
+    assert not a.git.plain_history()
+    # The plain clone: a clean error, then it imports the key and syncs.
+    with pytest.raises(RemoteError, match="encrypted gitmem store and this one is not"):
+        b.sync()
+    b.key_import(a.key_export())
+    assert b.git.plain_history()
+    b.sync()
+    a.sync()
+    assert not b.git.plain_history()
+    for h in (a, b):
+        texts = {m.text for m in h.list()}
+        assert texts == {"shared before encryption CONVERT-1", "b wrote this while a encrypted CONVERT-3",
+                         "after encryption CONVERT-4"}, h.home
+        assert h.get(shared.id).text == "shared before encryption CONVERT-1"
+        assert b"CONVERT-" not in every_object(str(h.git.path)), h.home
+        git("--git-dir", str(h.git.path), "fsck", "--strict")
+    # Shared history sealed on both sides came out commit for commit the same: b's sync
+    # fast-forwarded or merged on top of a's commits, not a parallel copy of them.
+    assert a.git.is_ancestor(a.git.ref("refs/heads/main"), b.git.ref("refs/heads/main")) or \
+        b.git.is_ancestor(b.git.ref("refs/heads/main"), a.git.ref("refs/heads/main"))
+    assert len(list(a.git.walk([a.git.ref("refs/heads/main")]))) <= 6

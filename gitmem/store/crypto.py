@@ -229,9 +229,11 @@ class Aead:
 
     name = "aes-siv"
 
-    def __init__(self, git: Any, lineage: str):
+    def __init__(self, git: Any, lineage: str, plain_ok: bool = False):
         self.git = git
         self.lineage = lineage
+        # Plain blobs read as they are while the store converts (see GitStore.plain_history).
+        self.plain_ok = plain_ok
         self._master: Master | None = None
         self._keys: dict[str, AESSIV] = {}  # kid -> cipher
         self._raw: dict[str, bytes] = {}  # kid -> data key
@@ -362,6 +364,8 @@ class Aead:
 
     def decode(self, path: str, data: bytes) -> bytes:
         if not data.startswith(MAGIC):
+            if self.plain_ok:
+                return data
             raise ValueError("not encrypted (written around gitmem into an encrypted store)")
         return self._open(data[len(MAGIC):], path)
 

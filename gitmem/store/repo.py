@@ -105,7 +105,8 @@ class GitStore:
         except pygit2.GitError as e:
             raise StoreMissing(f"cannot open {self.path}: {e}") from e
         lineage = self.encryption()
-        self.codec: Codec = codec or (crypto.Aead(self, lineage) if lineage else select_codec())
+        self.codec: Codec = codec or (crypto.Aead(self, lineage, self.plain_history()) if lineage
+                                      else select_codec())
         version = self.format_version()
         if version > FORMAT_VERSION:
             raise GitmemError(
@@ -143,11 +144,30 @@ class GitStore:
         except KeyError:
             return None
 
+    def plain_history(self) -> bool:
+        """An encrypted store that still holds plain history (its own, just keyed by
+        `key import`, or a remote's, after `encrypt enable`) until a sync seals it."""
+        try:
+            return self._repo.config.get_bool("gitmem.plainHistory")
+        except (KeyError, pygit2.GitError):
+            return False
+
+    def set_plain_history(self, on: bool) -> None:
+        if on:
+            self._repo.config["gitmem.plainHistory"] = "true"
+        else:
+            try:
+                del self._repo.config["gitmem.plainHistory"]
+            except KeyError:
+                pass
+        if hasattr(self.codec, "plain_ok"):
+            self.codec.plain_ok = on
+
     def set_encryption(self, lineage: str | None) -> None:
         """Mark the store encrypted under `lineage` (None: plain) and switch codecs."""
         if lineage:
             self._repo.config["gitmem.encryption"] = lineage
-            self.codec = crypto.Aead(self, lineage)
+            self.codec = crypto.Aead(self, lineage, self.plain_history())
         else:
             try:
                 del self._repo.config["gitmem.encryption"]
