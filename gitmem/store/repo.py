@@ -444,9 +444,26 @@ class GitStore:
         return self._stage_commit(pack, tip, entries, "gitmem keyring\n", [], sig, None, raw=True).hex()
 
     def publish_keys(self, keyring: str | None) -> None:
+        """Move the keyring ref to a commit stage_keys made (caller holds the write
+        lock). Not fsynced: the commit itself is in the fsynced pack, and a key a lost
+        ref update leaves out is found in it again (crypto.Aead._recover)."""
         if keyring is not None:
-            refmod.write_ref(self.path, crypto.KEYRING_REF, keyring, self.fsync)
-            self.codec.committed()
+            refmod.write_ref(self.path, crypto.KEYRING_REF, keyring, False)
+            self.codec.committed(keyring)
+
+    def orphan_keyrings(self) -> list[Rev]:
+        """Keyring commits no ref names (see publish_keys), newest first."""
+        current = self.ref(crypto.KEYRING_REF)
+        out = []
+        for oid in self._repo.odb:
+            try:
+                obj = self._repo[oid]
+            except (KeyError, ValueError, pygit2.GitError):
+                continue
+            if obj.type == _COMMIT and not obj.parent_ids and obj.message == "gitmem keyring\n" \
+                    and str(obj.id) != current:
+                out.append(Rev(obj))
+        return sorted(out, key=lambda r: -r.time)
 
     def write_raw_commit(self, base: Rev | None, changes: Mapping[str, Change], message: str,
                          author: Signature, parents: list[str]) -> str:
