@@ -590,3 +590,26 @@ def test_encrypt_enable_with_a_remote_converts_it_and_plain_clones_follow(tmp_pa
     assert a.git.is_ancestor(a.git.ref("refs/heads/main"), b.git.ref("refs/heads/main")) or \
         b.git.is_ancestor(b.git.ref("refs/heads/main"), a.git.ref("refs/heads/main"))
     assert len(list(a.git.walk([a.git.ref("refs/heads/main")]))) <= 6
+
+
+def test_a_lost_keyring_ref_update_is_recovered_from_the_pack(enc):
+    """The keyring ref is not fsynced (one ref fsync per write, as in a plain store): a
+    crash can leave it at the previous keyring commit. The key is then found in the
+    unreferenced keyring commit, and the next write puts it back."""
+    first = enc.remember("first memory")
+    before = enc.git.ref("refs/gitmem/keyring")
+    second = enc.remember("second memory, its key only in the newer keyring commit")
+    after = enc.git.ref("refs/gitmem/keyring")
+    assert after != before
+    git("--git-dir", str(enc.git.path), "update-ref", "refs/gitmem/keyring", before)  # the lost update
+    s = gitmem.open(enc.home)
+    assert s.get(second.id).text.startswith("second memory")
+    s.remember("third memory")  # the next write persists the recovered key
+    ring = git("--git-dir", str(enc.git.path), "ls-tree", "-r", "--name-only", "refs/gitmem/keyring")
+    kid = s.git.codec.sealed_kid(subprocess.run(
+        ["git", "--git-dir", str(enc.git.path), "cat-file", "blob", f"main:{s.get(second.id).path}"],
+        capture_output=True, check=True).stdout)
+    assert f"k/{kid[:2]}/{kid}" in ring
+    git("--git-dir", str(enc.git.path), "gc", "--prune=now", "-q")
+    assert gitmem.open(enc.home).get(second.id).text.startswith("second memory")
+    assert gitmem.open(enc.home).get(first.id).text == "first memory"
