@@ -45,6 +45,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ..errors import GitmemError, UsageError
+from .codec import select_codec
 from ..trailers import parse_trailers
 
 KEYRING_REF = "refs/gitmem/keyring"
@@ -244,8 +245,10 @@ class Aead:
     def __init__(self, git: Any, lineage: str, plain_ok: bool = False):
         self.git = git
         self.lineage = lineage
-        # Plain blobs read as they are while the store converts (see GitStore.plain_history).
+        # Plain blobs read through the plain codec while the store converts (see
+        # GitStore.plain_history).
         self.plain_ok = plain_ok
+        self.plain = select_codec()
         self._master: Master | None = None
         self._keys: dict[str, AESSIV] = {}  # kid -> cipher
         self._raw: dict[str, bytes] = {}  # kid -> data key
@@ -407,7 +410,7 @@ class Aead:
     def decode(self, path: str, data: bytes) -> bytes:
         if not data.startswith(MAGIC):
             if self.plain_ok:
-                return data
+                return self.plain.decode(path, data)
             raise ValueError("not encrypted (written around gitmem into an encrypted store)")
         return self._open(data[len(MAGIC):], path)
 
@@ -422,7 +425,7 @@ class Aead:
 
     def decode_message(self, message: str) -> str:
         if not message.startswith(MSG_MARK):
-            return message  # written by plain git
+            return self.plain.decode_message(message)  # plain history, or written by plain git
         first = message.split("\n", 1)[0][len(MSG_MARK):]
         try:
             sealed = base64.b64decode(first, validate=True)
