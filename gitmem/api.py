@@ -80,6 +80,10 @@ class Store:
         """Scopes a read looks at: given ones, all, or the linked project + main."""
         return self.memories.scopes_for_read(scopes, all_scopes, cwd)
 
+    def skipped(self) -> list[dict[str, Any]]:
+        """Malformed memory files that reads so far passed over ({scope, path, error})."""
+        return list(self.memories.skipped)
+
     @property
     def last_redactions(self) -> list[dict[str, Any]]:
         """What the last write redacted (kinds and fields, never the secret)."""
@@ -325,6 +329,13 @@ class Store:
     def index(self):
         """The derived index (gitmem.index.Index): drop_ids, vectors_for, rebuild."""
         return self.recaller.index
+
+    def doctor(self, fix: bool = False) -> list[dict[str, Any]]:
+        """Health checks (repository, malformed memories, index, locks, keys, remotes);
+        `fix` repairs what is safe (index rebuild, stale git locks, permissions)."""
+        from . import doctor
+
+        return doctor.run(self.memories, fix=fix)
 
     # ---- encryption -----------------------------------------------------------------
     def encryption(self) -> dict[str, Any]:

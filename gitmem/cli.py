@@ -58,6 +58,7 @@ COMMANDS: dict[str, str] = {
     "remote": "gitmem.commands.sync:remote",
     "sync": "gitmem.commands.sync:sync",
     "resolve": "gitmem.commands.sync:resolve",
+    "doctor": "gitmem.commands.doctor:doctor",
     # ---- encryption
     "encrypt": "gitmem.commands.keys:encrypt",
     "key": "gitmem.commands.keys:key",
@@ -150,7 +151,15 @@ def pass_store(f: Callable[..., Any]) -> Callable[..., Any]:
 
     @click.pass_context
     def wrapper(ctx: click.Context, *a: Any, **kw: Any) -> Any:
-        return ctx.invoke(f, store_from(ctx), *a, **kw)
+        store = store_from(ctx)
+        try:
+            return ctx.invoke(f, store, *a, **kw)
+        finally:
+            skipped = store.skipped()
+            if skipped:
+                paths = ", ".join(s["path"] for s in skipped[:3]) + (" …" if len(skipped) > 3 else "")
+                click.echo(f"warning: skipped {len(skipped)} malformed memory file(s): {paths} "
+                           "(`gitmem doctor` shows why)", err=True)
 
     wrapper.__name__ = f.__name__
     wrapper.__doc__ = f.__doc__

@@ -24,6 +24,15 @@ class UsageError(GitmemError):
     exit_code = 2
 
 
+class MalformedMemory(UsageError):
+    """A memory file whose front matter does not parse (written by hand or plain git)."""
+
+    def __init__(self, message: str, path: str | None = None, hint: str | None = None):
+        super().__init__(message, hint=hint or "fix the file (`gitmem edit ID`, or plain git); "
+                                              "`gitmem doctor` lists every malformed memory")
+        self.path = path
+
+
 class NotFound(GitmemError):
     """An id, key, revision or path that does not exist."""
 

@@ -110,6 +110,35 @@ def _strip_ours(data: dict[str, Any]) -> int:
     return removed
 
 
+def check_installed(home: Path) -> dict[str, Any]:
+    """For `doctor`: the agent settings gitmem installed into, and what no longer holds
+    (a settings file gone or without gitmem's entries, a launcher or Python that moved)."""
+    problems: list[str] = []
+    files = sorted(_load_installed(home))
+    for f in files:
+        path = Path(f)
+        try:
+            data = _read_settings(path)
+        except UsageError as e:
+            problems.append(f"{f}: {e.message}")
+            continue
+        entries = [h for groups in (data.get("hooks") or {}).values() if isinstance(groups, list)
+                   for g in groups if isinstance(g, dict) for h in (g.get("hooks") or []) if _is_ours(h)]
+        if not path.exists() or not entries:
+            problems.append(f"{f}: gitmem's hooks are gone (`gitmem hooks install AGENT` puts them back)")
+            continue
+        for h in entries:
+            cmd = shlex.split(str(h.get("command", "")))
+            py = next((c.split("=", 1)[1] for c in cmd if c.startswith("GITMEM_PYTHON=")), None)
+            if py and not Path(py).exists():
+                problems.append(f"{f}: its hooks run {py}, which no longer exists (reinstall the hooks)")
+                break
+            if str(launcher_path()) not in cmd:
+                problems.append(f"{f}: its hooks point to another gitmem installation (reinstall the hooks)")
+                break
+    return {"files": files, "problems": problems}
+
+
 def install_agent(config: Config, agent: str, settings: str | os.PathLike[str] | None = None,
                   budget: float | None = None) -> dict[str, Any]:
     """Write gitmem's entries for session start, before each prompt, after each reply and

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import model, scopes as scoping
 from .config import Config
-from .errors import NotFound, UsageError
+from .errors import MalformedMemory, NotFound, UsageError
 from .model import Memory
 from .redact import Redactor
 from .store import Change, Draft, GitStore, Rev, Signature, global_identity, signature
@@ -80,6 +80,8 @@ class Memories:
         self.config = config
         self.home = config.home
         self.git = git or GitStore(config.home, fsync=config.fsync, gc_every=int(config.get("store", "gc_every")))
+        # Malformed memory files passed over by list/iter_memories ({scope, path, error}).
+        self.skipped: list[dict[str, Any]] = []
         # Where write times come from (commit times, ids, created/updated): the wall
         # clock, or a fixed one for tests and benchmarks that build a dated history.
         self.clock: Callable[[], float] = time.time
@@ -195,9 +197,22 @@ class Memories:
                     yield path, oid
 
     def iter_memories(self, scope: str, rev: Rev | None = None, archived: bool = False) -> Iterator[Memory]:
+        """Every memory of a tree; a malformed file (front matter written by hand that
+        does not parse) is skipped and noted in `self.skipped`, not fatal to the rest."""
         rev = rev if rev is not None else self.git.tip(scope)
         for path, _ in self.memory_files(rev, archived=archived):
-            yield self.load(rev, path, scope)
+            mem = self._load_or_skip(rev, path, scope)
+            if mem is not None:
+                yield mem
+
+    def _load_or_skip(self, rev: Rev, path: str, scope: str) -> Memory | None:
+        try:
+            return self.load(rev, path, scope)
+        except MalformedMemory as e:
+            entry = {"scope": scope, "path": path, "error": e.message}
+            if entry not in self.skipped:
+                self.skipped.append(entry)
+            return None
 
     def list(self, scopes: Iterable[str], *, type: str | None = None, archived: bool = False) -> list[Memory]:  # noqa: A002
         """Live memories of the scopes, newest first."""
@@ -207,7 +222,9 @@ class Memories:
             if tip is None:
                 continue
             for path, _ in self.memory_files(tip, archived=archived, type=type):
-                out.append(self.load(tip, path, s))
+                mem = self._load_or_skip(tip, path, s)
+                if mem is not None:
+                    out.append(mem)
         out.sort(key=lambda m: m.id, reverse=True)
         return out
 

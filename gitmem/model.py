@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from .errors import UsageError
+from .errors import MalformedMemory, UsageError
 
 FORMAT_VERSION = 1
 DEFAULT_IMPORTANCE = 5
@@ -186,7 +186,10 @@ def split_front_matter(text: str, *, parse: bool = True, path: str | None = None
     try:
         loaded = yaml.load(text[4 : end + 1], Loader=_Loader)
     except yaml.YAMLError as e:
-        raise UsageError(f"bad front matter in {path or 'memory'}: {e}") from e
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        mark = getattr(e, "problem_mark", None)
+        where = f" (front matter line {mark.line + 1})" if mark is not None else ""
+        raise MalformedMemory(f"bad front matter in {path or 'memory'}: {problem}{where}", path=path) from e
     return (loaded if isinstance(loaded, dict) else {}), body
 
 
@@ -205,21 +208,30 @@ def parse(data: bytes, *, path: str | None = None) -> Memory:
             return normalise_when(v)
         return "" if v is None else str(v)
 
+    def _list(v: Any) -> list[Any]:
+        # Hand-written front matter: `tags: ops` means one tag, a mapping means none.
+        if v is None or isinstance(v, dict):
+            return []
+        return list(v) if isinstance(v, (list, tuple)) else [v]
+
+    def _dict(v: Any) -> dict[str, Any]:
+        return dict(v) if isinstance(v, dict) else {}
+
     key = fm.get("key")
     return Memory(
         id=mem_id,
         text=body,
         type=str(fm.get("type") or "note"),
-        summary=_str(fm.get("summary")),
+        summary=_str(fm.get("summary")) or summarise(body),
         importance=imp,
-        tags=tuple(str(t) for t in (fm.get("tags") or [])),
+        tags=tuple(str(t) for t in _list(fm.get("tags"))),
         created=_str(fm.get("created")),
         updated=_str(fm.get("updated")),
-        source=dict(fm.get("source") or {}),
+        source=_dict(fm.get("source")),
         key=None if key is None else str(key),
-        links=tuple(dict(x) for x in (fm.get("links") or []) if isinstance(x, dict)),
-        supersedes=tuple(str(s) for s in (fm.get("supersedes") or [])),
-        metadata=dict(fm.get("metadata") or {}),
+        links=tuple(dict(x) for x in _list(fm.get("links")) if isinstance(x, dict)),
+        supersedes=tuple(str(s) for s in _list(fm.get("supersedes"))),
+        metadata=_dict(fm.get("metadata")),
         path=path,
     )
 

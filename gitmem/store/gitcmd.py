@@ -41,6 +41,16 @@ def run(git_dir: Path | str | None, *args: str, input: bytes | None = None, chec
     return res.stdout.decode(errors="replace")
 
 
+def run_status(git_dir: Path | str, *args: str, timeout: float | None = None) -> tuple[int, str]:
+    """Run git; (exit code, stdout and stderr together) without raising on failure."""
+    try:
+        res = subprocess.run(["git", f"--git-dir={git_dir}", *args], capture_output=True, env=git_env(),
+                             timeout=timeout)
+    except FileNotFoundError as e:
+        raise GitmemError("the git command is not installed", hint="install git 2.30 or newer") from e
+    return res.returncode, (res.stdout + res.stderr).decode(errors="replace")
+
+
 def background(git_dir: Path, args: list[str], lock_path: Path, wait: bool = False) -> None:
     """Run a git maintenance command detached, at most one of each kind at a time."""
     cmd = ["git", f"--git-dir={git_dir}", *args]

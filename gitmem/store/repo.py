@@ -213,7 +213,12 @@ class GitStore:
         target = self.ref(name)
         if target is None:
             return None
-        return Rev(self._repo[target].peel(pygit2.Commit))
+        try:
+            return Rev(self._repo[target].peel(pygit2.Commit))
+        except (KeyError, ValueError, pygit2.GitError) as e:
+            raise CorruptObject(f"{name} points to {target[:12]}, which is missing or not a commit",
+                                hint="`gitmem doctor` checks the repository; delete or repair the ref "
+                                     f"(`git --git-dir {self.path} update-ref -d {name}`)") from e
 
     def commit_obj(self, rev: str) -> Rev:
         """A revision (id, abbreviation, ref, `main~2`) as a Rev."""
@@ -598,6 +603,31 @@ class GitStore:
         out = gitcmd.run(self.path, "rev-list", "--objects", "--stdin",
                          input=("\n".join(tips + hide) + "\n").encode())
         return {line.split(" ", 1)[0] for line in out.splitlines() if line}
+
+    # ---- health (doctor) ----------------------------------------------------------
+    def fsck(self) -> list[str]:
+        """`git fsck --strict` of the repository: the problems it reports ([] if clean)."""
+        with self.maintenance_paused():
+            code, out = gitcmd.run_status(self.path, "fsck", "--strict", "--no-dangling", "--no-progress")
+        lines = [ln for ln in out.splitlines() if ln.strip()]
+        return lines or (["git fsck failed"] if code != 0 else [])
+
+    def stale_locks(self, age: float = 60.0) -> list[Path]:
+        """git `*.lock` files older than `age` seconds (left by a killed process)."""
+        now = time.time()
+        out = []
+        for p in self.path.rglob("*.lock"):
+            try:
+                if p.is_file() and now - p.stat().st_mtime > age:
+                    out.append(p)
+            except OSError:
+                continue
+        return sorted(out)
+
+    def remove_lock(self, path: Path) -> None:
+        """Remove a stale git lock file (under the store's write lock)."""
+        with self.write_lock():
+            Path(path).unlink(missing_ok=True)
 
     # ---- maintenance --------------------------------------------------------------
     def maintenance_paused(self, timeout: float = 120.0):
