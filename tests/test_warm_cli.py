@@ -120,6 +120,26 @@ def same(home, *args, **kw):
     return warm
 
 
+def test_each_served_command_prints_the_same_bytes_either_way(filled, daemon, gm_home):
+    """The default run's check: every command the daemon serves, with --json, a usage
+    error and a not-found error among them."""
+    mid = filled.locate("deploy-window")[1]
+    for args, code in ((("recall", "deploy", "--json", "-k", "3"), 0),
+                       (("get", "deploy-window"), 0),
+                       (("get", "no-such-memory"), 4),
+                       (("list",), 0),
+                       (("context",), 0),
+                       (("changes", "--cursor", "c1", "--from-start", "--peek", "--json"), 0),
+                       (("status",), 0),
+                       (("remember", "x", "--importance", "99"), 2),
+                       (("append", "--scope", "nope nope", "text"), 2)):
+        res = same(gm_home, *args)
+        assert res.returncode == code, (args, res.stderr)
+        assert (res.stderr.startswith(b"error: ") and b"\nhint: " in res.stderr) if code else res.stdout
+    assert json.loads(same(gm_home, "recall", "deploy", "--json").stdout)[0]["id"] == mid
+
+
+@pytest.mark.slow
 def test_read_commands_print_the_same_bytes_either_way(filled, daemon, gm_home):
     mems = {m.key or m.summary[:8]: m for m in filled.list(all_scopes=True)}
     mid = mems["deploy-window"].id
@@ -151,6 +171,7 @@ def test_read_commands_print_the_same_bytes_either_way(filled, daemon, gm_home):
     assert json.loads(same(gm_home, "recall", "deploy", "--json").stdout)[0]["id"] == mid
 
 
+@pytest.mark.slow
 def test_errors_and_usage_errors_are_the_same(filled, daemon, gm_home):
     cases = [
         (("get", "no-such-memory"), 4),
@@ -172,6 +193,7 @@ def test_errors_and_usage_errors_are_the_same(filled, daemon, gm_home):
         assert b"Traceback" not in res.stderr
 
 
+@pytest.mark.slow
 def test_stdin_and_terminal_detection_are_the_clients(filled, daemon, gm_home):
     # stdin is a terminal: `remember` without TEXT refuses instead of waiting for input.
     res = same(gm_home, "remember", stdin_tty=True)
@@ -200,6 +222,7 @@ def _masked(out: bytes, ids) -> bytes:
     return re.sub(rb"\b[0-9a-f]{10,40}\b", b"<commit>", out)
 
 
+@pytest.mark.slow
 def test_writes_do_the_same_and_say_the_same(filled, daemon, gm_home):
     """A write differs only in its new id and commit: the rest of the output, and the
     memory written, are the same either way."""
@@ -221,6 +244,7 @@ def test_writes_do_the_same_and_say_the_same(filled, daemon, gm_home):
     assert warm == cold
 
 
+@pytest.mark.slow
 def test_the_clients_session_agent_cwd_and_relative_home(filled, daemon, gm_home, tmp_path):
     n = _requests(gm_home)
     warm = _gitmem("remember", "Gamma: written by the bot.", "--json",
@@ -250,6 +274,7 @@ def test_the_clients_session_agent_cwd_and_relative_home(filled, daemon, gm_home
     assert json.loads(warm.stdout)["scope"] == "project/widget"
 
 
+@pytest.mark.slow
 def test_another_processes_writes_are_seen(filled, daemon, gm_home):
     before = same(gm_home, "list", "--json")
     filled.remember("Zeta: added by another process, not through the daemon.", created=OLD.format(8))
@@ -261,6 +286,7 @@ def test_another_processes_writes_are_seen(filled, daemon, gm_home):
     assert json.loads(res.stdout)["memories"] == len(json.loads(after.stdout)) + 1  # + channel/office
 
 
+@pytest.mark.slow
 def test_another_configuration_runs_in_process(filled, daemon, gm_home):
     """A client with other GITMEM_* settings is not served: its own limits apply."""
     res = _gitmem("remember", "longer than twenty bytes, surely", env={"GITMEM_MAX_TEXT_BYTES": "20"})
@@ -301,3 +327,18 @@ def test_no_autostart_by_default(filled, gm_home):
     assert _gitmem("list").returncode == 0
     time.sleep(0.3)
     assert not serve_client.running(gm_home) and not serve_client.socket_path(gm_home).exists()
+
+
+@pytest.mark.slow
+def test_mcp_search_asks_the_daemon(filled, daemon, gm_home):
+    from test_mcp import _payload, run_session
+
+    async def scenario(s):
+        n = _requests(gm_home)
+        out = _payload(await s.call_tool("memory_search", {"query": "when do we deploy", "k": 3}))
+        return out, _requests(gm_home) - n
+
+    out, asked = run_session(scenario)
+    assert asked == 2  # the search (and our status call) went to the daemon
+    assert [h["id"] for h in out["results"]] == [h.id for h in filled.recall("when do we deploy", k=3)]
+    assert filled.receipts()[-1]["kind"] == "mcp-search"  # the MCP server still records what it showed
