@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+from .fsutil import file_mode
+
 LOG_NAME = "access.log"
 
 
@@ -27,7 +29,7 @@ def record(home: Path, ids: Iterable[str], kind: str = "recall", when: float | N
     data = "".join(json.dumps({"id": i, "t": ts, "k": kind}) + "\n" for i in ids).encode()
     path = log_path(home)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, file_mode(path.parent))
     try:
         os.write(fd, data)
     finally:

@@ -23,11 +23,18 @@ __all__ = ["ImportResult", "INTERNAL_TYPES", "LogEntry", "Store", "daily_path", 
            "open", "read_jsonl"]
 
 
-def init(home: str | os.PathLike[str] | None = None, **kw: Any) -> "Store":
-    """Create a store (idempotent) and open it."""
+def init(home: str | os.PathLike[str] | None = None, *, encrypt: bool = False, **kw: Any) -> "Store":
+    """Create a store (idempotent) and open it. `encrypt`: a new store starts encrypted
+    (an existing plain one with memories is refused: see Store.encrypt_enable)."""
     cfg = load_config(home, **kw)
     GitStore.init(cfg.home)
-    return Store(cfg)
+    store = Store(cfg)
+    if encrypt and not store.git.encryption():
+        if any(store.git.scopes().values()):
+            raise UsageError("this store already holds plain memories",
+                             hint="`gitmem encrypt enable` encrypts it (one rewrite of its history)")
+        store.encrypt_enable()
+    return store
 
 
 def open(home: str | os.PathLike[str] | None = None, **kw: Any) -> "Store":  # noqa: A001
@@ -256,6 +263,7 @@ class Store:
         st["memories"] = sum(s["memories"] for s in st["scopes"])
         st.update(self.index_status())
         st["remotes"] = self.remotes()
+        st["encryption"] = self.encryption()
         return st
 
     def info(self) -> dict[str, Any]:
@@ -311,7 +319,9 @@ class Store:
     def recall(self, query: str, k: int = 10, scopes: Iterable[str] | None = None, **filters: Any):
         """Hybrid recall: a list of Hit (id, key, scope, type, path, start_line, end_line,
         score, scores, snippet, commit, created). Filters: all_scopes, type, since,
-        archived, mode ("hybrid"|"bm25"|"vector"), mmr, explain, record, progress, cwd."""
+        archived, mode ("hybrid"|"bm25"|"vector"), mmr, explain, record, progress, cwd,
+        at (a revision or date: the memory as it stood then, hits citing those commits;
+        see gitmem.timetravel)."""
         return self.recaller.recall(query, k=k, scopes=scopes, **filters)
 
     @property
@@ -331,6 +341,37 @@ class Store:
     def index(self):
         """The derived index (gitmem.index.Index): drop_ids, vectors_for, rebuild."""
         return self.recaller.index
+
+    # ---- encryption -----------------------------------------------------------------
+    def encryption(self) -> dict[str, Any]:
+        """Whether the store is encrypted, its key's fingerprint and state."""
+        from . import encryption
+
+        return encryption.status(self.memories)
+
+    def encrypt_enable(self, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+        """Encrypt this store: a new master key, its whole history rewritten sealed."""
+        from . import encryption
+
+        return encryption.enable(self.memories, progress)
+
+    def key_export(self) -> str:
+        """The master key as a key file's text (keep it secret)."""
+        from . import encryption
+
+        return encryption.export_key(self.memories)
+
+    def key_import(self, text: str, source: str = "key file") -> dict[str, Any]:
+        """Install a key made by `key_export` (refused when the store has another one)."""
+        from . import encryption
+
+        return encryption.import_key(self.memories, text, source)
+
+    def key_rotate(self) -> dict[str, Any]:
+        """A new master key; the keyring re-wrapped; the old key opens nothing here."""
+        from . import encryption
+
+        return encryption.rotate(self.memories)
 
     # ---- lifecycle ------------------------------------------------------------------
     def forget(self, ids: Iterable[str], reason: str | None = None, keep_history: bool = False) -> dict[str, Any]:
@@ -435,11 +476,12 @@ class Store:
 
     # ---- agents ---------------------------------------------------------------------
     def context(self, *, scopes: Iterable[str] | None = None, hours: float | None = None,
-                budget: int | None = None, cwd: str | None = None) -> dict[str, Any]:
-        """The session-start bundle as data (render with context.render_context)."""
+                budget: int | None = None, cwd: str | None = None, at: str | None = None) -> dict[str, Any]:
+        """The session-start bundle as data (render with context.render_context);
+        `at` (a revision or date): the bundle as of then (see gitmem.timetravel)."""
         from .context import context
 
-        return context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd)
+        return context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd, at=at)
 
     def extract(self, transcript: str | os.PathLike[str], *, session: str | None = None,
                 scope: str | None = None, roles: Iterable[str] = ("user",), cwd: str | None = None,

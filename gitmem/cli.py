@@ -58,6 +58,9 @@ COMMANDS: dict[str, str] = {
     "remote": "gitmem.commands.sync:remote",
     "sync": "gitmem.commands.sync:sync",
     "resolve": "gitmem.commands.sync:resolve",
+    # ---- encryption
+    "encrypt": "gitmem.commands.keys:encrypt",
+    "key": "gitmem.commands.keys:key",
 }
 
 
@@ -130,7 +133,7 @@ def cli(ctx: click.Context, home: str | None, session: str | None, agent: str | 
     ctx.obj.update(home=home, session=session, agent=agent)
 
 
-def store_from(ctx: click.Context, create: bool = False):
+def store_from(ctx: click.Context, create: bool = False, encrypt: bool = False):
     """Open (or create) the store named by the global options."""
     from . import api
 
@@ -138,7 +141,7 @@ def store_from(ctx: click.Context, create: bool = False):
     o = root.obj or {}
     kw = dict(session=o.get("session"), agent=o.get("agent"))
     if create:
-        return api.init(o.get("home"), **kw)
+        return api.init(o.get("home"), encrypt=encrypt, **kw)
     return api.open(o.get("home"), **kw)
 
 

@@ -44,11 +44,16 @@ class _Item:
 
 def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float | None = None,
             budget: int | None = None, cwd: str | None = None, now: dt.datetime | None = None,
-            record: bool = True) -> dict[str, Any]:
+            record: bool = True, at: str | None = None) -> dict[str, Any]:
     """The session-start bundle as data: preferences, MEMORY.md, recent memories and
     journal lines, top memories by weight; fitted to `budget` tokens, counting what was
     left out. Quarantined memories, and any text with injection phrasing, are never
-    included (`withheld` counts such memories)."""
+    included (`withheld` counts such memories).
+
+    `at` (a revision or date): the bundle a session would have got then, from each
+    scope as it stood at that instant (gitmem.timetravel), "the last hours" counted
+    back from it; forgotten memories stay out, and no use is counted (`as_of` says
+    which commits; `note` why there is nothing)."""
     hours = float(svc.config.get("capture", "context_hours") if hours is None else hours)
     budget = int(svc.config.get("capture", "context_budget") if budget is None else budget)
     if hours < 0 or budget < 0:
@@ -58,6 +63,19 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
         chosen = [s for s in (model.check_scope(x) for x in scopes) if s in existing]
     else:
         chosen = scoping.session_scopes(svc.config, existing, cwd)
+    revs: dict[str, Any] = {}
+    forgotten: set[str] = set()
+    as_of = note = None
+    if at is not None:
+        from . import timetravel
+
+        asof = timetravel.resolve(svc, at, chosen)
+        asked = list(chosen)
+        chosen = [s for s in chosen if s in asof.revs] + [s for s in asof.revs if s not in chosen]
+        revs, forgotten = asof.revs, asof.forgotten
+        now = dt.datetime.fromtimestamp(asof.time, dt.timezone.utc)
+        as_of = {"at": at, "time": asof.iso(), "commits": {s: asof.revs[s].id for s in chosen}}
+        note = timetravel.empty_note(svc, asof, asked)
     now = now or dt.datetime.now(dt.timezone.utc)
     now_ts = now.timestamp()
     since = now_ts - hours * 3600
@@ -67,8 +85,10 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     journal: list[dict[str, Any]] = []
     withheld = 0
     for s in chosen:
-        tip = svc.git.tip(s)
+        tip = revs[s] if at is not None else svc.git.tip(s)
         for m in svc.iter_memories(s, tip):
+            if m.id in forgotten:
+                continue
             if m.type == "quarantine" or suspect(m.text):
                 withheld += 1
             else:
@@ -112,7 +132,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     candidates += [mem_item("top", m) for m in top]
     # The framing (header, the "left out" line with its fetch hints, the closing tag)
     # is part of the budget: a budget below it is refused rather than exceeded.
-    overhead = framing_tokens(chosen, hours, budget, now) + 4 * len(
+    overhead = framing_tokens(chosen, hours, budget, now, at) + 4 * len(
         {it.section for it in candidates})  # section titles
     if budget < overhead:
         raise UsageError(f"--budget {budget} is below the {overhead} tokens the framing itself takes",
@@ -143,7 +163,8 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     for d in placed["memory_md"]:
         shown_md.setdefault(d["scope"], []).append(d["line"])
     if record and seen_ids:
-        access.record(svc.home, sorted(seen_ids), kind="context")
+        if at is None:  # a look back is not a use of what is known now
+            access.record(svc.home, sorted(seen_ids), kind="context")
         by_id = {m.id: m for m in mems}  # commit and path known: no lookups for the receipt
         receipts.record(svc, "context", None, [
             {"id": m.id, "scope": m.scope, "commit": m.commit, "path": m.path}
@@ -151,7 +172,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     fetch = []
     if omitted["memories"]:
         fetch.append(" ".join(["gitmem list"] + [f"--scope {s}" for s in chosen]))
-        fetch.append('gitmem recall "<topic>"')
+        fetch.append('gitmem recall "<topic>"' + (f" --at {at}" if at is not None else ""))
     if omitted["journal"]:
         fetch.append(f"gitmem get daily/{now:%Y-%m-%d}.md --scope {journal[0]['scope']}")
     if omitted["memory_md"]:
@@ -163,10 +184,10 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
             "preferences": placed["preferences"], "memory_md": shown_md, "recent": placed["recent"],
             "journal": placed["journal"], "top": placed["top"], "omitted": omitted, "fetch": fetch,
             "withheld": withheld,
-            "total_memories": len(mems)}
+            "total_memories": len(mems), **({"as_of": as_of, "note": note} if at is not None else {})}
 
 
-def framing_tokens(scopes: list[str], hours: float, budget: int, now: dt.datetime) -> int:
+def framing_tokens(scopes: list[str], hours: float, budget: int, now: dt.datetime, at: str | None = None) -> int:
     """Tokens of the context with nothing in it but the header, the longest "left out"
     line and the closing tag."""
     many = 10 ** 6
@@ -174,10 +195,13 @@ def framing_tokens(scopes: list[str], hours: float, budget: int, now: dt.datetim
               "generated": now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
               "preferences": [], "memory_md": {}, "recent": [], "journal": [], "top": [],
               "omitted": {"memories": many, "journal": many, "memory_md": many},
-              "fetch": [" ".join(["gitmem list"] + [f"--scope {s}" for s in scopes]), 'gitmem recall "<topic>"',
+              "fetch": [" ".join(["gitmem list"] + [f"--scope {s}" for s in scopes]),
+                        'gitmem recall "<topic>"' + (f" --at {at}" if at is not None else ""),
                         f"gitmem get daily/{now:%Y-%m-%d}.md --scope {scopes[0] if scopes else 'main'}",
                         f"gitmem get MEMORY.md --scope {scopes[0] if scopes else 'main'}"],
               "withheld": 0, "total_memories": 0}
+    if at is not None:
+        bundle["as_of"] = {"at": at, "time": bundle["generated"], "commits": {}}
     return count_tokens(render_context(bundle))
 
 

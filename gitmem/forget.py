@@ -23,12 +23,11 @@ its format and what a clone does with it.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import access, ledger, model, receipts
+from . import access, encryption, ledger, model, receipts
 from .errors import NotFound, UsageError
 from .memories import Memories, key_path
 from .store import SCOPE_PREFIX, Change, GitStore
@@ -98,6 +97,10 @@ class PurgePolicy:
         name = path.rsplit("/", 1)[-1]
         if name in self.files:
             return placeholder(name[:-3])
+        if name.endswith(".md") and model.is_id(name[:-3]) and any(n in data for n in self.bneedles):
+            scrubbed = self._scrub_memory(data)
+            if scrubbed is not None:
+                return scrubbed
         out = data
         if name == "MEMORY.md" and self.bids:
             # The generated index names forgotten ids next to (possibly cut) summaries.
@@ -106,6 +109,26 @@ class PurgePolicy:
             if n in out:
                 out = out.replace(n, self.mark)
         return out
+
+    def _scrub_memory(self, data: bytes) -> bytes | None:
+        """Another memory that quotes the forgotten text: scrubbed field by field and
+        written again, so its front matter stays valid YAML (a bare `[forgotten]` inside
+        a plain scalar would not parse). None: not a parseable memory (raw replace)."""
+        try:
+            mem = model.parse(data)
+        except Exception:
+            return None
+
+        def scrub(v: str) -> str:
+            for n in self.bneedles:
+                t = n.decode("utf-8", "replace")
+                if t in v:
+                    v = v.replace(t, self.purge.mark)
+            return v
+        mem = mem.with_(text=scrub(mem.text), summary=scrub(mem.summary),
+                        tags=tuple(scrub(t) for t in mem.tags),
+                        key=scrub(mem.key) if mem.key else mem.key)
+        return model.render(mem)
 
     def message(self, msg: str) -> str:
         for n in self.sneedles:
@@ -299,7 +322,7 @@ def remove_live(svc: Memories, scope: str, ids: Iterable[str], reason: str | Non
 
 def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
                   clean: Iterable[str] = (), commits: dict[str, str] | None = None,
-                  blob_map: dict[str, str] | None = None) -> dict[str, Any] | None:
+                  blob_map: dict[str, str] | None = None, keys: Iterable[str] = ()) -> dict[str, Any] | None:
     """Apply redaction records another clone wrote (sync): purge their ids and blobs
     from every local ref, tracking refs of remotes included, the same way, without a
     new record. None when nothing here holds them. History reachable from `clean`
@@ -314,18 +337,21 @@ def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
     hits = {i: {b for b in bs if i == "" or git.blob(b, f"{i}.md") != placeholder(i)}
             for i, bs in found.items()}
     hits = {i: bs for i, bs in hits.items() if bs}
-    if not hits:
+    # Data keys a record shredded that this store still holds: whatever here is sealed
+    # with them is re-sealed (an encrypted store), even where no id matched.
+    keys = encryption.held(svc, keys)
+    if not hits and not keys:
         return None
     return _purge(svc, ids=[i for i in ids if i in hits], text=None,
                   reason="applied from the redaction ledger", record=False, blob_ids=blob_ids,
-                  known=commits, known_blobs=blob_map, found=found)
+                  known=commits, known_blobs=blob_map, found=found, keys=keys)
 
 
 def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, *,
            record: bool = True, blob_ids: set[str] = frozenset(),
            known: dict[str, str] | None = None,
            known_blobs: dict[str, str] | None = None,
-           found: dict[str, set[str]] | None = None) -> dict[str, Any]:
+           found: dict[str, set[str]] | None = None, keys: Iterable[str] = ()) -> dict[str, Any]:
     git = svc.git
     op = "forget" if ids or not record else "redact"
     with git.write_lock(timeout=120.0):
@@ -339,6 +365,9 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
             raise NotFound(f"no memory {missing[0]} in any scope or history",
                            hint="`gitmem list` shows ids; `gitmem log` shows history")
         all_ids = sorted(purge.ids & found)
+        # 0. An encrypted store: the forgotten memories' data keys are shredded, so what
+        # the rewrite keeps that was sealed with them is re-sealed under fresh keys.
+        shred = encryption.begin_shred(svc, all_ids, keys)
         # 1. The revert commits.
         # Applying another clone's record rewrites history only: the live copies go by
         # merging the remote (which has that clone's revert) or by remove_live after it,
@@ -349,6 +378,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         for scope, c in reverts.items():
             start[SCOPE_PREFIX + scope] = c
         rw = rewrite(git, start, PurgePolicy(purge), known=known, known_blobs=known_blobs)
+        rw = encryption.reseal(svc, shred, start, rw)
         if op == "redact":
             # Scopes the string never touched keep their history: drop their audit commit.
             for scope, c in reverts.items():
@@ -361,15 +391,19 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         if op == "redact" and not updates:
             raise NotFound("the string is in no memory, message or history",
                            hint="nothing was changed")
+
         # 3. The redaction record, moved with the histories it describes.
         rec_path = None
         if record:
             entry = ledger.new_record(
-                op, all_ids, time=int(time.time()), who="{} <{}>".format(*svc.identity()),
+                op, all_ids, time=int(svc.clock()), who="{} <{}>".format(*svc.identity()),
                 reason=reason, blobs=rw.blobs, commits=rw.commits, blob_map=rw.blob_map,
                 refs=[u for u in updates if ledger.shared_ref(u[0], svc.config)])
+            entry.update(encryption.shred_record(svc, shred, advance=True))
             rec_path, ledger_update = ledger.stage(git, entry, svc.author())
-        git.update_refs(updates + ([ledger_update] if record else []), message=f"gitmem {op}")
+        ring = encryption.finish_shred(svc, shred, advance=record)
+        git.update_refs(updates + ring + ([ledger_update] if record else []), message=f"gitmem {op}")
+        encryption.end_shred(svc)
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
         touched = set(all_ids) | _ids_with_replaced_blobs(git, roots, rw.blobs)
         git.prune()

@@ -20,10 +20,25 @@ from typing import Iterator
 from .errors import ConflictError
 
 
+def private_dir(path: Path) -> bool:
+    """Whether a folder is its owner's alone (an encrypted home's state/: files made in
+    it are 0600 too)."""
+    try:
+        return Path(path).stat().st_mode & 0o077 == 0
+    except OSError:
+        return False
+
+
+def file_mode(folder: Path, mode: int = 0o644) -> int:
+    """`mode`, or 0600 in a private folder."""
+    return 0o600 if private_dir(folder) else mode
+
+
 def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Write via mkstemp + fsync + os.replace so readers never see half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = file_mode(path.parent, mode)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -43,7 +58,7 @@ def file_lock(path: Path, timeout: float = 30.0, shared: bool = False) -> Iterat
     """An flock on `path`; the kernel drops it if the process dies, so it is never stale."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, file_mode(path.parent))
     op = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     deadline = time.monotonic() + timeout
     try:
@@ -104,7 +119,7 @@ def pid_lock(path: Path, stale_after: float, what: str = "operation") -> Iterato
     mine = f"{os.getpid()} {int(time.time())}\n"
     for attempt in range(2):
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, file_mode(path.parent))
         except FileExistsError:
             try:
                 pid_s, t_s = path.read_text().split()[:2]

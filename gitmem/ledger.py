@@ -79,3 +79,14 @@ def records(git: GitStore, ref: str = REDACTIONS_REF) -> Iterator[tuple[str, dic
         data = git.read(tip, path)
         if data is not None and path.endswith(".json"):
             yield path, json.loads(data)
+
+
+def forgotten_ids(git: GitStore) -> set[str]:
+    """Every id a forget purged, by this clone or (records fetched from remotes)
+    another: such an id never comes back, not even in a look at an old commit."""
+    out: set[str] = set()
+    for ref in ledger_refs(git):
+        for _, rec in records(git, ref):
+            if rec.get("op") == "forget":
+                out.update(i for i in rec.get("ids") or () if isinstance(i, str))
+    return out

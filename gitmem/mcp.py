@@ -44,13 +44,16 @@ def build_server(store: "Store", *, allow_redact: bool = False):
     @server.tool(annotations=read_only)
     def memory_search(query: str, k: int = 10, scopes: list[str] | None = None,
                       type: str | None = None, all_scopes: bool = False,  # noqa: A002
-                      since: str | None = None, archived: bool = False) -> dict[str, Any]:
+                      since: str | None = None, archived: bool = False, at: str | None = None) -> dict[str, Any]:
         """Search memories (full text + meaning). Returns hits with id, scope, type,
         summary snippet, path and line range, score and commit. By default the linked
         project, the default scope and main are searched; all_scopes searches every
         scope. since: only memories created on or after a date (2024-05-01); archived:
-        include memories retired to archive/."""
+        include memories retired to archive/; at: a date or commit id, to search the
+        memory as it stood then (hits cite that commit; forgotten ones stay out)."""
         filters: dict[str, Any] = {"type": type} if type else {}
+        if at:
+            filters["at"] = at
         if all_scopes:
             filters["all_scopes"] = True
         if since:
@@ -65,7 +68,10 @@ def build_server(store: "Store", *, allow_redact: bool = False):
             store.record_receipt("mcp-search", query, hits)
         except GitmemError as e:
             raise fail(e) from e
-        return {"results": [_plain(h.to_dict()) for h in hits]}
+        out: dict[str, Any] = {"results": [_plain(h.to_dict()) for h in hits]}
+        if at and store.last_recall.get("note"):
+            out["note"] = store.last_recall["note"]
+        return out
 
     @server.tool(annotations=read_only)
     def memory_get(ref: str, scope: str | None = None, from_line: int | None = None,

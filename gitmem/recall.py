@@ -125,11 +125,15 @@ class Recaller:
                all_scopes: bool = False, type: str | Sequence[str] | None = None,  # noqa: A002
                since: str | float | None = None, archived: bool = False, mode: str | None = None,
                mmr: bool | None = None, explain: bool = False, record: bool = True,
-               progress: Progress | None = None, cwd: str | None = None) -> list[Hit]:
+               progress: Progress | None = None, cwd: str | None = None, at: str | None = None) -> list[Hit]:
         """Top-k hits for `query` in the given scopes (default: the linked project of
         `cwd`, the default scope and main).
 
-        mode: "hybrid" (default when a model loads), "bm25" or "vector"."""
+        mode: "hybrid" (default when a model loads), "bm25" or "vector".
+        at: a revision or date: search the memory as it stood then (see
+        gitmem.timetravel); hits cite the commit each scope stood at, recency counts
+        from that instant, forgotten memories stay out, and no use is recorded.
+        `last["at"]` says what was searched; `last["note"]` why nothing was."""
         if not isinstance(query, str) or not query.strip():
             raise UsageError("empty query", hint="give some words to search for")
         if k < 1:
@@ -143,7 +147,25 @@ class Recaller:
             raise UsageError(f"unknown recall mode {want!r}", hint="hybrid, bm25 or vector")
         if want != "bm25" and self.embedder() is None:
             want = "bm25"
-        snap = self.index.snapshot(progress=progress)
+        at_info: dict[str, Any] | None = None
+        now = None
+        if at is not None:
+            from . import timetravel
+
+            asof = timetravel.resolve(self.svc, at, chosen)
+            then = [s for s in chosen if s in asof.revs] + [s for s in asof.revs if s not in chosen]
+            at_info = {"at": at, "time": asof.iso(), "commits": {s: asof.revs[s].id for s in then},
+                       "rev_scope": asof.rev_scope}
+            if not then:
+                self.last = {"backend": want, "reason": self._embed_reason, "scopes": [], "at": at_info,
+                             "note": timetravel.empty_note(self.svc, asof, chosen),
+                             "ms": (time.perf_counter() - t0) * 1000}
+                return []
+            chosen, now = then, asof.time
+            snap, at_info["index"] = self.index.snapshot_at(
+                {s: asof.revs[s].id for s in then}, asof.forgotten, progress=progress)
+        else:
+            snap = self.index.snapshot(progress=progress)
         if types is None and "quarantine" in snap.type_codes:
             # Flagged as possible prompt injection by extract: never recalled unless asked for.
             types = [t for t in snap.type_codes if t != "quarantine"]
@@ -160,9 +182,12 @@ class Recaller:
             qv = self.query_vector(query)
             vec = vector_top(snap, qv, snap.mask(chosen, types, since_ts, archived), depth)
         fused = self._fuse(bm, vec, want)
-        hits = self._finish(snap, fused, bm, vec, qv, terms, k, want, mmr, explain)
+        hits = self._finish(snap, fused, bm, vec, qv, terms, k, want, mmr, explain, now=now)
         self.last = {"backend": want, "reason": self._embed_reason, "ms": (time.perf_counter() - t0) * 1000,
                      "scopes": chosen}
+        if at_info is not None:
+            self.last["at"] = at_info
+            return hits  # a look back is not a use of what is known now
         if record and hits:
             access.record(self.svc.home, [h.id for h in hits], "recall")
         return hits
@@ -198,7 +223,7 @@ class Recaller:
         return out
 
     def _finish(self, snap: Snapshot, fused: dict[int, float], bm, vec, qv, terms, k: int, mode: str,
-                mmr: bool | None, explain: bool) -> list[Hit]:
+                mmr: bool | None, explain: bool, now: float | None = None) -> list[Hit]:
         if not fused:
             return []
         bm_s, vec_s = dict(bm), dict(vec)
@@ -206,7 +231,7 @@ class Recaller:
         vec_rank = {d: i for i, (d, _) in enumerate(vec, 1)}
         rw, half = float(self.opt("recency_weight")), float(self.opt("half_life_days"))
         iw = float(self.opt("importance_weight"))
-        now = time.time()
+        now = time.time() if now is None else now
         order = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: max(k * 4, 50)]
         rows = snap.rows([d for d, _ in order])
         scored = []

@@ -35,7 +35,7 @@ from .serve_client import lock_path, pid_path, socket_path
 
 DEFAULT_IDLE_EXIT = 1800.0  # seconds without a request before the daemon exits (0: never)
 MAX_REQUEST = 1 << 20
-_RECALL_KEYS = ("all_scopes", "type", "since", "archived", "mode", "mmr", "explain", "record")
+_RECALL_KEYS = ("all_scopes", "type", "since", "archived", "mode", "mmr", "explain", "record", "at")
 
 
 class Daemon:

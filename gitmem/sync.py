@@ -27,8 +27,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from . import encryption, ledger, model
 from . import forget as forgetting
-from . import ledger, model
 from .errors import ConflictError, RemoteError, UsageError
 from .fsutil import file_lock
 from .memories import Memories
@@ -84,6 +84,8 @@ def _check_remote(svc: Memories, name: str, seen: dict[str, str]) -> None:
         return  # empty: the first push makes it one
     meta = seen.get(META_REF)
     if meta is None:
+        encryption.check_remote(svc, name, None, any(r.startswith("refs/heads/") for r in seen))
+    if meta is None:
         # Another gitmem home that never synced has no marker yet: its branch tips are
         # gitmem commits. Anything else is some other repository.
         heads = [r for r in seen if r.startswith("refs/heads/")]
@@ -94,14 +96,14 @@ def _check_remote(svc: Memories, name: str, seen: dict[str, str]) -> None:
                               hint="sync with an empty bare repository (`git init --bare -b main`) or "
                                    "another gitmem store")
         return
-    text = svc.git.read_text(git.ref_tip(tracking_ref(name, META_REF)), META_FILE) or ""
     try:
-        version = int(text.split()[-1])
-    except (ValueError, IndexError):
+        version, lineage = encryption.read_meta(svc, tracking_ref(name, META_REF))
+    except ValueError:
         raise RemoteError(f"remote {name}: unreadable {META_REF}", hint="is it a gitmem store?") from None
     if version > model.FORMAT_VERSION:
         raise RemoteError(f"remote {name} has store format {version}; this gitmem reads {model.FORMAT_VERSION}",
                           hint="upgrade gitmem on this machine")
+    encryption.check_remote(svc, name, lineage, any(r.startswith("refs/heads/") for r in seen))
     bad = []
     for ref in seen:
         if ref.startswith("refs/heads/"):
@@ -114,11 +116,15 @@ def _check_remote(svc: Memories, name: str, seen: dict[str, str]) -> None:
                           hint="scopes are main, channel/<name>, project/<key>; remove or rename the others on the remote")
 
 
-def _ensure_meta(svc: Memories, theirs: str | None) -> None:
+def _ensure_meta(svc: Memories, name: str) -> None:
     """This store's marker: the remote's when it has one (so clones agree on one commit
     and no sync pushes it back and forth), else a new one."""
     git = svc.git
+    theirs = git.ref(tracking_ref(name, META_REF))
     local = git.ref(META_REF)
+    if theirs is not None and local is not None and local != theirs and not encryption.remote_is_ours(
+            svc, encryption.read_meta(svc, tracking_ref(name, META_REF))[1]):
+        return  # after `key rotate` here: ours replaces the remote's
     if theirs is not None and local != theirs:
         try:
             git.update_refs([(META_REF, theirs, local)])
@@ -129,9 +135,9 @@ def _ensure_meta(svc: Memories, theirs: str | None) -> None:
     def build(tip):
         if tip is not None:
             return None
-        return ({META_FILE: f"gitmem format {model.FORMAT_VERSION}\n".encode()},
+        return ({META_FILE: encryption.meta_text(git.encryption())},
                 format_message("gitmem store", None, [("Gitmem-Op", "meta")]))
-    svc.git.commit_ref(META_REF, build, svc.author())
+    svc.git.commit_ref(META_REF, build, svc.author(), raw=True)
 
 
 # ---- the ledger -------------------------------------------------------------------------
@@ -332,14 +338,19 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
             tr.fetch(name)
             seen = _tracked(svc, name)
         _check_remote(svc, name, seen)
+        # 0. The keyring (encrypted stores): the ledger's epoch, the remote's new keys.
+        keyring_how = encryption.sync_keyring(svc, name)
         # 1. The ledger: every record, local or fetched, applied before anything else.
         progress(f"{name}: applying the redaction ledger")
         ids, blobs, commits, blob_map = _ledger_union(svc, name)
         key = hashlib.sha1(json.dumps([sorted(ids), sorted(blobs), sorted(commits)]).encode()).hexdigest()
         state = read_state(svc.home, name)
         clean = state.get("clean_tips", []) if state.get("ledger_key") == key else []
-        applied = (forgetting.apply_records(svc, ids, blobs, clean=clean, commits=commits, blob_map=blob_map)
+        _, shred_keys = encryption.shredded(svc, name)
+        applied = (forgetting.apply_records(svc, ids, blobs, clean=clean, commits=commits, blob_map=blob_map,
+                                            keys=shred_keys)
                    if (ids or blobs or commits) else None)
+        encryption.drop_shredded(svc, name)
         ledger_how = _merge_ref(svc, ledger.REDACTIONS_REF, git.ref(tracking_ref(name, ledger.REDACTIONS_REF)),
                                 f"merge: redaction ledger from {name}", _union_files(svc, notes=False))
         # 2. Scopes.
@@ -359,14 +370,14 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
         for ref in sorted(r for r in seen if r.startswith(NOTES_PREFIX)):
             _merge_ref(svc, ref, git.ref(tracking_ref(name, ref)), f"merge: notes from {name}",
                        _union_files(svc, notes=True))
-        _ensure_meta(svc, git.ref(tracking_ref(name, META_REF)))
+        _ensure_meta(svc, name)
         # 4. Push, with what the fetch saw as the lease.
         pushes = []
         for s in reports:
             local = git.ref(SCOPE_PREFIX + s)
             if local and local != seen.get(SCOPE_PREFIX + s):
                 pushes.append((local, SCOPE_PREFIX + s, seen.get(SCOPE_PREFIX + s)))
-        for ref in [META_REF, ledger.REDACTIONS_REF] + sorted(git.refs(NOTES_PREFIX)):
+        for ref in [META_REF, ledger.REDACTIONS_REF, encryption.KEYRING_REF] + sorted(git.refs(NOTES_PREFIX)):
             local = git.ref(ref)
             if local and local != seen.get(ref):
                 pushes.append((local, ref, seen.get(ref)))
@@ -377,6 +388,8 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
         stale = [r for r in results.values() if not r.ok and _retryable(r.reason)]
         if stale and round_ < retries:
             continue
+        if results.get(encryption.KEYRING_REF) is None or results[encryption.KEYRING_REF].ok:
+            encryption.after_push(svc, name, pushed=git.ref(encryption.KEYRING_REF))
         refused, holding = [], []
         for ref, r in results.items():
             scope = ref[len(SCOPE_PREFIX):] if ref.startswith(SCOPE_PREFIX) else None
@@ -403,7 +416,7 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
             "scopes": [r.to_dict() for r in reports.values()],
             "ledger": {"merged": ledger_how, "applied": bool(applied),
                        "ids": applied["ids"] if applied else [], "records": len(list(ledger.records(git)))},
-            "refused": refused, "still_holding_text": holding, "time": now,
+            "refused": refused, "still_holding_text": holding, "time": now, "keyring": keyring_how,
             "private": sorted(private),
         })
         if holding:
@@ -415,7 +428,8 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
 
 
 def _synced(ref: str) -> bool:
-    return ref.startswith(("refs/heads/", NOTES_PREFIX)) or ref in (ledger.REDACTIONS_REF, META_REF)
+    return ref.startswith(("refs/heads/", NOTES_PREFIX)) or ref in (ledger.REDACTIONS_REF, META_REF,
+                                                                    encryption.KEYRING_REF)
 
 
 def _unchanged_remote(svc: Memories, tr: Transport, name: str) -> dict[str, str] | None:

@@ -112,6 +112,7 @@ def test_the_package_is_found():
     ("duckdb", ("gitmem.index",)),
     ("fastembed", ("gitmem.embed",)),
     ("onnxruntime", ("gitmem.embed",)),
+    ("cryptography", ("gitmem.store",)),
 ])
 def test_only_the_owner_imports_the_engine(lib, owners):
     bad = [m for m in MODS if lib in third_party(m) and not m.startswith(owners)]

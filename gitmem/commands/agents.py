@@ -31,22 +31,30 @@ _IMPORTED = time.monotonic()
 @click.option("--hours", type=float, help="Window for new memories and journal lines [24].")
 @click.option("--budget", type=int, help="Token budget of the bundle [1500].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--at", "at", metavar="REV|DATE",
+              help="The bundle as a session would have got it at a commit or date.")
 @pass_store
-def context(store, scopes, hours, budget, fmt):
+def context(store, scopes, hours, budget, fmt, at):
     """The session-start bundle: preferences, MEMORY.md, the last hours' memories and
     journal lines, and the top memories by weight, fitted to a token budget.
 
     The text is framed as reference data, not instructions; a closing line says what
     was left out and how to fetch it. Quarantined memories are never included.
+    With --at, each scope is read as it stood then (as `recall --at`: a DATE is the
+    last commit on or before it, a REV its own scope at that commit) and the hours
+    count back from that instant; forgotten memories stay forgotten.
 
     \b
     Examples:
       gitmem context --hours 48 --budget 2000
       gitmem context --scope main --format json | jq '.omitted'
+      gitmem context --at 2024-03-03 --hours 72
     """
     from ..context import render_context
 
-    bundle = store.context(scopes=scopes or None, hours=hours, budget=budget, cwd=os.getcwd())
+    bundle = store.context(scopes=scopes or None, hours=hours, budget=budget, cwd=os.getcwd(), at=at)
+    if bundle.get("note"):
+        click.echo(f"note: {bundle['note']}", err=True)
     if fmt == "json":
         emit_json(bundle)
     else:

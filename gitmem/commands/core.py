@@ -28,27 +28,35 @@ def _mem_line(m) -> str:
 @click.command("init")
 @click.option("--name", help="Your name, used as commit author.")
 @click.option("--email", help="Your email, used as commit author.")
+@click.option("--encrypt", is_flag=True,
+              help="Encrypt the store: every memory, journal, session and commit message is sealed "
+                   "(AES-SIV) with a key kept in keys/ (see `gitmem key --help`).")
 @json_option
 @click.pass_context
-def init_cmd(ctx, name, email, as_json):
+def init_cmd(ctx, name, email, encrypt, as_json):
     """Create the store ($GITMEM_HOME, default ~/.gitmem). Safe to run twice.
 
     \b
-    Example:
+    Examples:
       gitmem init --name "Ada" --email ada@example.com
+      gitmem init --encrypt && gitmem key export ~/gitmem-key.json
     """
     from ..config import write_config_value
 
-    store = store_from(ctx, create=True)
+    store = store_from(ctx, create=True, encrypt=encrypt)
     if name:
         write_config_value(store.home, "identity", "name", name)
     if email:
         write_config_value(store.home, "identity", "email", email)
     info = store.info()
+    info["encryption"] = store.encryption()
     if as_json:
         emit_json(info)
     else:
         click.echo(f"gitmem store ready at {store.home}")
+        if info["encryption"]["encrypted"]:
+            click.echo(f"encrypted; key {info['encryption']['fingerprint']} in {store.home}/keys/ — "
+                       "back it up: `gitmem key export FILE`")
 
 
 @click.command()
@@ -408,6 +416,12 @@ def status(store, as_json):
     for k in ("backend", "model", "indexed", "index_note"):
         if k in st and st[k] is not None:
             click.echo(f"{k + ':':<9} {st[k]}")
+    enc = st.get("encryption") or {}
+    if enc.get("encrypted"):
+        click.echo(f"encrypted: yes, key {enc['fingerprint']} ({enc['key']}"
+                   + (f", epoch {enc['epoch']}, {enc['keys']} data key(s)" if "epoch" in enc else "") + ")")
+    else:
+        click.echo("encrypted: no")
     for r in st.get("remotes", []):
         click.echo(f"remote:   {r['remote']} {r['url']} (last sync {r['last_sync'] or 'never'}, "
                    f"{r['pending_ledger_records']} ledger record(s) to push)")

@@ -34,26 +34,41 @@ def _progress():
               help="Output format; `prompt` renders templates/recall.j2 for an agent.")
 @click.option("--budget", type=click.IntRange(50, 1_000_000), help="Token budget for --format prompt.")
 @click.option("--explain", is_flag=True, help="Show ranks and factors behind each score.")
+@click.option("--at", "at", metavar="REV|DATE",
+              help="Search the memory as it stood at a commit or date (what the agent knew then).")
 @pass_store
-def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain):
+def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain, at):
     """Search memories for QUERY (BM25 + embeddings), with citations.
+
+    --at DATE reads every searched scope at its last commit on or before DATE (a bare
+    date is the end of that day, UTC); --at REV reads the scope that commit belongs
+    to at exactly that commit (searched even if not asked for) and every other scope
+    as of the commit's time. Hits cite those commits; forgotten memories stay
+    forgotten.
 
     \b
     Examples:
       gitmem recall "deploy window"
       gitmem recall "部署时间" --all-scopes -k 5 --json
       gitmem recall "code style" --format prompt --budget 800
+      gitmem recall "deploy window" --at 2024-03-03
+      gitmem recall "deploy window" --at 2024-03-03T09:30:00Z --all-scopes --json
+      gitmem recall "deploy window" --at 3f2c1ab   # as of that commit
     """
     from .. import serve_client
 
     fmt = "json" if as_json else (fmt or "table")
     filters = dict(all_scopes=all_scopes, type=list(types) or None, since=since, archived=archived,
                    mode=mode, explain=explain)
+    if at is not None:
+        filters["at"] = at
     # A running `gitmem serve` answers warm; without one (or if it fails) recall here.
     # The daemon is a transport, not a library: `serve` is a front end over the same
     # api, so one front end handing a request to another stays out of api.Store (which
     # would otherwise hold socket code and call itself over the socket from the daemon).
     served = serve_client.recall(store.home, query, k, list(scopes) or None, timeout=60.0, **filters)
+    if served is not None and at is not None and not served[1].get("at"):
+        served = None  # a daemon from before --at would have answered for now: ask here
     if served is not None:
         hits, info = served
     else:
@@ -61,6 +76,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         info = store.last_recall
     if info.get("backend") == "bm25" and info.get("reason") and mode != "bm25":
         click.echo(f"note: {info['reason']}; recall is BM25 only", err=True)
+    if info.get("note"):
+        click.echo(f"note: {info['note']}", err=True)
     if fmt == "json":
         emit_json([h.to_dict(explain=explain) for h in hits])
         return

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..fsutil import file_lock
+from ..fsutil import file_lock, private_dir
 from ..tokens import term_counts
 from .chunks import Chunk
 
@@ -61,7 +61,12 @@ def connect(path: Path, read_only: bool, retry: float = 10.0):
     delay = 0.005
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            con = duckdb.connect(str(path), read_only=read_only)
+            if not read_only and private_dir(Path(path).parent):
+                for p in (Path(path), Path(str(path) + ".wal")):
+                    if p.exists():
+                        os.chmod(p, 0o600)  # an encrypted home's index holds plaintext
+            return con
         except duckdb.Error as e:
             if not is_lock_error(e) or time.monotonic() > deadline:
                 raise
@@ -150,6 +155,46 @@ def known_hashes(path: Path, model: str, retry: float, among: set[str] | None = 
         return set()
     finally:
         con.close()
+
+
+def cached_vectors(path: Path, model: str, hashes: Iterable[str], retry: float) -> dict[str, bytes]:
+    """hash -> cached vector bytes of `model`, for those of `hashes` the file has."""
+    hashes = sorted(set(hashes))
+    if not hashes or not path.exists():
+        return {}
+    try:
+        con = connect(path, read_only=True, retry=retry)
+    except Exception:
+        return {}
+    try:
+        rows = con.execute("SELECT text_hash, any_value(vec) FROM emb WHERE model = ? AND text_hash IN "
+                           "(SELECT unnest(?::VARCHAR[])) GROUP BY text_hash", [model, hashes]).fetchall()
+        return {h: bytes(v) for h, v in rows}
+    except Exception:
+        return {}
+    finally:
+        con.close()
+
+
+def add_vectors(home: Path, model: str, vectors: dict[str, bytes], timeout: float, retry: float) -> bool:
+    """Add vectors to the embedding cache (those not there yet), under the index lock.
+    False when there is no index file to add them to (the caller keeps them anyway)."""
+    path = index_path(home)
+    if not vectors or not path.exists():
+        return False
+    with file_lock(lock_path(home), timeout=timeout):
+        con = connect(path, read_only=False, retry=retry)
+        try:
+            con.execute("BEGIN")
+            con.execute("CREATE TEMP TABLE new_emb AS SELECT unnest(?::VARCHAR[]) AS text_hash, "
+                        "unnest(?::BLOB[]) AS vec", [list(vectors), list(vectors.values())])
+            con.execute("INSERT INTO emb SELECT ?, n.text_hash, n.vec FROM new_emb n WHERE NOT EXISTS "
+                        "(SELECT 1 FROM emb e WHERE e.model = ? AND e.text_hash = n.text_hash)", [model, model])
+            con.execute("DROP TABLE new_emb")
+            con.execute("COMMIT")
+        finally:
+            con.close()
+    return True
 
 
 def texts_without_vectors(path: Path, model: str, known: set[str], retry: float) -> list[tuple[str, str]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterable, Iterator, Sequence
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..errors import ConflictError, IndexError_
 from ..fsutil import file_lock
-from . import db
+from . import asof, db
 from .chunks import Chunk, chunks_of, indexable
 from .snapshot import Snapshot, load_snapshot, refresh
 
@@ -47,6 +48,8 @@ class Index:
         self.path = db.index_path(self.home)
         self._snap: Snapshot | None = None
         self.last_build: dict[str, Any] = {}
+        self._asof: OrderedDict[tuple, Snapshot] = OrderedDict()   # the last two as-of views
+        self._asof_chunks: dict[tuple[str, str, str], list[Chunk]] = {}
 
     def _opt(self, key: str) -> Any:
         return self.config.get("index", key)
@@ -99,8 +102,49 @@ class Index:
             return None
         return (p for _, p, _ in self.git.diff_files(old, new))
 
+    def snapshot_at(self, revs: dict[str, str], forgotten: set[str] | frozenset[str] = frozenset(), *,
+                    reuse: bool = True, progress: Progress | None = None) -> tuple[Snapshot, dict[str, Any]]:
+        """A view of the index as of past commits (scope -> commit id; scopes not named
+        are left out), without the memories in `forgotten`; and what building it took.
+        See index/asof.py. The last two views are kept while the current snapshot lasts."""
+        t0 = time.perf_counter()
+        base = self.snapshot(progress=progress)
+        base_ms = round((time.perf_counter() - t0) * 1000, 3)
+        key = (id(base), tuple(sorted(base.cursors.items())), tuple(sorted(revs.items())),
+               frozenset(forgotten), reuse, base.model)
+        snap = self._asof.get(key)
+        if snap is not None:
+            self._asof.move_to_end(key)
+            return snap, {"cached": True, "embedded": 0, "base_ms": base_ms,
+                          "ms": round((time.perf_counter() - t0) * 1000, 3)}
+        snap, info = asof.build(base, self.git, revs, set(forgotten), chunk_lines=int(self._opt("chunk_lines")),
+                                chunk_chars=int(self._opt("chunk_chars")), chunk_cache=self._asof_chunks,
+                                vectors=lambda want: self._cached_or_embedded(want, progress), reuse=reuse)
+        self._asof[key] = snap
+        while len(self._asof) > 2:
+            self._asof.popitem(last=False)[1].close()
+        info["base_ms"] = base_ms
+        info["ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        return snap, info
+
+    def _cached_or_embedded(self, want: dict[str, str], progress: Progress | None) -> tuple[dict[str, np.ndarray], int]:
+        """hash -> vector for these texts: from the file's embedding cache, else embedded
+        now and added to it (so no text is embedded twice). Also how many were embedded."""
+        model = self.model_id
+        if not want or model is None:
+            return {}, 0
+        out = {h: np.frombuffer(b, dtype=np.float32)
+               for h, b in db.cached_vectors(self.path, model, want, self._retry).items()}
+        new = self._embed_missing({h: t for h, t in want.items() if h not in out}, progress)
+        if new:
+            db.add_vectors(self.home, model, new, timeout=float(self._opt("lock_timeout")), retry=self._retry)
+            out.update((h, np.frombuffer(b, dtype=np.float32)) for h, b in new.items())
+        return out, len(new)
+
     def close(self) -> None:
-        """Drop the in-memory snapshot."""
+        """Drop the in-memory snapshot (and the as-of views that lean on it)."""
+        while self._asof:
+            self._asof.popitem()[1].close()
         if self._snap is not None:
             self._snap.close()
             self._snap = None

@@ -47,6 +47,11 @@ class Snapshot:
     columns: list[str]                   # names of the docs columns
     table: list[tuple]                   # the docs rows, aligned with `docs`
     row_of: dict[int, int] = field(default_factory=dict)
+    # A snapshot as of a past revision (index/asof.py) keeps its postings in temp
+    # tables of the current snapshot's connection, which it does not own.
+    postings_table: str = "postings"
+    dfs_table: str = "dfs"
+    owns_con: bool = True
 
     @property
     def size(self) -> int:
@@ -90,10 +95,10 @@ class Snapshot:
         where, params = _filters(None, types, since, archived, prefix="p.")
         sql = f"""
             WITH q AS (SELECT DISTINCT {_TERM_HASH.format('t')} AS th FROM (SELECT unnest(?::VARCHAR[]) AS t)),
-            d AS (SELECT th, sum(df) AS df FROM dfs WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th)
+            d AS (SELECT th, sum(df) AS df FROM {self.dfs_table} WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th)
             SELECT p.doc, sum(ln(1 + (? - d.df + 0.5) / (d.df + 0.5))
                    * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * p.len / ?))) AS score
-            FROM postings p JOIN d USING (th)
+            FROM {self.postings_table} p JOIN d USING (th)
             WHERE p.sc IN ({sc}) AND {where}
             GROUP BY p.doc ORDER BY score DESC, p.doc LIMIT ?"""
         rows = self.con.execute(sql, [terms, float(n), k1, k1, b, b, avgdl] + params + [limit]).fetchall()
@@ -110,7 +115,11 @@ class Snapshot:
 
     def close(self) -> None:
         try:
-            self.con.close()
+            if self.owns_con:
+                self.con.close()
+            else:
+                for t in (self.postings_table, self.dfs_table):
+                    self.con.execute(f"DROP TABLE IF EXISTS {t}")
         except Exception:
             pass
 

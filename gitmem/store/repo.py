@@ -25,6 +25,7 @@ from ..model import FORMAT_VERSION, check_scope
 from ..trailers import Commit, parse_trailers
 from . import gitcmd
 from . import refs as refmod
+from . import crypto
 from .codec import Codec, select_codec
 from .maintenance import Maintenance
 from .objects import Change, Draft, Keep, Signature
@@ -96,7 +97,6 @@ class GitStore:
         self.home = Path(home)
         self.path = self.home / "repo.git"
         self.fsync = bool(fsync)
-        self.codec = codec or select_codec()
         self.maintenance = Maintenance(self.path, self.home, gc_every)
         if not (self.path / "HEAD").exists():
             raise StoreMissing(f"no gitmem store at {self.home}")
@@ -104,6 +104,8 @@ class GitStore:
             self._repo = pygit2.Repository(str(self.path))
         except pygit2.GitError as e:
             raise StoreMissing(f"cannot open {self.path}: {e}") from e
+        lineage = self.encryption()
+        self.codec: Codec = codec or (crypto.Aead(self, lineage) if lineage else select_codec())
         version = self.format_version()
         if version > FORMAT_VERSION:
             raise GitmemError(
@@ -133,6 +135,25 @@ class GitStore:
             return int(self._repo.config["gitmem.formatVersion"])
         except (KeyError, ValueError):
             return FORMAT_VERSION
+
+    def encryption(self) -> str | None:
+        """The lineage id of an encrypted store (see crypto.py), or None for a plain one."""
+        try:
+            return self._repo.config["gitmem.encryption"] or None
+        except KeyError:
+            return None
+
+    def set_encryption(self, lineage: str | None) -> None:
+        """Mark the store encrypted under `lineage` (None: plain) and switch codecs."""
+        if lineage:
+            self._repo.config["gitmem.encryption"] = lineage
+            self.codec = crypto.Aead(self, lineage)
+        else:
+            try:
+                del self._repo.config["gitmem.encryption"]
+            except KeyError:
+                pass
+            self.codec = select_codec()
 
     def reopen(self) -> None:
         """Drop libgit2's handles on packs that a repack or prune deleted."""
@@ -219,6 +240,14 @@ class GitStore:
     def read_text(self, rev: Rev | None, path: str) -> str | None:
         data = self.read(rev, path)
         return None if data is None else data.decode("utf-8", "replace")
+
+    def read_raw(self, rev: Rev | None, path: str) -> bytes | None:
+        """The stored bytes at `path`, not decoded: for refs gitmem writes raw (the
+        keyring, the store marker), which must be readable without a key."""
+        e = self._entry(rev, path)
+        if e is None or e.type != _BLOB:
+            return None
+        return e.data
 
     def blob(self, oid: str, path: str) -> bytes:
         """The decoded content of blob `oid`, which sits at `path` in its tree."""
@@ -344,7 +373,7 @@ class GitStore:
 
     # ---- writing ------------------------------------------------------------------
     def _build_tree(self, pack: PackWriter, tree_raw_id: bytes | None,
-                    changes: Mapping[str, Change], prefix: str = "") -> bytes | None:
+                    changes: Mapping[str, Change], prefix: str = "", raw: bool = False) -> bytes | None:
         """Add the changed trees (and encoded new blobs) to `pack`; returns the root's raw id."""
         entries = parse_tree(self._repo[pygit2.Oid(raw=tree_raw_id)].read_raw()) if tree_raw_id else {}
         nested: dict[str, dict[str, Change]] = {}
@@ -359,12 +388,12 @@ class GitStore:
             elif isinstance(value, Keep):
                 entries[head] = (BLOB_MODE, bytes.fromhex(value.blob))
             else:
-                data = self.codec.encode(prefix + path, bytes(value))
+                data = bytes(value) if raw else self.codec.encode(prefix + path, bytes(value))
                 entries[head] = (BLOB_MODE, pack.add(OBJ_BLOB, data))
         for name, sub in nested.items():
             existing = entries.get(name)
             sub_id = existing[1] if existing is not None and existing[0] == TREE_MODE else None
-            new = self._build_tree(pack, sub_id, sub, prefix + name + "/")
+            new = self._build_tree(pack, sub_id, sub, prefix + name + "/", raw)
             if new is None:
                 entries.pop(name, None)
             else:
@@ -375,14 +404,38 @@ class GitStore:
 
     def _stage_commit(self, pack: PackWriter, base: Rev | None, changes: Mapping[str, Change],
                       message: str, parents: list[str], author: Signature,
-                      committer: Signature | None) -> bytes:
-        root = self._build_tree(pack, base._c.tree_id.raw if base is not None else None, changes)
+                      committer: Signature | None, raw: bool = False) -> bytes:
+        root = self._build_tree(pack, base._c.tree_id.raw if base is not None else None, changes, raw=raw)
         if root is None:
             root = pack.add(OBJ_TREE, b"")
         raw_parents = [bytes.fromhex(p) for p in parents]
         body = commit_bytes(root, raw_parents, author, committer or author,
-                            self.codec.encode_message(message))
+                            message if raw else self.codec.encode_message(message))
         return pack.add(OBJ_COMMIT, body)
+
+    def stage_keys(self, pack: PackWriter, author: Signature | None = None) -> str | None:
+        """New data keys the codec made for this write, as a new keyring commit in the
+        same pack (moved by publish_keys before the ref that needs them)."""
+        entries = self.codec.staged_entries() if hasattr(self.codec, "staged_entries") else {}
+        if not entries:
+            return None
+        tip = self.ref_tip(crypto.KEYRING_REF)
+        sig = Signature("gitmem", "gitmem@localhost", int(time.time()))
+        return self._stage_commit(pack, tip, entries, "gitmem keyring\n", [], sig, None, raw=True).hex()
+
+    def publish_keys(self, keyring: str | None) -> None:
+        if keyring is not None:
+            refmod.write_ref(self.path, crypto.KEYRING_REF, keyring, self.fsync)
+            self.codec.committed()
+
+    def write_raw_commit(self, base: Rev | None, changes: Mapping[str, Change], message: str,
+                         author: Signature, parents: list[str]) -> str:
+        """Write a commit of raw (not encoded) files, no ref moved: for the refs gitmem
+        writes raw (the keyring, the store marker)."""
+        pack = PackWriter()
+        oid = self._stage_commit(pack, base, changes, message, parents, author, None, raw=True).hex()
+        pack.write(self.path, self.fsync)
+        return oid
 
     def write_commit(self, base: Rev | None, changes: Mapping[str, Change], message: str,
                      author: Signature, *, parents: list[str] | None = None,
@@ -393,7 +446,9 @@ class GitStore:
             parents = [base.id] if base is not None else []
         pack = PackWriter()
         oid = self._stage_commit(pack, base, changes, message, parents, author, committer)
+        keyring = self.stage_keys(pack, author)
         pack.write(self.path, self.fsync)
+        self.publish_keys(keyring)
         return oid.hex()
 
     def commit(self, scope: str, build: Callable[[Rev | None], Draft | tuple | None],
@@ -403,8 +458,9 @@ class GitStore:
         return self.commit_ref(SCOPE_PREFIX + scope, build, author, committer, retries)
 
     def commit_ref(self, ref: str, build: Callable[[Rev | None], Draft | tuple | None],
-                   author: Signature, committer: Signature | None = None, retries: int = 500) -> str | None:
-        """Compare-and-swap commit on any ref.
+                   author: Signature, committer: Signature | None = None, retries: int = 500,
+               raw: bool = False) -> str | None:
+        """Compare-and-swap commit on any ref (`raw`: files and message not encoded).
 
         `build(tip)` returns (changes, message), a Draft (for extra parents, a merge), or
         None for "nothing to do", computed against the current tip. Under the store's
@@ -414,6 +470,8 @@ class GitStore:
         last_err: Exception | None = None
         for _ in range(retries):
             with self.write_lock():
+                if hasattr(self.codec, "refresh"):
+                    self.codec.refresh()
                 tip = self.ref_tip(ref)
                 built = build(tip)
                 if built is None:
@@ -422,8 +480,10 @@ class GitStore:
                 parents = ([tip.id] if tip is not None else []) + list(draft.extra_parents)
                 pack = PackWriter()
                 base = draft.base if draft.base is not None else tip
-                oid = self._stage_commit(pack, base, draft.changes, draft.message, parents, author, committer)
+                oid = self._stage_commit(pack, base, draft.changes, draft.message, parents, author, committer, raw)
+                keyring = self.stage_keys(pack, author)
                 pack.write(self.path, self.fsync)
+                self.publish_keys(keyring)
                 try:
                     moved = self._cas_ref(ref, oid.hex(), tip.id if tip is not None else None)
                 except (pygit2.GitError, OSError) as e:

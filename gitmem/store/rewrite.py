@@ -37,9 +37,15 @@ class Rewrite:
 
 
 class _Rewriter:
-    def __init__(self, git: GitStore, policy: Policy):
+    def __init__(self, git: GitStore, policy: Policy, recode=None):
         self.git = git
         self.codec = git.codec
+        # `recode`: the codec the history was written with, when it differs from the
+        # store's (turning encryption on): every blob and message is re-encoded.
+        self.decoder = recode or git.codec
+        self.recode = recode is not None
+        # Blobs and messages sealed with a key that is being shredded are re-encoded.
+        self.stale = getattr(self.codec, "stale", None)
         self.policy = policy
         self.pack = PackWriter()
         self.blob_cache: dict[tuple[bytes, str], bytes | None] = {}
@@ -69,9 +75,12 @@ class _Rewriter:
             out = self.policy.whole(path)  # replaced unread
             unchanged = False
         else:
-            plain = self.git.decode_blob(path, self.git.object_bytes(oid))
+            raw = self.git.object_bytes(oid)
+            plain = self._decode(path, raw)
             out = self.policy.blob(path, plain)
             unchanged = out is not None and target == path and (out is plain or out == plain)
+            if unchanged and (self.recode or (self.stale is not None and self.stale(raw))):
+                unchanged = False
         if out is None:
             result = None
         elif unchanged:
@@ -83,6 +92,18 @@ class _Rewriter:
             self.blob_map[oid.hex()] = result.hex() if result is not None else ""
         self.blob_cache[key] = result
         return result
+
+    def _decode(self, path: str, raw: bytes) -> bytes:
+        if not self.recode:
+            return self.git.decode_blob(path, raw)
+        try:
+            return self.decoder.decode(path, raw)
+        except ValueError as e:
+            from ..errors import CorruptObject
+            raise CorruptObject(f"cannot decode {path}: {e}", hint="`git fsck`") from e
+
+    def _decode_message(self, raw: str) -> str:
+        return self.decoder.decode_message(raw)
 
     def tree(self, oid: bytes, prefix: str = "") -> bytes | None:
         ck = (oid, prefix)
@@ -156,12 +177,14 @@ class _Rewriter:
             if tree is None:
                 tree = self.pack.add(OBJ_TREE, b"")
         parents = [self.commit_map.get(p, p) for p in c.parents]
-        plain_msg = self.codec.decode_message(c.raw_message)
+        plain_msg = self._decode_message(c.raw_message)
         msg = self.policy.message(plain_msg)
-        if tree == old_tree and parents == c.parents and msg == plain_msg:
+        same_msg = msg == plain_msg and not self.recode and not (
+            self.stale is not None and self.stale(c.raw_message.encode("utf-8")))
+        if tree == old_tree and parents == c.parents and same_msg:
             new = key
         else:
-            enc = c.raw_message if msg == plain_msg else self.codec.encode_message(msg)
+            enc = c.raw_message if same_msg else self.codec.encode_message(msg)
             new = self.pack.add(OBJ_COMMIT, _commit_raw(c.raw(), tree, parents, enc)).hex()
         self.commit_map[key] = new
         return new
@@ -182,7 +205,9 @@ class _Rewriter:
                 new = self.commit_map.get(tip, tip)
                 if new != tip:
                     out.refs[ref] = (tip, new)
+        keyring = self.git.stage_keys(self.pack)
         self.pack.write(self.git.path, self.git.fsync)
+        self.git.publish_keys(keyring)
         out.commits = {k: v for k, v in self.commit_map.items() if k != v}
         out.blobs = set(self.replaced)
         out.blob_map = dict(self.blob_map)
@@ -209,7 +234,8 @@ def _commit_raw(raw: bytes, tree: bytes, parents: list[str], message: str) -> by
 
 
 def rewrite(git: GitStore, roots: dict[str, str], policy: Policy,
-            known: dict[str, str] | None = None, known_blobs: dict[str, str] | None = None) -> Rewrite:
+            known: dict[str, str] | None = None, known_blobs: dict[str, str] | None = None,
+            recode=None) -> Rewrite:
     """Rewrite the histories of `roots` (ref -> commit) under `policy`; objects are
     written, refs are not moved (use GitStore.update_refs with the result). `known`
     maps commits another clone already rewrote to its results: where the result is
@@ -218,7 +244,7 @@ def rewrite(git: GitStore, roots: dict[str, str], policy: Policy,
     this policy, which leaves it as it is when it is clean); `known_blobs` does the same
     for blobs
     ("" meaning the other clone dropped the file)."""
-    rw = _Rewriter(git, policy)
+    rw = _Rewriter(git, policy, recode)
     for old, new in (known or {}).items():
         if old != new and git.has_commit(new):
             rw.known_commits[old] = new
@@ -229,13 +255,20 @@ def rewrite(git: GitStore, roots: dict[str, str], policy: Policy,
     return out
 
 
+def raw_ref(name: str) -> bool:
+    """Refs gitmem writes raw, outside the codec (the keyring, the store marker, and
+    their copies fetched from remotes): no rewrite touches them."""
+    tail = name.rsplit("/", 1)[-1]
+    return name.startswith("refs/gitmem/") and tail in ("keyring", "meta")
+
+
 def rewrite_roots(git: GitStore, exclude: tuple[str, ...] = ()) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
     """Every ref whose history may hold memory text: commit refs, and annotated tags as
     tag ref -> (tag object, peeled commit)."""
     out: dict[str, str] = {}
     tags: dict[str, tuple[str, str]] = {}
     for name, target in git.refs("refs/").items():
-        if name in exclude:
+        if name in exclude or raw_ref(name):
             continue
         if git.has_commit(target):
             out[name] = target

@@ -43,7 +43,8 @@ def fetch_refspecs(name: str) -> list[str]:
             # Patterns, not exact refs: `*` also matches nothing, and a pattern the remote
             # does not have is no error (an empty remote has neither yet).
             f"+refs/gitmem/redactions*:refs/gitmem/remotes/{name}/gitmem/redactions*",
-            f"+refs/gitmem/meta*:refs/gitmem/remotes/{name}/gitmem/meta*"]
+            f"+refs/gitmem/meta*:refs/gitmem/remotes/{name}/gitmem/meta*",
+            f"+refs/gitmem/keyring*:refs/gitmem/remotes/{name}/gitmem/keyring*"]
 
 
 def check_name(name: str) -> str:

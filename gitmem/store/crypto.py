@@ -1,0 +1,458 @@
+"""Encryption at the codec seam: deterministic AEAD (AES-SIV) for every blob and every
+commit message of an encrypted store, per-memory data keys, a keyring ref that keeps no
+history, and a master key that ratchets forward at every forget.
+
+Keys
+- A *data key* (64 random bytes, AES-256-SIV) per key name: `m:<id>` for a memory's file
+  wherever it sits (memories/, archive/, conflicts/<id>/) and for a commit whose only
+  Gitmem-Id is that memory (its subject is the memory's summary); `p:<path>` for a daily
+  journal or a session file; `s` (the store key) for everything else (key maps, notes,
+  ledger records, multi-memory commit messages).
+- The *keyring*, `refs/gitmem/keyring`: one parentless commit (so no old keyring stays
+  reachable), written raw (not through a codec):
+      keyring.json        {"format": 1, "lineage": hex, "epoch": n, "check": b64}
+      k/<kk>/<kid>        the data key `kid`, wrapped (AES-SIV) under the epoch key
+      n/<hh>/<sha1(name)> the key id currently used for that name (hex)
+- The *master key* (`keys/master.json` in the home, 0600 in a 0700 folder): lineage id,
+  epoch and the epoch key K(e). A forget shreds the forgotten memories' data keys: their
+  entries leave the keyring and the epoch key moves on one way,
+  K(e+1) = HKDF-SHA256(K(e), info="gitmem ratchet"), so old keyring copies (a host's
+  unreachable objects, an old clone) can never be unwrapped by any key a home still
+  holds. Other homes derive K(e+1) themselves when sync brings the ledger record; a home
+  keeps K(e) as "retiring" only until the remote's keyring is at its epoch.
+
+Blob format: MAGIC (5 bytes) + key id (12 bytes) + AES-SIV(data, ad=[MAGIC, key id]).
+Deterministic: the same plaintext under the same key is the same blob, so unchanged
+memories keep their blob ids and three-way merges still work. Message format: first
+line `gitmem-enc1 <base64 of key id + ciphertext of the whole message>`, then the
+Gitmem-Op and Gitmem-Id trailers in the clear (so sync and plain `git log` can see what
+kind of commit it is without a key). Everything else of the message is ciphertext."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from ..errors import GitmemError, UsageError
+from ..trailers import parse_trailers
+
+KEYRING_REF = "refs/gitmem/keyring"
+MAGIC = b"\x00gmE1"
+MSG_MARK = "gitmem-enc1 "
+KID_LEN = 12
+KEY_LEN = 64
+STORE_NAME = "s"
+FORMAT = 1
+_ID_RE = re.compile(r"^[0-9a-z]{13}$")
+_PLAIN_TRAILERS = ("Gitmem-Op", "Gitmem-Id")
+
+
+class KeyError_(UsageError):
+    """A missing, wrong or foreign key (exit 2: fix it with `gitmem key import`)."""
+
+
+def keys_dir(home: Path) -> Path:
+    return Path(home) / "keys"
+
+
+def master_path(home: Path) -> Path:
+    return keys_dir(home) / "master.json"
+
+
+def key_name(path: str) -> str:
+    """Which data key encrypts the file at `path` (see the module docstring)."""
+    parts = path.split("/")
+    if parts[0] in ("memories", "archive"):
+        stem = parts[-1][:-3] if parts[-1].endswith(".md") else ""
+        if _ID_RE.match(stem):
+            return "m:" + stem
+    elif parts[0] == "conflicts" and len(parts) > 1 and _ID_RE.match(parts[1]):
+        return "m:" + parts[1]
+    elif parts[0] in ("daily", "sessions"):
+        return "p:" + path
+    return STORE_NAME
+
+
+def message_key_name(message: str) -> str:
+    """A commit about one memory is sealed with that memory's key, a journal line's with
+    the journal's (its subject holds the text); the rest with the store key."""
+    trailers = parse_trailers(message)
+    ids = trailers.get("Gitmem-Id", [])
+    if len(ids) == 1 and _ID_RE.match(ids[0]):
+        return "m:" + ids[0]
+    paths = trailers.get("Gitmem-Path", [])
+    if len(paths) == 1:
+        return key_name(paths[0])
+    return STORE_NAME
+
+
+def name_path(name: str) -> str:
+    h = hashlib.sha1(name.encode()).hexdigest()
+    return f"n/{h[:2]}/{h}"
+
+
+def kid_path(kid: str) -> str:
+    return f"k/{kid[:2]}/{kid}"
+
+
+def ratchet(key: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=KEY_LEN, salt=None, info=b"gitmem ratchet").derive(key)
+
+
+def wrap(epoch_key: bytes, kid: str, data_key: bytes) -> bytes:
+    return AESSIV(epoch_key).encrypt(data_key, [b"gitmem key", kid.encode()])
+
+
+def unwrap(epoch_key: bytes, kid: str, wrapped: bytes) -> bytes:
+    return AESSIV(epoch_key).decrypt(wrapped, [b"gitmem key", kid.encode()])
+
+
+def check_value(epoch_key: bytes, lineage: str) -> str:
+    return base64.b64encode(AESSIV(epoch_key).encrypt(b"gitmem check", [lineage.encode()])).decode()
+
+
+def fingerprint(lineage: str) -> str:
+    h = hashlib.sha256(b"gitmem lineage " + lineage.encode()).hexdigest()[:20]
+    return ":".join(h[i:i + 4] for i in range(0, 20, 4))
+
+
+# ---- the master key ---------------------------------------------------------------------
+@dataclass
+class Master:
+    lineage: str
+    epoch: int
+    key: bytes
+    retiring: dict[int, bytes] = field(default_factory=dict)
+    # After `key rotate`: the lineages this key replaced (so another home can import it
+    # over the old one), and the old key itself until a sync has re-wrapped the remote's
+    # keyring under the new one.
+    rotated_from: list[str] = field(default_factory=list)
+    previous: "Master | None" = None
+
+    @classmethod
+    def new(cls) -> "Master":
+        return cls(lineage=os.urandom(16).hex(), epoch=0, key=os.urandom(KEY_LEN))
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.lineage)
+
+    def key_at(self, epoch: int) -> bytes | None:
+        """The epoch key of `epoch`: ours, a retiring one, or derived forward."""
+        if epoch == self.epoch:
+            return self.key
+        if epoch in self.retiring:
+            return self.retiring[epoch]
+        if epoch > self.epoch:
+            k = self.key
+            for _ in range(epoch - self.epoch):
+                k = ratchet(k)
+            return k
+        return None
+
+    def advance(self, epoch: int) -> None:
+        """Move to `epoch` (forward only), keeping the old key as retiring."""
+        while self.epoch < epoch:
+            self.retiring[self.epoch] = self.key
+            self.key = ratchet(self.key)
+            self.epoch += 1
+
+    def to_json(self, export: bool = False) -> dict[str, Any]:
+        """The key file's content; `export` leaves out the retiring and previous keys
+        (a home that imports it derives what it needs, and holds nothing older)."""
+        out: dict[str, Any] = {"format": FORMAT, "lineage": self.lineage, "epoch": self.epoch,
+                               "key": base64.b64encode(self.key).decode()}
+        if self.rotated_from:
+            out["rotated_from"] = list(self.rotated_from)
+        if not export:
+            out["retiring"] = {str(e): base64.b64encode(k).decode() for e, k in sorted(self.retiring.items())}
+            if self.previous is not None:
+                out["previous"] = self.previous.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, source: str = "key file") -> "Master":
+        try:
+            key = base64.b64decode(data["key"], validate=True)
+            m = cls(lineage=str(data["lineage"]), epoch=int(data["epoch"]), key=key,
+                    retiring={int(e): base64.b64decode(k) for e, k in (data.get("retiring") or {}).items()},
+                    rotated_from=[str(x) for x in data.get("rotated_from") or []],
+                    previous=cls.from_json(data["previous"], source) if data.get("previous") else None)
+        except (KeyError, TypeError, ValueError) as e:
+            raise KeyError_(f"{source} is not a gitmem key file", hint="it should come from `gitmem key export`") from e
+        if len(m.key) != KEY_LEN or not re.fullmatch(r"[0-9a-f]{32}", m.lineage):
+            raise KeyError_(f"{source} is not a gitmem key file", hint="it should come from `gitmem key export`")
+        return m
+
+
+def load_master(home: Path) -> Master | None:
+    path = master_path(home)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return None
+    try:
+        return Master.from_json(json.loads(text), str(path))
+    except json.JSONDecodeError as e:
+        raise KeyError_(f"{path} is damaged", hint="import the key again: `gitmem key import FILE`") from e
+
+
+def save_master(home: Path, master: Master) -> None:
+    d = keys_dir(home)
+    d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(d, 0o700)
+    path = master_path(home)
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(master.to_json(), f, indent=1)
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+# ---- the codec --------------------------------------------------------------------------
+class Aead:
+    """The AES-SIV codec of an encrypted store (see the module docstring)."""
+
+    name = "aes-siv"
+
+    def __init__(self, git: Any, lineage: str):
+        self.git = git
+        self.lineage = lineage
+        self._master: Master | None = None
+        self._keys: dict[str, AESSIV] = {}  # kid -> cipher
+        self._raw: dict[str, bytes] = {}  # kid -> data key
+        self._names: dict[str, str] = {}  # name -> kid
+        self.pending: dict[str, bytes] = {}  # kid -> data key, not in the keyring yet
+        self.pending_names: dict[str, str] = {}
+        self._ring_tip: str | None = None
+        self._ring_epoch: int | None = None
+        # A forget in progress: blobs and messages sealed with these key ids are
+        # re-encoded by the rewrite, and these names get fresh keys.
+        self.shredding: set[str] = set()
+        self.renew: set[str] = set()
+
+    # -- keys
+    @property
+    def master(self) -> Master:
+        if self._master is None:
+            m = load_master(self.git.home)
+            if m is None:
+                raise KeyError_(f"this store is encrypted and {master_path(self.git.home)} is missing",
+                                hint="import its key: `gitmem key import FILE` (made by `gitmem key export` "
+                                     "on a machine that has it)")
+            if m.lineage != self.lineage:
+                raise KeyError_(f"the key in {master_path(self.git.home)} belongs to another store "
+                                f"({m.fingerprint}, this one is {fingerprint(self.lineage)})",
+                                hint="import this store's key: `gitmem key import FILE`")
+            self._master = m
+        return self._master
+
+    def forget_master(self) -> None:
+        self._master = None
+
+    def ring(self) -> Any:
+        return self.git.ref_tip(KEYRING_REF)
+
+    def refresh(self) -> None:
+        """Drop cached keys when the keyring moved to another epoch or lost entries
+        (a forget here or in another process): called under the write lock."""
+        tip = self.git.ref(KEYRING_REF)
+        if tip == self._ring_tip:
+            return
+        self._ring_tip = tip
+        meta = read_ring_meta(self.git, self.ring())
+        epoch = meta["epoch"] if meta else None
+        if epoch != self._ring_epoch:
+            self._ring_epoch = epoch
+            self._keys.clear()
+            self._raw.clear()
+            self._names.clear()
+            self._master = None
+
+    def _epoch_key(self, ring_meta: dict[str, Any]) -> bytes:
+        m = self.master
+        key = m.key_at(int(ring_meta["epoch"]))
+        if key is None or check_value(key, self.lineage) != ring_meta.get("check"):
+            raise KeyError_("the key does not open this store's keyring (a wrong key, or one from "
+                            "before `gitmem key rotate`)",
+                            hint="import the current key: `gitmem key import FILE`")
+        return key
+
+    def data_key(self, kid: str) -> bytes | None:
+        if kid in self._raw:
+            return self._raw[kid]
+        if kid in self.pending:
+            return self.pending[kid]
+        for attempt in range(2):
+            rev = self.ring()
+            wrapped = self.git.read_raw(rev, kid_path(kid))
+            if wrapped is not None:
+                meta = read_ring_meta(self.git, rev)
+                try:
+                    key = unwrap(self._epoch_key(meta), kid, wrapped)
+                except InvalidTag as e:
+                    raise KeyError_("a keyring entry does not open with this key",
+                                    hint="import the current key: `gitmem key import FILE`") from e
+                self._raw[kid] = key
+                return key
+            if attempt == 0:
+                self._master = None
+        return None
+
+    def key_for(self, name: str) -> tuple[str, bytes]:
+        if name in self.renew:
+            self.renew.discard(name)
+            self._names.pop(name, None)
+            self.pending_names.pop(name, None)
+            kid = None
+        else:
+            kid = self._names.get(name) or self.pending_names.get(name)
+        if kid is None and name not in self._names:
+            text = self.git.read_raw(self.ring(), name_path(name))
+            kid = text.decode().strip() if text else None
+        key = self.data_key(kid) if kid else None
+        if kid is None or key is None or kid in self.shredding:
+            kid, key = os.urandom(KID_LEN).hex(), os.urandom(KEY_LEN)
+            self.master  # noqa: B018 - fail before writing anything when there is no key
+            self.pending[kid] = key
+            self.pending_names[name] = kid
+        self._names[name] = kid
+        return kid, key
+
+    def _cipher(self, kid: str, key: bytes) -> AESSIV:
+        c = self._keys.get(kid)
+        if c is None:
+            c = self._keys[kid] = AESSIV(key)
+        return c
+
+    # -- the codec
+    def _seal(self, name: str, data: bytes) -> bytes:
+        kid, key = self.key_for(name)
+        raw_kid = bytes.fromhex(kid)
+        return raw_kid + self._cipher(kid, key).encrypt(data, [MAGIC, raw_kid])
+
+    def _open(self, sealed: bytes, what: str) -> bytes:
+        raw_kid, ct = sealed[:KID_LEN], sealed[KID_LEN:]
+        kid = raw_kid.hex()
+        key = self.data_key(kid)
+        if key is None:
+            raise ValueError(f"{what} is sealed with a key this store no longer has "
+                             f"(forgotten, or the keyring is not synced)")
+        try:
+            return self._cipher(kid, key).decrypt(ct, [MAGIC, raw_kid])
+        except InvalidTag:
+            raise ValueError(f"{what}: the ciphertext does not authenticate (damaged or tampered with)") from None
+
+    def encode(self, path: str, data: bytes) -> bytes:
+        return MAGIC + self._seal(key_name(path), data)
+
+    def decode(self, path: str, data: bytes) -> bytes:
+        if not data.startswith(MAGIC):
+            raise ValueError("not encrypted (written around gitmem into an encrypted store)")
+        return self._open(data[len(MAGIC):], path)
+
+    def encode_message(self, message: str) -> str:
+        name = message_key_name(message)
+        sealed = base64.b64encode(self._seal(name, message.encode("utf-8"))).decode()
+        plain = [(k, v) for k, v in _trailer_pairs(message) if k in _PLAIN_TRAILERS]
+        out = MSG_MARK + sealed + "\n"
+        if plain:
+            out += "\n" + "".join(f"{k}: {v}\n" for k, v in plain)
+        return out
+
+    def decode_message(self, message: str) -> str:
+        if not message.startswith(MSG_MARK):
+            return message  # written by plain git
+        first = message.split("\n", 1)[0][len(MSG_MARK):]
+        try:
+            sealed = base64.b64decode(first, validate=True)
+        except ValueError:
+            raise ValueError("commit message: damaged ciphertext") from None
+        return self._open(sealed, "commit message").decode("utf-8", "replace")
+
+    def sealed_kid(self, data: bytes) -> str | None:
+        """The key id a raw blob is sealed with (None: not an encrypted blob)."""
+        if data.startswith(MAGIC) and len(data) >= len(MAGIC) + KID_LEN:
+            return data[len(MAGIC):len(MAGIC) + KID_LEN].hex()
+        return None
+
+    def stale(self, raw: bytes) -> bool:
+        """Whether a raw blob or message is sealed with a key being shredded."""
+        if not self.shredding:
+            return False
+        kid = self.sealed_kid(raw)
+        if kid is None and raw.startswith(MSG_MARK.encode()):
+            kid = self.message_kid(raw.decode("utf-8", "replace"))
+        return kid in self.shredding
+
+    def name_kid(self, name: str) -> str | None:
+        """The key id the keyring names for `name` (None: none yet)."""
+        kid = self.pending_names.get(name)
+        if kid:
+            return kid
+        text = self.git.read_raw(self.ring(), name_path(name))
+        return text.decode().strip() if text else None
+
+    def message_kid(self, message: str) -> str | None:
+        if not message.startswith(MSG_MARK):
+            return None
+        try:
+            return base64.b64decode(message.split("\n", 1)[0][len(MSG_MARK):])[:KID_LEN].hex()
+        except ValueError:
+            return None
+
+    # -- persisting new keys
+    def staged_entries(self) -> dict[str, bytes]:
+        """Raw keyring files for the pending keys, wrapped under the current epoch."""
+        if not self.pending:
+            return {}
+        meta = read_ring_meta(self.git, self.ring())
+        m = self.master
+        epoch_key = self._epoch_key(meta) if meta else m.key
+        out: dict[str, bytes] = {}
+        for kid, key in self.pending.items():
+            out[kid_path(kid)] = wrap(epoch_key, kid, key)
+        for name, kid in self.pending_names.items():
+            out[name_path(name)] = kid.encode()
+        return out
+
+    def committed(self) -> None:
+        self._raw.update(self.pending)
+        self.pending.clear()
+        self.pending_names.clear()
+
+
+def _trailer_pairs(message: str) -> list[tuple[str, str]]:
+    return [(k, v) for k, vs in parse_trailers(message).items() for v in vs]
+
+
+def read_ring_meta(git: Any, rev: Any) -> dict[str, Any] | None:
+    data = git.read_raw(rev, "keyring.json")
+    if data is None:
+        return None
+    try:
+        meta = json.loads(data)
+        int(meta["epoch"])
+        return meta
+    except (ValueError, KeyError, TypeError) as e:
+        raise GitmemError(f"{KEYRING_REF} is damaged", hint="sync again, or import the key again") from e
+
+
+def ring_meta(master: Master) -> bytes:
+    return (json.dumps({"format": FORMAT, "lineage": master.lineage, "epoch": master.epoch,
+                        "check": check_value(master.key, master.lineage)}, sort_keys=True) + "\n").encode()
+
