@@ -218,7 +218,8 @@ class Daemon:
         saved_env = _swap_env(req["env"])
         saved_cwd = os.getcwd()
         saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
-        saved_mask = os.umask(int(req.get("umask") or 0o022))
+        mask = req.get("umask")
+        saved_mask = os.umask(mask & 0o777 if isinstance(mask, int) else 0o022)
         streams = []
         try:
             os.chdir(req["cwd"])
@@ -248,6 +249,7 @@ class Daemon:
         finally:
             self._run_thread = None
             sys.stdin, sys.stdout, sys.stderr, sys.argv = saved
+            _click_forget(streams)
             for f in streams:
                 try:
                     f.close()
@@ -325,6 +327,27 @@ def _stdio(fd: int, mode: str, encoding: str | None, errors: str | None, line: b
     raw = io.open(fd, mode + "b", buffering=-1, closefd=True)
     return io.TextIOWrapper(raw, encoding=encoding, errors=errors, newline="\n",
                             line_buffering=mode == "w" and (line or os.isatty(fd)))
+
+
+def _click_forget(streams: list[Any]) -> None:
+    """Drop a finished command's streams from click's stream caches. click keeps each
+    sys.std* it has seen in a WeakKeyDictionary whose value is the stream itself, so the
+    entry never dies by itself: in a daemon that would keep every client's streams."""
+    import weakref
+
+    try:
+        from click import _compat
+    except ImportError:
+        return
+    for name in ("_default_text_stdin", "_default_text_stdout", "_default_text_stderr"):
+        for cell in getattr(getattr(_compat, name, None), "__closure__", None) or ():
+            try:
+                cache = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(cache, weakref.WeakKeyDictionary):
+                for s in streams:
+                    cache.pop(s, None)
 
 
 def _exit_code(code: Any) -> int:

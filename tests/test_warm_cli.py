@@ -342,3 +342,29 @@ def test_mcp_search_asks_the_daemon(filled, daemon, gm_home):
     assert asked == 2  # the search (and our status call) went to the daemon
     assert [h["id"] for h in out["results"]] == [h.id for h in filled.recall("when do we deploy", k=3)]
     assert filled.receipts()[-1]["kind"] == "mcp-search"  # the MCP server still records what it showed
+
+
+def test_the_daemon_does_not_keep_a_finished_commands_streams():
+    """click caches every sys.stdout it writes to, for good; the daemon drops each
+    command's streams from those caches, or a long-lived daemon would keep them all."""
+    import gc
+    import weakref
+
+    import click
+
+    from gitmem.serve import _click_forget, _stdio
+
+    r, w = os.pipe()
+    os.close(r)
+    stream = _stdio(w, "w", "utf-8", "strict", line=False)
+    ref = weakref.ref(stream)
+    saved, sys.stdout = sys.stdout, stream
+    try:
+        click.echo("", nl=False)
+    finally:
+        sys.stdout = saved
+    stream.close()
+    _click_forget([stream])
+    del stream
+    gc.collect()
+    assert ref() is None
