@@ -11,6 +11,12 @@ in milliseconds instead of paying for imports, the index open and the model load
   when another process wrote.
 - Requests are served by threads; recall calls are serialised (the Recaller and its
   snapshot are not thread-safe), ping and status are not.
+- `run` (gitmem/launch.py, the `gitmem` entry point): a whole CLI command of a client,
+  with its stdin/stdout/stderr descriptors (SCM_RIGHTS), cwd, environment and umask.
+  It runs the same click command as the client would, one at a time (run_lock: the
+  process's cwd, environment and sys.std* are the client's meanwhile; hook requests
+  take the lock too), with api.open handing the command a Store on the warm engines
+  (Daemon.warm_open -> Store.sharing) for the client's session and agent.
 - SIGTERM/SIGINT, `--idle-exit` seconds without a request, or the store's repository
   disappearing stop it; the socket and pid file are removed on the way out.
 
