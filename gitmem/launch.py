@@ -102,7 +102,11 @@ def run_in_daemon(home: str, argv: list[str], connect_timeout: float = 5.0) -> i
     None when no daemon took it (the caller runs it in-process). Raises Lost when the
     daemon took it and died; "declined" is None with `last_declined` set."""
     import json
-    import socket
+
+    # _socket, not socket: the module around it costs 5 ms (enum, selectors) of a
+    # command that should cost about a Python start-up.
+    import _socket as socket
+    from array import array
 
     global last_declined
     last_declined = False
@@ -125,7 +129,7 @@ def run_in_daemon(home: str, argv: list[str], connect_timeout: float = 5.0) -> i
         s.settimeout(connect_timeout)
         try:
             s.connect(path)
-            sent = socket.send_fds(s, [data], [0, 1, 2])
+            sent = s.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array("i", [0, 1, 2]))])
             if sent < len(data):
                 s.sendall(data[sent:])
             ans = _read(s, buf)

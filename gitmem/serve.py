@@ -216,7 +216,17 @@ class Daemon:
                 code = self._invoke(req, fds)
             except Exception as e:  # noqa: BLE001 - e.g. its directory went away meanwhile
                 return {"ok": False, "error": f"{type(e).__name__}: {e}", "kind": "internal"}
+        if code == 0 and launch.warm_command(req["argv"]) in ("remember", "append"):
+            # Index what was just written now, not on the next recall's clock.
+            threading.Thread(target=self._catch_up, daemon=True).start()
         return {"ok": True, "exit": code}
+
+    def _catch_up(self) -> None:
+        with self.recall_lock:
+            try:
+                self.store.recaller.warm()
+            except Exception:  # noqa: BLE001 - the next recall tries again and reports it
+                pass
 
     def _invoke(self, req: dict[str, Any], fds: list[int]) -> int:
         from . import cli
