@@ -41,6 +41,7 @@ from .serve_client import lock_path, pid_path, socket_path
 
 DEFAULT_IDLE_EXIT = 1800.0  # seconds without a request before the daemon exits (0: never)
 MAX_REQUEST = 1 << 20
+CATCH_UP_QUIET = 1.0  # seconds without writes before the daemon indexes what was written
 _RECALL_KEYS = ("all_scopes", "type", "since", "archived", "mode", "mmr", "explain", "record", "at")
 
 
@@ -67,6 +68,8 @@ class Daemon:
         # client's then) and by hook requests, which read them too. Taken before recall_lock.
         self.run_lock = threading.Lock()
         self._run_thread: int | None = None
+        self._written = 0.0  # when a command run here last wrote
+        self._catching = False
         self._count_lock = threading.Lock()
         self._config_stamp = self._stamp()
         self.server: socketserver.BaseServer | None = None
@@ -217,16 +220,33 @@ class Daemon:
             except Exception as e:  # noqa: BLE001 - e.g. its directory went away meanwhile
                 return {"ok": False, "error": f"{type(e).__name__}: {e}", "kind": "internal"}
         if code == 0 and launch.warm_command(req["argv"]) in ("remember", "append"):
-            # Index what was just written now, not on the next recall's clock.
-            threading.Thread(target=self._catch_up, daemon=True).start()
+            self._catch_up_later()
         return {"ok": True, "exit": code}
 
+    def _catch_up_later(self) -> None:
+        """Index what was written once writes pause for CATCH_UP_QUIET seconds, so a
+        recall then finds the index fresh instead of catching up on its own clock. Not
+        at once: a burst of writes would queue behind each catch-up (embedding included)."""
+        with self._count_lock:
+            self._written = time.monotonic()
+            if self._catching:
+                return
+            self._catching = True
+        threading.Thread(target=self._catch_up, daemon=True).start()
+
     def _catch_up(self) -> None:
-        with self.recall_lock:
-            try:
+        try:
+            while not self._stopping.is_set():
+                wait = self._written + CATCH_UP_QUIET - time.monotonic()
+                if wait <= 0:
+                    break
+                self._stopping.wait(wait)
+            with self._count_lock:
+                self._catching = False
+            with self.recall_lock:
                 self.store.recaller.warm()
-            except Exception:  # noqa: BLE001 - the next recall tries again and reports it
-                pass
+        except Exception:  # noqa: BLE001 - the next recall tries again and reports it
+            pass
 
     def _invoke(self, req: dict[str, Any], fds: list[int]) -> int:
         from . import cli
