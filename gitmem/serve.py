@@ -115,7 +115,15 @@ class Daemon:
                 return self.recall(req)
             if op == "hook":
                 return self.hook(req)
-            return {"ok": False, "error": f"unknown op {op!r}", "hint": "ping, status, recall or hook"}
+            if op == "refresh":
+                # Another process wrote (a hook's extract): index it here, with the
+                # model that is loaded already, once writes pause.
+                if req.get("env") is not None and req["env"] != self.env:
+                    return {"ok": False, "error": "the daemon runs with another GITMEM_* environment",
+                            "kind": "config"}
+                self._catch_up_later()
+                return {"ok": True}
+            return {"ok": False, "error": f"unknown op {op!r}", "hint": "ping, status, recall, hook, refresh or run"}
         except GitmemError as e:
             return {"ok": False, "error": e.message, "hint": e.hint, "kind": type(e).__name__}
         except Exception as e:  # noqa: BLE001 - one bad request must not take the daemon down

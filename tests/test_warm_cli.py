@@ -368,3 +368,17 @@ def test_the_daemon_does_not_keep_a_finished_commands_streams():
     del stream
     gc.collect()
     assert ref() is None
+
+
+@pytest.mark.slow
+def test_a_hooks_index_catch_up_is_done_by_the_daemon(filled, daemon, gm_home, monkeypatch):
+    """After a stop hook wrote, the index catch-up goes to the running daemon (its model
+    is loaded) instead of a detached process loading another copy."""
+    from gitmem import hookrun
+
+    same(gm_home, "recall", "deploy", "--json")  # the index is fresh now
+    filled.remember("Eta: written by a hook's extract.", created=OLD.format(7))
+    assert any(filled.index_status()["index_lag"].values())
+    monkeypatch.setattr(hookrun.subprocess, "Popen", lambda *a, **k: pytest.fail("spawned a process"))
+    hookrun.warm_index(filled)
+    assert _wait(lambda: not any(filled.index_status()["index_lag"].values()), timeout=20)
