@@ -25,6 +25,7 @@ gitmem/serve_client.py (standard library only). No printing here."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -224,7 +225,7 @@ class Daemon:
             except GitmemError:
                 pass  # config.toml is broken now: the command reports it as in-process
             try:
-                code = self._invoke(req, fds)
+                code = self._invoke(req, fds, conn.sock)
             except Exception as e:  # noqa: BLE001 - e.g. its directory went away meanwhile
                 return {"ok": False, "error": f"{type(e).__name__}: {e}", "kind": "internal"}
         if code == 0 and launch.warm_command(req["argv"]) in ("remember", "append"):
@@ -256,7 +257,7 @@ class Daemon:
         except Exception:  # noqa: BLE001 - the next recall tries again and reports it
             pass
 
-    def _invoke(self, req: dict[str, Any], fds: list[int]) -> int:
+    def _invoke(self, req: dict[str, Any], fds: list[int], client: Any = None) -> int:
         from . import cli
 
         saved_env = _swap_env(req["env"])
@@ -270,7 +271,7 @@ class Daemon:
             for (enc, errors), mode, is_err in zip(req["streams"], ("r", "w", "w"), (False, False, True)):
                 fd = fds.pop(0)  # the stream owns it from here
                 try:
-                    streams.append(_stdio(fd, mode, enc, errors, line=is_err))
+                    streams.append(_stdio(fd, mode, enc, errors, line=is_err, client=client))
                 except BaseException:
                     os.close(fd)
                     raise
@@ -323,6 +324,7 @@ class Daemon:
         return {"pid": os.getpid(), "home": str(self.home), "socket": str(socket_path(self.home)),
                 "started": self.started, "uptime": round(time.time() - self.started, 3),
                 "requests": self.requests, "idle_exit": self.idle_exit,
+                "running_command": self._run_thread is not None,
                 "model": warm["model"], "backend": warm["backend"],
                 "snapshot_chunks": warm["snapshot_chunks"]}
 
@@ -363,14 +365,73 @@ def _swap_env(new: dict[str, str]) -> dict[str, str]:
     return old
 
 
-def _stdio(fd: int, mode: str, encoding: str | None, errors: str | None, line: bool) -> Any:
+def _stdio(fd: int, mode: str, encoding: str | None, errors: str | None, line: bool,
+           client: Any = None) -> Any:
     """A text stream on a client's descriptor made the way Python makes sys.std* (POSIX:
-    newline "\n", block buffered by st_blksize, line buffered on a terminal and for stderr)."""
+    newline "\n", block buffered by st_blksize, line buffered on a terminal and for stderr).
+    stdin stops waiting (KeyboardInterrupt, as Ctrl-C would in-process) when the
+    `client` connection closes: a client interrupted while its command reads a terminal
+    must not leave the daemon reading that terminal."""
     import io
 
-    raw = io.open(fd, mode + "b", buffering=-1, closefd=True)
+    if mode == "r" and client is not None:
+        raw: Any = io.BufferedReader(_ClientStdin(fd, client))
+    else:
+        raw = io.open(fd, mode + "b", buffering=-1, closefd=True)
     return io.TextIOWrapper(raw, encoding=encoding, errors=errors, newline="\n",
                             line_buffering=mode == "w" and (line or os.isatty(fd)))
+
+
+_DEVNULL: Any = None
+
+
+def _devnull() -> Any:
+    global _DEVNULL
+    if _DEVNULL is None:
+        _DEVNULL = open(os.devnull, "w", encoding="utf-8")
+    return _DEVNULL
+
+
+class _ClientStdin(io.RawIOBase):
+    """A client's stdin that gives up when the client goes away (see _stdio)."""
+
+    def __init__(self, fd: int, client: Any):
+        super().__init__()
+        self.fd, self.client = fd, client
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+    def readinto(self, b: Any) -> int:
+        import select
+
+        poll = select.poll()
+        poll.register(self.fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        poll.register(self.client.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        while True:
+            ready = dict(poll.poll())
+            if self.client.fileno() in ready:
+                # The client closed the connection: it was stopped, and has said so
+                # itself. Nobody reads what the command says from now on.
+                sys.stdout = sys.stderr = _devnull()
+                raise KeyboardInterrupt
+            if self.fd in ready:
+                data = os.read(self.fd, len(b))
+                b[: len(data)] = data
+                return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                os.close(self.fd)
+            finally:
+                super().close()
 
 
 def _click_forget(streams: list[Any]) -> None:

@@ -382,3 +382,26 @@ def test_a_hooks_index_catch_up_is_done_by_the_daemon(filled, daemon, gm_home, m
     monkeypatch.setattr(hookrun.subprocess, "Popen", lambda *a, **k: pytest.fail("spawned a process"))
     hookrun.warm_index(filled)
     assert _wait(lambda: not any(filled.index_status()["index_lag"].values()), timeout=20)
+
+
+@pytest.mark.slow
+def test_a_client_stopped_while_its_command_reads_the_terminal_does_not_wedge_the_daemon(filled, daemon, gm_home):
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "gitmem", "remember", "-"], stdin=slave,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # Wait until the daemon runs it (reading the terminal), then Ctrl-C the client.
+        assert _wait(lambda: serve_client.request(gm_home, {"op": "status"})["running_command"]
+                     or proc.poll() is not None, timeout=20)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+        assert proc.returncode == 130 and err == b"error: interrupted\n"
+    finally:
+        os.close(slave)
+        os.close(master)
+    # The daemon gave the terminal up: the next command is served, and nothing was written.
+    n = _requests(gm_home)
+    res = _gitmem("list", "--json")
+    assert res.returncode == 0 and _requests(gm_home) == n + 2
+    assert len(json.loads(res.stdout)) == len(filled.list())
