@@ -260,9 +260,12 @@ class Daemon:
     def _invoke(self, req: dict[str, Any], fds: list[int], client: Any = None) -> int:
         from . import cli
 
-        saved_env = _swap_env(req["env"])
-        saved_cwd = os.getcwd()
+        try:
+            saved_cwd = os.getcwd()
+        except OSError:  # the daemon was started in a folder removed since
+            saved_cwd = "/"
         saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
+        saved_env = _swap_env(req["env"])
         mask = req.get("umask")
         saved_mask = os.umask(mask & 0o777 if isinstance(mask, int) else 0o022)
         streams = []
