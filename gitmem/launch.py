@@ -78,10 +78,16 @@ def resolve_home(argv: list[str], env: dict[str, str] | None = None) -> str:
 
 
 def code_id() -> str:
-    """Which gitmem this is: a daemon only runs commands for the same copy and version."""
+    """Which gitmem this is: a daemon only runs commands for the same copy and version.
+    The package folder's mtime changes when an upgrade replaces its files."""
     from . import __version__
 
-    return f"{__version__} {os.path.dirname(os.path.abspath(__file__))}"
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    try:
+        stamp = os.stat(pkg).st_mtime_ns
+    except OSError:
+        stamp = 0
+    return f"{__version__} {pkg} {stamp}"
 
 
 class Lost(Exception):

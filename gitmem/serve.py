@@ -193,6 +193,8 @@ class Daemon:
         if launch.warm_command(argv) is None:
             return "not a command the daemon runs"
         if req.get("code") != self.code:
+            if launch.code_id() != self.code:
+                self.stop("gitmem changed on disk")  # upgraded under us: make way for a new one
             return "the daemon runs another copy or version of gitmem"
         env = req.get("env")
         if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
