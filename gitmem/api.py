@@ -16,7 +16,7 @@ from .errors import UsageError
 from .history import LogEntry
 from .memories import INTERNAL_TYPES, Memories, daily_path, key_path
 from .model import Memory
-from .store import GitStore
+from .store import GitStore, test_encrypt
 from .transfer import ImportResult, read_jsonl
 
 __all__ = ["ImportResult", "INTERNAL_TYPES", "LogEntry", "Store", "daily_path", "init", "key_path",
@@ -27,8 +27,10 @@ def init(home: str | os.PathLike[str] | None = None, *, encrypt: bool = False, *
     """Create a store (idempotent) and open it. `encrypt`: a new store starts encrypted
     (an existing plain one with memories is refused: see Store.encrypt_enable)."""
     cfg = load_config(home, **kw)
-    GitStore.init(cfg.home)
+    created = GitStore.init(cfg.home)
     store = Store(cfg)
+    if created and test_encrypt():
+        encrypt = True
     if encrypt and not store.git.encryption():
         if any(store.git.scopes().values()):
             raise UsageError("this store already holds plain memories",

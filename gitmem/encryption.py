@@ -162,11 +162,7 @@ def import_key(svc: Memories, text: str, source: str = "key file") -> dict[str, 
             raise KeyError_(f"this store is encrypted with another key ({crypto.fingerprint(lineage)}); "
                             f"{source} is {new.fingerprint}",
                             hint="nothing was changed; import the key of this store (see `gitmem status`)")
-        if not lineage and any(git.scopes().values()):
-            raise KeyError_("this store already holds plain memories",
-                            hint="import the key into a new home (`gitmem --home DIR init`, then "
-                                 "`gitmem --home DIR key import FILE`) and sync, or encrypt this one: "
-                                 "`gitmem encrypt enable`")
+        plain_data = not lineage and any(git.scopes().values())
         ring = git.ref_tip(KEYRING_REF)
         meta = crypto.read_ring_meta(git, ring)
         if meta is not None and meta.get("lineage") == new.lineage:
@@ -188,11 +184,20 @@ def import_key(svc: Memories, text: str, source: str = "key file") -> dict[str, 
             crypto.save_master(svc.home, new)
             if rotated:
                 git.update_refs([write_meta(svc, new.lineage)], message="gitmem key import")
+        if plain_data:
+            # A plain clone joining its encrypted store: its history is sealed by the next
+            # sync, with the remote's keyring, so shared commits come out identical.
+            git.set_plain_history(True)
         git.set_encryption(new.lineage)
-        if not lineage and git.ref(META_REF) is None:
+        if not lineage and (git.ref(META_REF) is None or plain_data):
             git.update_refs([write_meta(svc, new.lineage)], message="gitmem key import")
         secure_home(svc.home)
-    return {"imported": True, "fingerprint": new.fingerprint, "epoch": new.epoch}
+    sealed = None
+    if plain_data and not git.transport().remotes():
+        sealed = seal_plain(svc)
+        finish_conversion(svc)
+    return {"imported": True, "fingerprint": new.fingerprint, "epoch": new.epoch,
+            "plain_history": git.plain_history(), "sealed": sealed}
 
 
 def _is_successor(data: dict[str, Any], lineage: str) -> bool:
@@ -285,6 +290,10 @@ def enable(svc: Memories, progress: Progress | None = None) -> dict[str, Any]:
             git.set_encryption(None)
             crypto.master_path(svc.home).unlink(missing_ok=True)
             raise
+        if git.transport().remotes():
+            # Its remotes still hold the plain history: the next sync seals what they
+            # have (the same commits come out as here) and replaces it there.
+            git.set_plain_history(True)
         progress("dropping the plaintext objects")
         git.prune()
         secure_home(svc.home)
@@ -296,6 +305,40 @@ def enable(svc: Memories, progress: Progress | None = None) -> dict[str, Any]:
 def init_encrypted(svc: Memories) -> dict[str, Any]:
     """`init --encrypt`: a new store starts sealed (nothing to rewrite)."""
     return enable(svc)
+
+
+def seal_plain(svc: Memories, progress: Progress | None = None) -> dict[str, Any] | None:
+    """While a store converts: every ref's history (tracking refs of remotes too)
+    rewritten sealed. Deterministic: what is sealed already keeps its ids, and a plain
+    commit sealed here comes out as the same commit another home sealed with the same
+    keyring. None when there is nothing to convert."""
+    git = svc.git
+    if not git.encryption() or not git.plain_history():
+        return None
+    with git.write_lock(timeout=120.0):
+        roots, tags = rewrite_roots(git)
+        if progress:
+            progress(f"sealing the plain history of {len(roots)} ref(s)")
+        rw = rewrite(git, roots, _Same(), recode=git.codec)
+        updates = [(ref, new, old) for ref, (old, new) in rw.refs.items()]
+        updates += [(ref, "", tag_obj) for ref, (tag_obj, _p) in tags.items()]
+        git.update_refs(updates, message="gitmem encrypt")
+    return {"rewritten_commits": len(rw.commits), "refs": sorted(r for r, _, _ in updates)}
+
+
+def finish_conversion(svc: Memories) -> bool:
+    """Every remote's marker now says encrypted with our key: the plain history is gone
+    from everywhere we sync with; plain objects are pruned here."""
+    git = svc.git
+    if not git.encryption() or not git.plain_history():
+        return False
+    for name in git.transport().remotes():
+        meta = read_meta(svc, tracking_ref(name, META_REF))
+        if meta is None or meta[1] != git.encryption():
+            return False
+    git.set_plain_history(False)
+    git.prune()
+    return True
 
 
 class _Same:
@@ -508,7 +551,7 @@ def check_remote(svc: Memories, name: str, remote_lineage: str | None, remote_ha
         raise RemoteError(f"remote {name} is an encrypted gitmem store and this one is not",
                           hint="nothing was merged; import its key first: `gitmem key import FILE` "
                                "(from `gitmem key export` on a machine that has it)")
-    if local and not remote_lineage and remote_has_data:
+    if local and not remote_lineage and remote_has_data and not svc.git.plain_history():
         raise RemoteError(f"remote {name} holds a plain (unencrypted) gitmem store and this one is encrypted",
                           hint="nothing was pushed; sync with an empty repository, or run "
                                "`gitmem encrypt enable` on the plain store first")

@@ -340,6 +340,9 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
         _check_remote(svc, name, seen)
         # 0. The keyring (encrypted stores): the ledger's epoch, the remote's new keys.
         keyring_how = encryption.sync_keyring(svc, name)
+        # A store turning encrypted: its (and the fetched) plain history sealed first; the
+        # leases stay the remote's plain tips, so the push replaces them.
+        encryption.seal_plain(svc, progress)
         # 1. The ledger: every record, local or fetched, applied before anything else.
         progress(f"{name}: applying the redaction ledger")
         ids, blobs, commits, blob_map = _ledger_union(svc, name)
@@ -390,6 +393,8 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
             continue
         if results.get(encryption.KEYRING_REF) is None or results[encryption.KEYRING_REF].ok:
             encryption.after_push(svc, name, pushed=git.ref(encryption.KEYRING_REF))
+        if all(r.ok for r in results.values()):
+            encryption.finish_conversion(svc)  # (a push moves the tracking refs too)
         refused, holding = [], []
         for ref, r in results.items():
             scope = ref[len(SCOPE_PREFIX):] if ref.startswith(SCOPE_PREFIX) else None

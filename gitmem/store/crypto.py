@@ -45,6 +45,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ..errors import GitmemError, UsageError
+from .codec import select_codec
 from ..trailers import parse_trailers
 
 KEYRING_REF = "refs/gitmem/keyring"
@@ -110,12 +111,24 @@ def ratchet(key: bytes) -> bytes:
     return HKDF(algorithm=hashes.SHA256(), length=KEY_LEN, salt=None, info=b"gitmem ratchet").derive(key)
 
 
+_WRAPPERS: dict[bytes, AESSIV] = {}
+
+
+def _wrapper(epoch_key: bytes) -> AESSIV:
+    c = _WRAPPERS.get(epoch_key)
+    if c is None:
+        if len(_WRAPPERS) > 8:
+            _WRAPPERS.clear()
+        c = _WRAPPERS[epoch_key] = AESSIV(epoch_key)
+    return c
+
+
 def wrap(epoch_key: bytes, kid: str, data_key: bytes) -> bytes:
-    return AESSIV(epoch_key).encrypt(data_key, [b"gitmem key", kid.encode()])
+    return _wrapper(epoch_key).encrypt(data_key, [b"gitmem key", kid.encode()])
 
 
 def unwrap(epoch_key: bytes, kid: str, wrapped: bytes) -> bytes:
-    return AESSIV(epoch_key).decrypt(wrapped, [b"gitmem key", kid.encode()])
+    return _wrapper(epoch_key).decrypt(wrapped, [b"gitmem key", kid.encode()])
 
 
 def check_value(epoch_key: bytes, lineage: str) -> str:
@@ -229,9 +242,13 @@ class Aead:
 
     name = "aes-siv"
 
-    def __init__(self, git: Any, lineage: str):
+    def __init__(self, git: Any, lineage: str, plain_ok: bool = False):
         self.git = git
         self.lineage = lineage
+        # Plain blobs read through the plain codec while the store converts (see
+        # GitStore.plain_history).
+        self.plain_ok = plain_ok
+        self.plain = select_codec()
         self._master: Master | None = None
         self._keys: dict[str, AESSIV] = {}  # kid -> cipher
         self._raw: dict[str, bytes] = {}  # kid -> data key
@@ -240,6 +257,9 @@ class Aead:
         self.pending_names: dict[str, str] = {}
         self._ring_tip: str | None = None
         self._ring_epoch: int | None = None
+        self._ring_meta: dict[str, Any] | None = None
+        self._epoch_keys: dict[tuple[int, str], bytes] = {}
+        self._orphans: list[Any] | None = None
         # A forget in progress: blobs and messages sealed with these key ids are
         # re-encoded by the rewrite, and these names get fresh keys.
         self.shredding: set[str] = set()
@@ -274,22 +294,28 @@ class Aead:
         if tip == self._ring_tip:
             return
         self._ring_tip = tip
-        meta = read_ring_meta(self.git, self.ring())
+        # Another process wrote the keyring: a name may have a new key now, or its key
+        # may be shredded (a ledger record applied): look names up again.
+        self._names.clear()
+        meta = self._ring_meta = read_ring_meta(self.git, self.ring())
         epoch = meta["epoch"] if meta else None
         if epoch != self._ring_epoch:
             self._ring_epoch = epoch
             self._keys.clear()
             self._raw.clear()
-            self._names.clear()
             self._master = None
 
     def _epoch_key(self, ring_meta: dict[str, Any]) -> bytes:
+        cache = (int(ring_meta["epoch"]), str(ring_meta.get("check")))
+        if cache in self._epoch_keys and self._master is not None:
+            return self._epoch_keys[cache]
         m = self.master
         key = m.key_at(int(ring_meta["epoch"]))
         if key is None or check_value(key, self.lineage) != ring_meta.get("check"):
             raise KeyError_("the key does not open this store's keyring (a wrong key, or one from "
                             "before `gitmem key rotate`)",
                             hint="import the current key: `gitmem key import FILE`")
+        self._epoch_keys[cache] = key
         return key
 
     def data_key(self, kid: str) -> bytes | None:
@@ -311,6 +337,27 @@ class Aead:
                 return key
             if attempt == 0:
                 self._master = None
+        return self._recover(kid)
+
+    def _recover(self, kid: str) -> bytes | None:
+        """A key the keyring ref does not name: after a crash between writing a keyring
+        commit (durable, in the fsynced pack of the write that needed it) and moving the
+        ref (not fsynced, to keep a write at one ref fsync), it sits in an unreferenced
+        keyring commit. Found there, it is kept for the next keyring write."""
+        if self._orphans is None:
+            self._orphans = self.git.orphan_keyrings()
+        for rev in self._orphans:
+            wrapped = self.git.read_raw(rev, kid_path(kid))
+            meta = read_ring_meta(self.git, rev) if wrapped is not None else None
+            if meta is None or meta.get("lineage") != self.lineage:
+                continue
+            try:
+                key = unwrap(self._epoch_key(meta), kid, wrapped)
+            except (InvalidTag, KeyError_):
+                continue
+            self._raw[kid] = key
+            self.pending[kid] = key
+            return key
         return None
 
     def key_for(self, name: str) -> tuple[str, bytes]:
@@ -362,6 +409,8 @@ class Aead:
 
     def decode(self, path: str, data: bytes) -> bytes:
         if not data.startswith(MAGIC):
+            if self.plain_ok:
+                return self.plain.decode(path, data)
             raise ValueError("not encrypted (written around gitmem into an encrypted store)")
         return self._open(data[len(MAGIC):], path)
 
@@ -376,7 +425,7 @@ class Aead:
 
     def decode_message(self, message: str) -> str:
         if not message.startswith(MSG_MARK):
-            return message  # written by plain git
+            return self.plain.decode_message(message)  # plain history, or written by plain git
         first = message.split("\n", 1)[0][len(MSG_MARK):]
         try:
             sealed = base64.b64decode(first, validate=True)
@@ -420,7 +469,8 @@ class Aead:
         """Raw keyring files for the pending keys, wrapped under the current epoch."""
         if not self.pending:
             return {}
-        meta = read_ring_meta(self.git, self.ring())
+        self.refresh()
+        meta = self._ring_meta
         m = self.master
         epoch_key = self._epoch_key(meta) if meta else m.key
         out: dict[str, bytes] = {}
@@ -430,7 +480,9 @@ class Aead:
             out[name_path(name)] = kid.encode()
         return out
 
-    def committed(self) -> None:
+    def committed(self, ring_tip: str | None = None) -> None:
+        if ring_tip is not None and self._ring_tip is not None:
+            self._ring_tip = ring_tip  # our own write: no need to look names up again
         self._raw.update(self.pending)
         self.pending.clear()
         self.pending_names.clear()

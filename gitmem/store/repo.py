@@ -105,7 +105,8 @@ class GitStore:
         except pygit2.GitError as e:
             raise StoreMissing(f"cannot open {self.path}: {e}") from e
         lineage = self.encryption()
-        self.codec: Codec = codec or (crypto.Aead(self, lineage) if lineage else select_codec())
+        self.codec: Codec = codec or (crypto.Aead(self, lineage, self.plain_history()) if lineage
+                                      else select_codec())
         version = self.format_version()
         if version > FORMAT_VERSION:
             raise GitmemError(
@@ -143,11 +144,30 @@ class GitStore:
         except KeyError:
             return None
 
+    def plain_history(self) -> bool:
+        """An encrypted store that still holds plain history (its own, just keyed by
+        `key import`, or a remote's, after `encrypt enable`) until a sync seals it."""
+        try:
+            return self._repo.config.get_bool("gitmem.plainHistory")
+        except (KeyError, pygit2.GitError):
+            return False
+
+    def set_plain_history(self, on: bool) -> None:
+        if on:
+            self._repo.config["gitmem.plainHistory"] = "true"
+        else:
+            try:
+                del self._repo.config["gitmem.plainHistory"]
+            except KeyError:
+                pass
+        if hasattr(self.codec, "plain_ok"):
+            self.codec.plain_ok = on
+
     def set_encryption(self, lineage: str | None) -> None:
         """Mark the store encrypted under `lineage` (None: plain) and switch codecs."""
         if lineage:
             self._repo.config["gitmem.encryption"] = lineage
-            self.codec = crypto.Aead(self, lineage)
+            self.codec = crypto.Aead(self, lineage, self.plain_history())
         else:
             try:
                 del self._repo.config["gitmem.encryption"]
@@ -424,9 +444,26 @@ class GitStore:
         return self._stage_commit(pack, tip, entries, "gitmem keyring\n", [], sig, None, raw=True).hex()
 
     def publish_keys(self, keyring: str | None) -> None:
+        """Move the keyring ref to a commit stage_keys made (caller holds the write
+        lock). Not fsynced: the commit itself is in the fsynced pack, and a key a lost
+        ref update leaves out is found in it again (crypto.Aead._recover)."""
         if keyring is not None:
-            refmod.write_ref(self.path, crypto.KEYRING_REF, keyring, self.fsync)
-            self.codec.committed()
+            refmod.write_ref(self.path, crypto.KEYRING_REF, keyring, False)
+            self.codec.committed(keyring)
+
+    def orphan_keyrings(self) -> list[Rev]:
+        """Keyring commits no ref names (see publish_keys), newest first."""
+        current = self.ref(crypto.KEYRING_REF)
+        out = []
+        for oid in self._repo.odb:
+            try:
+                obj = self._repo[oid]
+            except (KeyError, ValueError, pygit2.GitError):
+                continue
+            if obj.type == _COMMIT and not obj.parent_ids and obj.message == "gitmem keyring\n" \
+                    and str(obj.id) != current:
+                out.append(Rev(obj))
+        return sorted(out, key=lambda r: -r.time)
 
     def write_raw_commit(self, base: Rev | None, changes: Mapping[str, Change], message: str,
                          author: Signature, parents: list[str]) -> str:
