@@ -445,10 +445,9 @@ def _click_forget(streams: list[Any]) -> None:
     entry never dies by itself: in a daemon that would keep every client's streams."""
     import weakref
 
-    try:
-        from click import _compat
-    except ImportError:
-        return
+    # click's own module, already loaded by the command that ran; its caches are private
+    # to it, and a click without them leaves nothing to drop.
+    _compat = sys.modules.get("click._compat")
     for name in ("_default_text_stdin", "_default_text_stdout", "_default_text_stderr"):
         for cell in getattr(getattr(_compat, name, None), "__closure__", None) or ():
             try:
