@@ -29,7 +29,9 @@ from _report import pct, write_section  # noqa: E402
 
 MODEL_PATH = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
-BEGIN, END = "<!-- cli-latency:begin -->", "<!-- cli-latency:end -->"
+# One block per embedder: the fake one (10k and 100k) and the real model (10k).
+MARKERS = {False: ("<!-- cli-latency-fake:begin -->", "<!-- cli-latency-fake:end -->"),
+           True: ("<!-- cli-latency-model:begin -->", "<!-- cli-latency-model:end -->")}
 
 SUBJECTS = ["deploy", "database", "release", "tests", "review", "logging", "cache", "backups",
             "on-call", "migrations", "CI", "staging", "tokens", "API", "docs", "the linter",
@@ -186,7 +188,7 @@ def main() -> None:
     table = render(rows, a, embedder)
     print(table)
     if a.write:
-        write_section(BEGIN, END, table, "CLI latency (issue 12, part 1)")
+        write_section(*MARKERS[a.model], table, "CLI latency (issue 12, part 1)")
 
 
 def render(rows, a, embedder: str) -> str:
