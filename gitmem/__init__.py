@@ -7,11 +7,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
+# Not `from typing import ...`: the `gitmem` entry point (gitmem/launch.py) imports this
+# package on every command, and typing costs it 5 ms.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import Store
 
 

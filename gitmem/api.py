@@ -41,18 +41,36 @@ def init(home: str | os.PathLike[str] | None = None, *, encrypt: bool = False, *
 
 def open(home: str | os.PathLike[str] | None = None, **kw: Any) -> "Store":  # noqa: A001
     """Open an existing store at `home` (default $GITMEM_HOME or ~/.gitmem)."""
+    if warm_open is not None:
+        store = warm_open(home, **kw)
+        if store is not None:
+            return store
     return Store(load_config(home, **kw))
+
+
+# Set by `gitmem serve` in its own process while it runs a client's command: given
+# open()'s arguments, a Store on the daemon's warm engines (Store.sharing), or None to
+# open one as usual. Nothing else sets it.
+warm_open: Callable[..., "Store | None"] | None = None
 
 
 class Store:
     """A gitmem store: memories in a bare git repository, one branch per scope."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, *, git: GitStore | None = None, recaller: Any = None):
         self.config = config
         self.home = config.home
-        self.memories = Memories(config)
-        self._recall_engine: Any = None
+        self.memories = Memories(config, git)
+        self._recall_engine: Any = recaller
         self._last_redactions: list[dict[str, Any]] = []
+
+    def sharing(self, config: Config) -> "Store":
+        """A Store for `config` (the same home and settings; another session, agent or
+        spelling of the home) on this one's git repository and recall engine: what a
+        daemon hands each command it runs, so the model and index stay loaded once."""
+        if config.data != self.config.data:
+            raise UsageError("a shared Store needs the same settings")
+        return Store(config, git=self.memories.git, recaller=self.recaller)
 
     @property
     def git(self) -> GitStore:

@@ -267,5 +267,6 @@ def _crash_log(text: str) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point (the `gitmem` console script): run the command line and exit."""
+    """Run the command line in this process and exit. The console script's entry point
+    is gitmem.launch.main, which first offers the command to a running `gitmem serve`."""
     cli.main(args=argv, prog_name="gitmem")

@@ -236,6 +236,11 @@ SCHEMA: dict[str, Section] = {
         "serve_idle_exit": Key("number", 1800.0, "seconds an autostarted daemon waits for requests", lo=0),
         "sync": Key("bool", False, "session start pulls and stop pushes every remote (`gitmem sync`)"),
     }),
+    "serve": Section("`gitmem serve`, the warm daemon (README, serve)", {
+        "autostart": Key("bool", False, "a command that finds no daemon starts one in the background "
+                         "for the next call (the hooks have [hooks] autostart_serve)"),
+        "idle_exit": Key("number", 1800.0, "seconds a daemon started that way waits for requests", lo=0),
+    }),
     "sync": Section("sync with git remotes", {
         "private": Key("str_list", (), "scopes that never leave this machine (`gitmem scopes private`)"),
         "retries": Key("int", 3, "fetch-merge-push rounds when someone pushed first", lo=1, hi=20),

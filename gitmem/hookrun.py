@@ -496,9 +496,16 @@ def on_pre_compact(store: "Store", payload: dict[str, Any], deadline: float, res
 
 
 def warm_index(store: "Store") -> None:
-    """Index (and embed) what a hook just wrote in a detached process, so the next
-    prompt's recall finds the index fresh instead of doing that work on its clock."""
+    """Index (and embed) what a hook just wrote, so the next prompt's recall finds the
+    index fresh instead of doing that work on its clock: in a running `gitmem serve`,
+    else in a detached process."""
     if not hook_setting(store.config, "warm_index"):
+        return
+    from . import serve_client
+
+    # A running daemon does it with the model it has loaded: no second model in memory.
+    ans = serve_client.request(store.home, {"op": "refresh", "env": serve_client.env_fingerprint()}, timeout=1.0)
+    if ans and ans.get("ok"):
         return
     code = "import sys, gitmem; gitmem.open(sys.argv[1]).index.ensure_fresh()"
     try:

@@ -4,8 +4,9 @@ only gitmem.api.Store's public methods).
 Tools: memory_search, memory_get, memory_remember (typed, upsert by key, optionally
 linked to a code commit), memory_append (the daily journal) and memory_forget. Over
 MCP, forget keeps history unless the server was started with --allow-redact: an agent
-must not rewrite history on its own. Imported only by `gitmem mcp`, so the CLI never
-pays for the SDK."""
+must not rewrite history on its own. memory_search asks a running `gitmem serve`
+first (one warm model and index per store). Imported only by `gitmem mcp`, so the CLI
+never pays for the SDK."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import ToolAnnotations
 
-    from . import __version__
+    from . import __version__, serve_client
 
     server = MCPServer("gitmem", instructions=INSTRUCTIONS, version=__version__)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
@@ -60,7 +61,10 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         if archived:
             filters["archived"] = True
         try:
-            hits = store.recall(query, k=k, scopes=scopes or None, **filters)
+            # A running `gitmem serve` answers warm, so the model and the index are
+            # loaded once per store, not once more in this process; else recall here.
+            served = serve_client.recall(store.home, query, k, scopes or None, timeout=30.0, **filters)
+            hits = served[0] if served is not None else store.recall(query, k=k, scopes=scopes or None, **filters)
             store.record_receipt("mcp-search", query, hits)
         except GitmemError as e:
             raise fail(e) from e

@@ -11,6 +11,12 @@ in milliseconds instead of paying for imports, the index open and the model load
   when another process wrote.
 - Requests are served by threads; recall calls are serialised (the Recaller and its
   snapshot are not thread-safe), ping and status are not.
+- `run` (gitmem/launch.py, the `gitmem` entry point): a whole CLI command of a client,
+  with its stdin/stdout/stderr descriptors (SCM_RIGHTS), cwd, environment and umask.
+  It runs the same click command as the client would, one at a time (run_lock: the
+  process's cwd, environment and sys.std* are the client's meanwhile; hook requests
+  take the lock too), with api.open handing the command a Store on the warm engines
+  (Daemon.warm_open -> Store.sharing) for the client's session and agent.
 - SIGTERM/SIGINT, `--idle-exit` seconds without a request, or the store's repository
   disappearing stop it; the socket and pid file are removed on the way out.
 
@@ -19,21 +25,24 @@ gitmem/serve_client.py (standard library only). No printing here."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
 import socketserver
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from . import serve_client
+from . import launch, serve_client
 from .errors import ConflictError, GitmemError, UsageError
 from .serve_client import lock_path, pid_path, socket_path
 
 DEFAULT_IDLE_EXIT = 1800.0  # seconds without a request before the daemon exits (0: never)
 MAX_REQUEST = 1 << 20
+CATCH_UP_QUIET = 1.0  # seconds without writes before the daemon indexes what was written
 _RECALL_KEYS = ("all_scopes", "type", "since", "archived", "mode", "mmr", "explain", "record", "at")
 
 
@@ -42,16 +51,26 @@ class Daemon:
 
     def __init__(self, home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT_IDLE_EXIT):
         from . import api
+        from .config import load_config
 
-        self._open = lambda: api.open(home)
+        # Absolute: the daemon changes directory to each client's while running its command.
+        self.home = Path(os.path.abspath(load_config(home).home))
+        self.real_home = os.path.realpath(self.home)
+        self._open = lambda: api.open(self.home)
         self.store = self._open()
-        self.home = Path(self.store.home)
+        self.code = launch.code_id()
         self.idle_exit = float(idle_exit)
         self.env = serve_client.env_fingerprint()
         self.started = time.time()
         self.last_request = time.monotonic()
         self.requests = 0
         self.recall_lock = threading.Lock()
+        # Held while a client's command runs (cwd, environment and sys.std* are the
+        # client's then) and by hook requests, which read them too. Taken before recall_lock.
+        self.run_lock = threading.Lock()
+        self._run_thread: int | None = None
+        self._written = 0.0  # when a command run here last wrote
+        self._catching = False
         self._count_lock = threading.Lock()
         self._config_stamp = self._stamp()
         self.server: socketserver.BaseServer | None = None
@@ -97,7 +116,15 @@ class Daemon:
                 return self.recall(req)
             if op == "hook":
                 return self.hook(req)
-            return {"ok": False, "error": f"unknown op {op!r}", "hint": "ping, status, recall or hook"}
+            if op == "refresh":
+                # Another process wrote (a hook's extract): index it here, with the
+                # model that is loaded already, once writes pause.
+                if req.get("env") is not None and req["env"] != self.env:
+                    return {"ok": False, "error": "the daemon runs with another GITMEM_* environment",
+                            "kind": "config"}
+                self._catch_up_later()
+                return {"ok": True}
+            return {"ok": False, "error": f"unknown op {op!r}", "hint": "ping, status, recall, hook, refresh or run"}
         except GitmemError as e:
             return {"ok": False, "error": e.message, "hint": e.hint, "kind": type(e).__name__}
         except Exception as e:  # noqa: BLE001 - one bad request must not take the daemon down
@@ -145,16 +172,164 @@ class Daemon:
             raise UsageError(f"hook {event!r} is not served here")
         started = time.monotonic() - max(0.0, float(req.get("elapsed") or 0.0))
         budget = req.get("budget")
-        res = hookrun.run(event, payload, home=str(self.home), agent=req.get("agent"),
-                          budget=None if budget is None else float(budget), started=started,
-                          session=req.get("session"), use_daemon=False)
+        wait = (float(budget) if budget is not None else float(hookrun.hook_setting(None, "budget"))) \
+            - (time.monotonic() - started) - 0.2
+        if not self.run_lock.acquire(timeout=max(0.0, wait)):
+            return {"ok": False, "error": "busy running a command", "kind": "busy"}
+        try:
+            res = hookrun.run(event, payload, home=str(self.home), agent=req.get("agent"),
+                              budget=None if budget is None else float(budget), started=started,
+                              session=req.get("session"), use_daemon=False)
+        finally:
+            self.run_lock.release()
         return {"ok": True, "stdout": res.stdout, "notes": res.notes, "timings": res.timings}
+
+    # ---- whole commands (gitmem.launch) --------------------------------------------------
+    def _refusal(self, req: dict[str, Any], fds: list[int]) -> str | None:
+        """Why this daemon will not run the client's command (it then runs in-process)."""
+        argv = req.get("argv")
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            return "argv is a list of strings"
+        if launch.warm_command(argv) is None:
+            return "not a command the daemon runs"
+        if req.get("code") != self.code:
+            if launch.code_id() != self.code:
+                self.stop("gitmem changed on disk")  # upgraded under us: make way for a new one
+            return "the daemon runs another copy or version of gitmem"
+        env = req.get("env")
+        if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+            return "env is an object of strings"
+        if serve_client.env_fingerprint(env) != self.env:
+            return "the daemon runs with another GITMEM_* environment"
+        if os.path.realpath(launch.resolve_home(argv, env)) != self.real_home:
+            return "another store"
+        streams = req.get("streams")
+        if len(fds) != 3 or not isinstance(streams, list) or len(streams) != 3:
+            return "stdin, stdout and stderr are passed with the request"
+        if not isinstance(req.get("cwd"), str) or not os.path.isdir(req["cwd"]):
+            return "the working directory is gone"
+        return None
+
+    def run(self, req: dict[str, Any], fds: list[int], conn: "_Conn") -> dict[str, Any] | None:
+        """Run a client's `gitmem ARGV` (a WARM_COMMANDS command) as its own process would,
+        on its descriptors, in its directory and environment, on the warm Store: {"exit":
+        N} once done. Declined before "go" (the client then runs it itself), never after."""
+        why = self._refusal(req, fds)
+        if why is not None:
+            return {"ok": False, "error": why, "kind": "declined"}
+        conn.send({"ok": True, "accepted": True})
+        go = conn.recv()
+        if not isinstance(go, dict) or go.get("op") != "go":
+            return None  # the client gave up waiting and runs the command itself
+        with self.run_lock, self.recall_lock:
+            try:
+                self._refresh_config()
+            except GitmemError:
+                pass  # config.toml is broken now: the command reports it as in-process
+            try:
+                code = self._invoke(req, fds, conn.sock)
+            except Exception as e:  # noqa: BLE001 - e.g. its directory went away meanwhile
+                return {"ok": False, "error": f"{type(e).__name__}: {e}", "kind": "internal"}
+        if code == 0 and launch.warm_command(req["argv"]) in ("remember", "append"):
+            self._catch_up_later()
+        return {"ok": True, "exit": code}
+
+    def _catch_up_later(self) -> None:
+        """Index what was written once writes pause for CATCH_UP_QUIET seconds, so a
+        recall then finds the index fresh instead of catching up on its own clock. Not
+        at once: a burst of writes would queue behind each catch-up (embedding included)."""
+        with self._count_lock:
+            self._written = time.monotonic()
+            if self._catching:
+                return
+            self._catching = True
+        threading.Thread(target=self._catch_up, daemon=True).start()
+
+    def _catch_up(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                wait = self._written + CATCH_UP_QUIET - time.monotonic()
+                if wait <= 0:
+                    break
+                self._stopping.wait(wait)
+            with self._count_lock:
+                self._catching = False
+            with self.recall_lock:
+                self.store.recaller.warm()
+        except Exception:  # noqa: BLE001 - the next recall tries again and reports it
+            pass
+
+    def _invoke(self, req: dict[str, Any], fds: list[int], client: Any = None) -> int:
+        from . import cli
+
+        try:
+            saved_cwd = os.getcwd()
+        except OSError:  # the daemon was started in a folder removed since
+            saved_cwd = "/"
+        saved = (sys.stdin, sys.stdout, sys.stderr, sys.argv)
+        saved_env = _swap_env(req["env"])
+        mask = req.get("umask")
+        saved_mask = os.umask(mask & 0o777 if isinstance(mask, int) else 0o022)
+        streams = []
+        try:
+            os.chdir(req["cwd"])
+            for (enc, errors), mode, is_err in zip(req["streams"], ("r", "w", "w"), (False, False, True)):
+                fd = fds.pop(0)  # the stream owns it from here
+                try:
+                    streams.append(_stdio(fd, mode, enc, errors, line=is_err, client=client))
+                except BaseException:
+                    os.close(fd)
+                    raise
+            sys.stdin, sys.stdout, sys.stderr = streams
+            sys.argv = [str(req.get("argv0") or "gitmem"), *req["argv"]]
+            self._run_thread = threading.get_ident()
+            try:
+                cli.cli.main(args=list(req["argv"]), prog_name="gitmem")
+                code = 0
+            except SystemExit as e:
+                code = _exit_code(e.code)
+            except BaseException:  # noqa: BLE001 - run_reporting_errors lets nothing else out
+                code = launch.EXIT_INTERNAL
+            for f in (sys.stdout, sys.stderr):
+                try:
+                    f.flush()
+                except (OSError, ValueError):
+                    pass
+            return code
+        finally:
+            self._run_thread = None
+            sys.stdin, sys.stdout, sys.stderr, sys.argv = saved
+            _click_forget(streams)
+            for f in streams:
+                try:
+                    f.close()
+                except (OSError, ValueError):
+                    pass
+            os.umask(saved_mask)
+            try:
+                os.chdir(saved_cwd)
+            except OSError:
+                os.chdir("/")
+            _swap_env(saved_env)
+
+    def warm_open(self, home: Any = None, **kw: Any) -> Any:
+        """api.open while a client's command runs on this thread: a Store on the warm
+        engines when it names this store with these settings, else None (a cold open)."""
+        if threading.get_ident() != self._run_thread or set(kw) - {"session", "agent"}:
+            return None
+        from .config import load_config
+
+        cfg = load_config(home, **kw)  # the client's environment and directory are ours now
+        if os.path.realpath(cfg.home) != self.real_home or cfg.data != self.store.config.data:
+            return None
+        return self.store.sharing(cfg)
 
     def status(self) -> dict[str, Any]:
         warm = self.store.recaller.warm_state()
         return {"pid": os.getpid(), "home": str(self.home), "socket": str(socket_path(self.home)),
                 "started": self.started, "uptime": round(time.time() - self.started, 3),
                 "requests": self.requests, "idle_exit": self.idle_exit,
+                "running_command": self._run_thread is not None,
                 "model": warm["model"], "backend": warm["backend"],
                 "snapshot_chunks": warm["snapshot_chunks"]}
 
@@ -182,29 +357,200 @@ def _jsonable(d: dict[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(d, default=str))
 
 
-class _Handler(socketserver.StreamRequestHandler):
+def _swap_env(new: dict[str, str]) -> dict[str, str]:
+    """Make os.environ `new`, touching only the variables that differ; the old one."""
+    old = dict(os.environ)
+    for k in old.keys() - new.keys():
+        del os.environ[k]
+    for k, v in new.items():
+        if old.get(k) != v:
+            os.environ[k] = v
+    if old.get("TZ") != new.get("TZ"):
+        time.tzset()
+    return old
+
+
+def _stdio(fd: int, mode: str, encoding: str | None, errors: str | None, line: bool,
+           client: Any = None) -> Any:
+    """A text stream on a client's descriptor made the way Python makes sys.std* (POSIX:
+    newline "\n", block buffered by st_blksize, line buffered on a terminal and for stderr).
+    stdin stops waiting (KeyboardInterrupt, as Ctrl-C would in-process) when the
+    `client` connection closes: a client interrupted while its command reads a terminal
+    must not leave the daemon reading that terminal."""
+    import io
+
+    if mode == "r" and client is not None:
+        raw: Any = io.BufferedReader(_ClientStdin(fd, client))
+    else:
+        raw = io.open(fd, mode + "b", buffering=-1, closefd=True)
+    return io.TextIOWrapper(raw, encoding=encoding, errors=errors, newline="\n",
+                            line_buffering=mode == "w" and (line or os.isatty(fd)))
+
+
+_DEVNULL: Any = None
+
+
+def _devnull() -> Any:
+    global _DEVNULL
+    if _DEVNULL is None:
+        _DEVNULL = open(os.devnull, "w", encoding="utf-8")
+    return _DEVNULL
+
+
+class _ClientStdin(io.RawIOBase):
+    """A client's stdin that gives up when the client goes away (see _stdio)."""
+
+    def __init__(self, fd: int, client: Any):
+        super().__init__()
+        self.fd, self.client = fd, client
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+    def readinto(self, b: Any) -> int:
+        import select
+
+        poll = select.poll()
+        poll.register(self.fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+        poll.register(self.client.fileno(), select.POLLIN | select.POLLHUP | select.POLLERR)
+        while True:
+            ready = dict(poll.poll())
+            if self.client.fileno() in ready:
+                # The client closed the connection: it was stopped, and has said so
+                # itself. Nobody reads what the command says from now on.
+                sys.stdout = sys.stderr = _devnull()
+                raise KeyboardInterrupt
+            if self.fd in ready:
+                data = os.read(self.fd, len(b))
+                b[: len(data)] = data
+                return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                os.close(self.fd)
+            finally:
+                super().close()
+
+
+def _click_forget(streams: list[Any]) -> None:
+    """Drop a finished command's streams from click's stream caches. click keeps each
+    sys.std* it has seen in a WeakKeyDictionary whose value is the stream itself, so the
+    entry never dies by itself: in a daemon that would keep every client's streams."""
+    import weakref
+
+    # click's own module, already loaded by the command that ran; its caches are private
+    # to it, and a click without them leaves nothing to drop.
+    _compat = sys.modules.get("click._compat")
+    for name in ("_default_text_stdin", "_default_text_stdout", "_default_text_stderr"):
+        for cell in getattr(getattr(_compat, name, None), "__closure__", None) or ():
+            try:
+                cache = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(cache, weakref.WeakKeyDictionary):
+                for s in streams:
+                    cache.pop(s, None)
+
+
+def _exit_code(code: Any) -> int:
+    """What a process exiting with SystemExit(code) returns."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(f"{code}\n")
+    except (OSError, ValueError):
+        pass
+    return 1
+
+
+class _Conn:
+    """One client connection: JSON lines each way, with the descriptors a request carries."""
+
+    def __init__(self, sock: Any):
+        self.sock = sock
+        self.buf = bytearray()
+        self.fds: list[int] = []
+
+    def recv(self) -> Any:
+        """The next request (ValueError when not JSON), or None at the end. Descriptors
+        that came with it are in self.fds."""
+        import socket as socket_mod
+
+        while b"\n" not in self.buf:
+            if len(self.buf) > MAX_REQUEST:
+                raise OSError("request too long")
+            data, fds, _flags, _addr = socket_mod.recv_fds(self.sock, 65536, 8)
+            self.fds += fds
+            if not data:
+                return None
+            self.buf += data
+        line, _, rest = bytes(self.buf).partition(b"\n")
+        self.buf[:] = rest
+        return json.loads(line)
+
+    def send(self, obj: Any) -> None:
+        self.sock.sendall(json.dumps(obj, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
+
+    def close_fds(self) -> None:
+        for fd in self.fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.fds = []
+
+
+class _Handler(socketserver.BaseRequestHandler):
     timeout = 30  # a client that sends nothing is dropped
 
     def handle(self) -> None:
         daemon: Daemon = self.server.daemon_state  # type: ignore[attr-defined]
-        while True:
-            try:
-                line = self.rfile.readline(MAX_REQUEST)
-            except OSError:
-                return
-            if not line:
-                return
-            try:
-                req = json.loads(line)
-            except ValueError:
-                res = {"ok": False, "error": "not a JSON line"}
-            else:
-                res = daemon.handle(req)
-            try:
-                self.wfile.write(json.dumps(res, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
-                self.wfile.flush()
-            except OSError:
-                return
+        conn = _Conn(self.request)
+        self.request.settimeout(self.timeout)
+        try:
+            while True:
+                try:
+                    req = conn.recv()
+                except ValueError:
+                    req = ValueError
+                except OSError:
+                    return
+                if req is None:
+                    return
+                fds, conn.fds = conn.fds, []
+                try:
+                    if req is ValueError:
+                        res: Any = {"ok": False, "error": "not a JSON line"}
+                    elif isinstance(req, dict) and req.get("op") == "run":
+                        with daemon._count_lock:
+                            daemon.last_request = time.monotonic()
+                            daemon.requests += 1
+                        res = daemon.run(req, fds, conn)
+                        if res is None:
+                            return
+                    else:
+                        res = daemon.handle(req)
+                finally:
+                    for fd in fds:  # not taken by a command: ours to close
+                        try:
+                            os.close(fd)
+                        except OSError:
+                            pass
+                try:
+                    conn.send(res)
+                except OSError:
+                    return
+        finally:
+            conn.close_fds()
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -283,9 +629,11 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
             os.umask(old_mask)
         os.chmod(sock, 0o600)
         server.daemon_state = daemon  # type: ignore[attr-defined]
-        from . import hookrun
+        from . import api, hookrun
 
         hookrun.warm_recall = daemon.warm_recall
+        api.warm_open = daemon.warm_open
+        serve_client.enabled = False  # a command run here must not ask us over the socket
         daemon.server = server
         daemon.last_request = time.monotonic()
         previous = {}
@@ -302,9 +650,11 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
                 signal.signal(sig, h)
         return daemon.stop_reason or "stopped"
     finally:
-        from . import hookrun
+        from . import api, hookrun
 
         hookrun.warm_recall = None
+        api.warm_open = None
+        serve_client.enabled = True
         if server is not None:
             server.server_close()
         # Only remove what is ours: a socket we bound and our own pid in the pid file.

@@ -27,7 +27,7 @@ BASE = {"errors", "config", "model", "trailers", "fsutil", "tokens", "redact", "
 ENGINE_PREFIXES = ("store", "index", "embed")
 SERVICE = {"memories", "scopes", "history", "transfer"}
 FACADE = {"api"}
-FRONT = {"cli", "__main__", "__init__", "serve", "serve_client", "mcp", "hookrun",
+FRONT = {"cli", "launch", "__main__", "__init__", "serve", "serve_client", "mcp", "hookrun",
          "hooks_install", "commands"}
 RANK = {"base": 0, "engine": 1, "service": 2, "feature": 3, "facade": 4, "front": 5}
 

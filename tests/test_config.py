@@ -204,6 +204,10 @@ autostart_serve = false
 serve_idle_exit = 0
 sync = true
 
+[serve]
+autostart = true
+idle_exit = 600
+
 [sync]
 private = ["channel/therapy"]
 retries = 5

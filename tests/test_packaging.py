@@ -60,7 +60,7 @@ def test_wheel_contains_every_package_templates_and_hooks(tmp_path):
         for module in folder.glob("*.py"):
             assert f"{pkg.replace('.', '/')}/{module.name}" in names, module
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "gitmem = gitmem.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "gitmem = gitmem.launch:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
 def test_copy_leaves_out_what_the_build_does_not_need(tmp_path):

@@ -21,10 +21,13 @@ from ..cli import emit_json, json_option, store_from
 @json_option
 @click.pass_context
 def serve(ctx, idle_exit, detach, show_status, stop, as_json):
-    """Keep the model and index warm behind a local socket, so hooks and `gitmem recall`
-    answer in milliseconds. Clients use it when it is running and recall in-process
-    when it is not; the before-prompt hook starts one by itself ([hooks]
-    autostart_serve = false turns that off).
+    """Keep the model and index warm behind a local socket, so hooks, MCP search and
+    the everyday commands answer in milliseconds. While it runs, `recall`, `remember`,
+    `append`, `get`, `list`, `context`, `changes` and `status` are run by it, on your
+    terminal, directory and environment, with the same output; when it is not running
+    everything works in-process (GITMEM_NO_DAEMON=1 forces that). The before-prompt
+    hook starts one by itself ([hooks] autostart_serve = false turns that off); any
+    command does with [serve] autostart = true.
 
     The socket is $GITMEM_HOME/state/serve.sock (owner only); SIGTERM stops it.
 
