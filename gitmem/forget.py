@@ -404,6 +404,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         ring = encryption.finish_shred(svc, shred, advance=record)
         git.update_refs(updates + ring + ([ledger_update] if record else []), message=f"gitmem {op}")
         encryption.end_shred(svc)
+        svc.drop_parsed()
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
         touched = set(all_ids) | _ids_with_replaced_blobs(git, roots, rw.blobs)
         git.prune()

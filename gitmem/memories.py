@@ -73,6 +73,8 @@ _DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}")
 AT_HINT = "give a commit id (see `gitmem log`) or an ISO date: 2024-05-01, 2024-05-01T10:00:00Z"
 
 
+PARSE_CACHE = 200_000  # parsed memory files kept per process (by blob id)
+
 class Memories:
     """Memories of one store: reads and writes through the object layer."""
 
@@ -82,6 +84,7 @@ class Memories:
         self.git = git or GitStore(config.home, fsync=config.fsync, gc_every=int(config.get("store", "gc_every")))
         # Malformed memory files passed over by list/iter_memories ({scope, path, error}).
         self.skipped: list[dict[str, Any]] = []
+        self._parsed: dict[tuple[str, str], Memory] = {}
         # Where write times come from (commit times, ids, created/updated): the wall
         # clock, or a fixed one for tests and benchmarks that build a dated history.
         self.clock: Callable[[], float] = time.time
@@ -182,11 +185,26 @@ class Memories:
         raise NotFound(f"no memory {ref!r}" + (f" in scope {scope}" if scope else ""),
                        hint="`gitmem list` shows ids; `gitmem log ID` finds forgotten ones")
 
-    def load(self, rev: Rev, path: str, scope: str) -> Memory:
-        data = self.git.read(rev, path)
-        if data is None:
+    def load(self, rev: Rev, path: str, scope: str, blob: str | None = None) -> Memory:
+        """The memory file at `path` of `rev`. Parsed files are kept by blob id (a blob
+        never changes), so a long-lived process (the daemon, MCP) parses each version
+        once: `context` and `list` over 10k memories stop re-reading YAML every call."""
+        blob = blob or self.git.blob_id(rev, path)
+        if blob is None:
             raise NotFound(f"{path} not found at {rev.id[:10]}")
-        return model.parse(data, path=path).with_(scope=scope, path=path, commit=rev.id)
+        key = (blob, path.rsplit("/", 1)[-1])
+        mem = self._parsed.get(key)
+        if mem is None:
+            data = self.git.blob(blob, path)
+            mem = model.parse(data, path=path)
+            if len(self._parsed) >= PARSE_CACHE:
+                self._parsed.clear()
+            self._parsed[key] = mem
+        return mem.located(scope, path, rev.id)
+
+    def drop_parsed(self) -> None:
+        """Forget every parsed file (after a forget: no copy of purged text stays here)."""
+        self._parsed.clear()
 
     def memory_files(self, rev: Rev | None, *, archived: bool = False, type: str | None = None) -> Iterator[tuple[str, str]]:  # noqa: A002
         """(path, blob id) of the memory files in a tree."""
@@ -200,14 +218,14 @@ class Memories:
         """Every memory of a tree; a malformed file (front matter written by hand that
         does not parse) is skipped and noted in `self.skipped`, not fatal to the rest."""
         rev = rev if rev is not None else self.git.tip(scope)
-        for path, _ in self.memory_files(rev, archived=archived):
-            mem = self._load_or_skip(rev, path, scope)
+        for path, blob in self.memory_files(rev, archived=archived):
+            mem = self._load_or_skip(rev, path, scope, blob)
             if mem is not None:
                 yield mem
 
-    def _load_or_skip(self, rev: Rev, path: str, scope: str) -> Memory | None:
+    def _load_or_skip(self, rev: Rev, path: str, scope: str, blob: str | None = None) -> Memory | None:
         try:
-            return self.load(rev, path, scope)
+            return self.load(rev, path, scope, blob)
         except MalformedMemory as e:
             entry = {"scope": scope, "path": path, "error": e.message}
             if entry not in self.skipped:
@@ -221,8 +239,8 @@ class Memories:
             tip = self.git.tip(s)
             if tip is None:
                 continue
-            for path, _ in self.memory_files(tip, archived=archived, type=type):
-                mem = self._load_or_skip(tip, path, s)
+            for path, blob in self.memory_files(tip, archived=archived, type=type):
+                mem = self._load_or_skip(tip, path, s, blob)
                 if mem is not None:
                     out.append(mem)
         out.sort(key=lambda m: m.id, reverse=True)
