@@ -172,7 +172,14 @@ def render(mem: Memory) -> bytes:
             value = [dict(v) if isinstance(v, dict) else v for v in value]
         if name in ("key",) and value is None:
             continue
-        if name in ("source", "metadata", "links", "supersedes") and not value:
+        if name in ("source", "metadata", "links", "supersedes", "tags") and not value:
+            continue
+        # Values `parse` derives are not written: the summary when it is the text's first
+        # line, the default importance, `updated` equal to `created` (a memory file is
+        # about 40% front matter otherwise; see BENCHMARKS.md, repository bytes).
+        if (name == "summary" and value == summarise(mem.text)) or \
+                (name == "importance" and value == DEFAULT_IMPORTANCE) or \
+                (name == "updated" and value == mem.created):
             continue
         fm[name] = value
     head = yaml.dump(fm, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)
@@ -236,7 +243,7 @@ def parse(data: bytes, *, path: str | None = None) -> Memory:
         importance=imp,
         tags=tuple(str(t) for t in _list(fm.get("tags"))),
         created=_str(fm.get("created")),
-        updated=_str(fm.get("updated")),
+        updated=_str(fm.get("updated")) or _str(fm.get("created")),
         source=_dict(fm.get("source")),
         key=None if key is None else str(key),
         links=tuple(dict(x) for x in _list(fm.get("links")) if isinstance(x, dict)),
