@@ -9,7 +9,7 @@ import datetime as dt
 import os
 from typing import Any, Callable, Iterable, Iterator
 
-from . import history, model, transfer
+from . import history, injection, model, transfer
 from . import scopes as scopes_mod
 from .config import Config, load_config
 from .errors import UsageError
@@ -164,12 +164,17 @@ class Store:
         new_tags = red.value(model.check_tags(tags), "tags") if tags is not None else None
 
         def change(old: Memory) -> Memory:
+            new_text = old.text if text is None else text
+            typ, meta, tg = injection.on_update(old.type, old.metadata, old.tags if new_tags is None else new_tags,
+                                                new_text, type, op=op, who="{} <{}>".format(*self.identity()),
+                                                when=model.now_iso())
             return old.with_(
-                text=old.text if text is None else text,
+                text=new_text,
                 summary=old.summary if text is None else model.summarise(text),
-                type=old.type if type is None else type,
+                type=typ,
                 importance=old.importance if importance is None else importance,
-                tags=old.tags if new_tags is None else new_tags,
+                tags=tg,
+                metadata=meta,
             )
 
         mem, _ = svc.update(scope, mem_id, change, op=op, subject=subject, red=red)
@@ -327,8 +332,32 @@ class Store:
         score, scores, snippet, commit, created). Filters: all_scopes, type, since,
         archived, mode ("hybrid"|"bm25"|"vector"), mmr, explain, record, progress, cwd,
         at (a revision or date: the memory as it stood then, hits citing those commits;
-        see gitmem.timetravel)."""
-        return self.recaller.recall(query, k=k, scopes=scopes, **filters)
+        see gitmem.timetravel). Snippets and text are redacted again on the way out: a secret that reached the
+        store by a hand edit or plain git is not handed on."""
+        red = self.memories.redactor()
+        return [h.redacted(red) for h in self.recaller.recall(query, k=k, scopes=scopes, **filters)]
+
+    def injectable(self, hits: Iterable[Any]) -> list[Any]:
+        """The hits that may go into an agent's prompt (`recall --format prompt`, the
+        prompt hook, MCP search): scoring at least `[recall] prompt_min_score`, not
+        quarantined, and scanning clean unless a person released exactly that text
+        (gitmem.injection)."""
+        from .errors import GitmemError
+
+        floor = float(self.config.get("recall", "prompt_min_score"))
+        out = []
+        for h in hits:
+            if (h.score or 0.0) < floor or h.type == "quarantine":
+                continue
+            if injection.suspect(h.text or h.snippet):  # a snippet is part of the text
+                try:  # a released memory carries its release in metadata
+                    m = self.get(h.id, scope=h.scope)
+                except GitmemError:
+                    continue
+                if not injection.injectable(m.type, m.text, m.metadata):
+                    continue
+            out.append(h)
+        return out
 
     @property
     def last_recall(self) -> dict[str, Any]:

@@ -186,6 +186,9 @@ SCHEMA: dict[str, Section] = {
         "half_life_days": Key("number", 30.0, "age at which a memory keeps half that share", lo=0, lo_open=True),
         "importance_weight": Key("number", 0.1, "importance boost", lo=0),
         "vector_floors": Key("number_table", None, "cosine floor per model id for vector-only hits", lo=-1, hi=1),
+        "prompt_min_score": Key("number", 0.2, "prompt output (recall --format prompt, the prompt hook, MCP "
+                                "search) carries only hits scoring at least this (BENCHMARKS.md, Prompt "
+                                "relevance floor)", lo=0),
     }),
     "index": Section("the derived DuckDB index", {
         "chunk_lines": Key("int", 20, "a chunk of a long file spans at most this many lines", lo=1),

@@ -15,7 +15,8 @@ from . import access, model, receipts, scopes as scoping
 from .errors import UsageError
 from .memories import Memories, daily_path
 from .render import defang, load_template
-from .statements import suspect
+from .injection import injectable, suspect
+from .redact import redact
 from .tokens import count_tokens
 from .weight import timestamp, weight
 
@@ -28,7 +29,7 @@ def _when(mem: model.Memory) -> float:
 
 def quote(text: str, limit: int = 300) -> str:
     """One line of memory text that cannot open or close the data fence around it."""
-    t = " ".join(defang(text).split())
+    t = " ".join(defang(redact(text)[0]).split())
     return t if len(t) <= limit else t[: limit - 1] + "…"
 
 
@@ -47,8 +48,9 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
             record: bool = True, at: str | None = None) -> dict[str, Any]:
     """The session-start bundle as data: preferences, MEMORY.md, recent memories and
     journal lines, top memories by weight; fitted to `budget` tokens, counting what was
-    left out. Quarantined memories, and any text with injection phrasing, are never
-    included (`withheld` counts such memories).
+    left out. Quarantined memories, and any text with injection phrasing that a person
+    did not release, are never included (`withheld` counts such memories); text is
+    redacted again on the way out (`quote`).
 
     `at` (a revision or date): the bundle a session would have got then, from each
     scope as it stood at that instant (gitmem.timetravel), "the last hours" counted
@@ -89,7 +91,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
         for m in svc.iter_memories(s, tip):
             if m.id in forgotten:
                 continue
-            if m.type == "quarantine" or suspect(m.text):
+            if not injectable(m.type, m.text, m.metadata):
                 withheld += 1
             else:
                 mems.append(m)

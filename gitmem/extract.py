@@ -20,8 +20,9 @@ from . import model, transfer
 from .config import Config
 from .fsutil import atomic_write, file_lock
 from .memories import Memories
-from .statements import (GREETING, INJECTION, PERSONAL, PROJECT, Statement, normalise, sentences,
-                         statements_from_turns, withhold_injections)
+from .injection import scan, withhold_injections
+from .statements import (GREETING, PERSONAL, PROJECT, Statement, normalise, sentences,
+                         statements_from_turns)
 from .transcripts import Turn, read_turns
 
 # The [capture] settings are in config.SCHEMA.
@@ -73,9 +74,9 @@ def statements_from_endpoint(config: Config, turns: list[Turn], roles: Iterable[
         typ = it.get("type") if it.get("type") in ("preference", "decision", "fact") else "fact"
         about = PROJECT if it.get("about") == "project" else PERSONAL
         st = Statement(" ".join(it["text"].split()), typ, 7 if typ == "decision" else 6, about, "endpoint")
-        m = INJECTION.search(st.text)
-        if m:
-            st.flagged, st.type, st.importance = f"prompt-injection phrasing: {m.group(0)[:40]!r}", "quarantine", 1
+        flag = scan(st.text)
+        if flag:
+            st.flagged, st.type, st.importance = flag, "quarantine", 1
         out.append(st)
     return out
 

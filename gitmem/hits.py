@@ -28,6 +28,12 @@ class Hit:
     text: str = field(default="", repr=False)
     explain: dict[str, Any] | None = field(default=None, repr=False)
 
+    def redacted(self, red: Any) -> "Hit":
+        """This hit with its snippet and text passed through a redact.Redactor."""
+        from dataclasses import replace
+
+        return replace(self, snippet=red.text(self.snippet or "", "snippet"), text=red.text(self.text or "", "text"))
+
     def to_dict(self, explain: bool = False) -> dict[str, Any]:
         """The JSON form (`recall --json`); `text` is left out, `explain` on request."""
         d = asdict(self)

@@ -298,10 +298,10 @@ def _save_shown(store: "Store", session: str, ids: set[str]) -> None:
 
 def _preferences(store: "Store", scopes: list[str], n: int) -> list[Any]:
     from . import access
-    from .statements import suspect
+    from .injection import injectable
     from .weight import weight
 
-    prefs = [m for m in store.list(type="preference", scopes=scopes) if not suspect(m.text)]
+    prefs = [m for m in store.list(type="preference", scopes=scopes) if injectable(m.type, m.text, m.metadata)]
     counts = access.counts(store.home) if prefs else {}
     now = time.time()
     prefs.sort(key=lambda m: -weight(store.config, m, counts, now))
@@ -311,8 +311,8 @@ def _preferences(store: "Store", scopes: list[str], n: int) -> list[Any]:
 def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: int,
             timeout: float = 2.0, box: dict[str, Any] | None = None) -> list[Any]:
     """Recall from a running `gitmem serve` if one answers within `timeout`, else in its
-    own Store (it runs in a worker thread); quarantined hits and hits with injection
-    phrasing dropped. box["served"] says which it was."""
+    own Store (it runs in a worker thread). box["served"] says which it was; the caller
+    keeps only what may be injected (Store.injectable)."""
     from . import serve_client
 
     if warm_recall is not None:
@@ -326,14 +326,12 @@ def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: i
     else:
         store = open_store(home, session, None)
         hits = store.recall(prompt, k=k + 3, scopes=scopes)
-    from .statements import suspect
-
-    return [h for h in hits if h.type != "quarantine" and not suspect(h.text or h.snippet)][:k]
+    return list(hits)
 
 
 def _changes(store: "Store", session: str, scopes: list[str], limit: int) -> list[dict[str, Any]]:
     """Other sessions' writes since this session last looked, as lines of data."""
-    from .statements import suspect
+    from .injection import injectable, suspect
 
     out: list[dict[str, Any]] = []
     events = store.changes(cursor_name(session), session=session)
@@ -346,7 +344,7 @@ def _changes(store: "Store", session: str, scopes: list[str], limit: int) -> lis
                     m = store.get(mid, scope=ev.scope)
                 except GitmemError:
                     continue  # forgotten meanwhile
-                if m.type != "quarantine" and not suspect(m.text):
+                if injectable(m.type, m.text, m.metadata):
                     out.append({"id": m.id, "scope": m.scope, "type": m.type, "text": m.text,
                                 "op": ev.op, "agent": ev.agent or ev.author, "commit": m.commit, "path": m.path})
         elif not suspect(ev.summary):
@@ -400,7 +398,7 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
         elif "error" in box:
             res.notes.append(f"gitmem: recall failed: {box['error']}")
         else:
-            hits = box.get("hits") or []
+            hits = store.injectable(box.get("hits") or [])[:k]
             res.timings["recall"] = round(box.get("time", 0.0), 3)
     # Preferences apply to nearly every prompt, so they go first; then what other sessions
     # wrote; recall gets the rest of the token budget.

@@ -65,6 +65,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
             # loaded once per store, not once more in this process; else recall here.
             served = serve_client.recall(store.home, query, k, scopes or None, timeout=30.0, **filters)
             hits = served[0] if served is not None else store.recall(query, k=k, scopes=scopes or None, **filters)
+            hits = store.injectable(hits)
             store.record_receipt("mcp-search", query, hits)
         except GitmemError as e:
             raise fail(e) from e

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from . import model, scopes as scoping
+from . import injection, model, scopes as scoping
 from .config import Config
 from .errors import MalformedMemory, NotFound, UsageError
 from .model import Memory
@@ -399,7 +399,7 @@ class Memories:
         out["supersedes"] = tuple(item.get("supersedes") or ())
         # An importer may carry a summary of its own (e.g. a topic file's description).
         out["summary"] = red.text(" ".join(str(item["summary"]).split()), "summary") if item.get("summary") else None
-        return out
+        return injection.quarantine_item(out)
 
     def write_items(self, scope: str, items: list[dict[str, Any]], red: Redactor, op: str,
                     subject: str | None = None, when: int | None = None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from .redact import redact
 from .tokens import count_tokens
 
 DEFAULT_BUDGET = 1500  # tokens, when --budget is not given
@@ -44,7 +45,7 @@ def render_prompt(hits: Sequence[Any], budget: int | None = DEFAULT_BUDGET, quer
     left = budget - frame
     kept: list[dict[str, Any]] = []
     for n, h in enumerate(hits):
-        lines = [defang(ln) for ln in (getattr(h, "text", "") or h.snippet).splitlines() if ln.strip()]
+        lines = [defang(ln) for ln in redact((getattr(h, "text", "") or h.snippet))[0].splitlines() if ln.strip()]
         head = 40  # the memory tag line
         cost = head + sum(count_tokens(ln) + 2 for ln in lines)
         if cost > left:

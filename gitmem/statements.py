@@ -11,6 +11,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from .injection import scan, suspect, withhold_injections  # noqa: F401 - re-exported
 from .transcripts import Turn
 
 # Types that belong to the person rather than to one code project: written to `main`
@@ -113,21 +114,6 @@ TRANSIENT = _rx(
     r"just this once|for the moment|later)\b|暂时|这次|这一次|目前|今天|明天|昨天|现在先|先这样|临时|再说|回头")
 HEDGED = _rx(r"\b(?:might|maybe|perhaps|probably|possibly|not sure|I think|I guess|wondering)\b"
               r"|可能|也许|或许|大概|不确定")
-INJECTION = _rx(
-    r"\bignore\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|preceding|system|"
-    r"former)\s+(?:instructions?|prompts?|messages?|rules?|directions?|context)"
-    r"|\bdisregard\s+(?:all\s+|any\s+|the\s+)*(?:previous|prior|above|earlier|your|system)\b"
-    r"|\bforget\s+(?:all\s+)?(?:your|previous|prior|the)\s+(?:instructions|rules|training|guidelines)"
-    r"|\byou\s+are\s+now\s+(?:a|an|in|the|DAN)\b|\b(?:new|updated|override|real)\s+(?:system\s+)?"
-    r"instructions?\s*:|\bsystem\s+prompt\b|\breveal\s+(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)"
-    r"|\bjailbreak|\bdeveloper mode\b|\bdo anything now\b|<\|?(?:im_start|im_end|system|endoftext)\|?>"
-    r"|\[/?INST\]|</?(?:system|assistant|instructions?|gitmem[\w-]*)>"
-    r"|\b(?:curl|wget)\s+\S+\s*\|\s*(?:ba|z)?sh\b|\brm\s+-rf\s+[/~]|\bexfiltrat"
-    r"|\b(?:send|upload|post|email)\s+(?:all\s+|the\s+|your\s+)*(?:secrets|credentials|api keys|tokens|"
-    r"passwords|private keys)\b"
-    r"|忽略(?:之前|以上|前面|所有|上述|先前)的?(?:所有)?(?:指令|指示|提示|规则|说明|要求)|你现在是|系统提示词?|越狱"
-    r"|不要遵守|无视(?:之前|以上|所有)")
-
 _CODE_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_TAG = re.compile(r"<(system-reminder|command-[\w-]+|local-command-[\w-]+|environment_context|"
                          r"user_instructions|user-prompt-submit-hook|INSTRUCTIONS|"
@@ -217,9 +203,9 @@ def classify(sentence: str, max_chars: int = 500) -> Statement | None:
         st.reason = "asked to remember: " + st.reason if not st.reason.startswith("asked") else st.reason
         if st.about == PROJECT and st.type == "fact" and not PROJECT_FACT.search(body):
             st.about = PERSONAL
-    m = INJECTION.search(s)
-    if m:
-        st.flagged = f"prompt-injection phrasing: {m.group(0)[:40]!r}"
+    flag = scan(s)
+    if flag:
+        st.flagged = flag
         st.type, st.importance = "quarantine", 1
     return st
 
@@ -251,14 +237,3 @@ def normalise(text: str) -> str:
     t = unicodedata.normalize("NFKC", text).casefold()
     t = "".join(" " if unicodedata.category(c)[0] in "PSZC" else c for c in t)
     return " ".join(t.split())
-
-
-def suspect(text: str) -> bool:
-    """Text with prompt-injection phrasing: never injected into an agent's context."""
-    return bool(INJECTION.search(text))
-
-
-def withhold_injections(text: str) -> str:
-    """Session files are recalled like memories: lines with injection phrasing stay out."""
-    return "\n".join("[line withheld: prompt-injection phrasing]" if INJECTION.search(ln) else ln
-                     for ln in text.splitlines())

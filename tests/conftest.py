@@ -20,7 +20,7 @@ MODEL_PATH = (ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8").
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path, monkeypatch):
+def isolated_env(tmp_path, tmp_path_factory, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
     for var in list(os.environ):
@@ -28,6 +28,9 @@ def isolated_env(tmp_path, monkeypatch):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    # One cache for the run: the secret rules read from detect-secrets are built once
+    # (gitmem.redact), not in every CLI subprocess of every test.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GITMEM_HOME", str(tmp_path / "gitmem"))

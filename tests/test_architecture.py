@@ -22,7 +22,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "gitmem"
 
-BASE = {"errors", "config", "model", "trailers", "fsutil", "tokens", "redact", "access", "render",
+BASE = {"errors", "config", "model", "trailers", "fsutil", "tokens", "redact", "injection", "access", "render",
         "hits", "weight"}
 ENGINE_PREFIXES = ("store", "index", "embed")
 SERVICE = {"memories", "scopes", "history", "transfer"}

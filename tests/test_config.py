@@ -158,6 +158,7 @@ recency_weight = 0
 half_life_days = 7
 importance_weight = 0.2
 vector_floors = { "fake-64" = 0.1, "BAAI/bge-small-en-v1.5" = 0.4 }
+prompt_min_score = 0.1
 
 [index]
 chunk_lines = 10

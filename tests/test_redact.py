@@ -10,13 +10,14 @@ from gitmem.redact import redact
 
 SECRETS = [
     ("AKIAIOSFODNN7EXAMPLE", "aws-access-key"),
-    ("ghp_" + "a1B2" * 9, "github-token"),
-    ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "github-token"),
-    ("sk-proj-abcdefghijklmnopqrstuvwxyz012345", "openai-key"),
-    ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "anthropic-key"),
+    ("AKIAZ7Q3MX5TW2LPN4RB", "aws-access-key"),
+    ("ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "github-token"),
+    ("github_pat_11ABCDEFG0123456789_q8Wm2Rt5Yx9Kp3Lz7Nv4Bc6", "github-fine-grained-pat"),
+    ("sk-proj-Qw3Er5Ty7Ui9Op2As4Df6Gh8Jk0Lz", "openai-key"),
+    ("sk-ant-api03-Zx8Cv6Bn4Mq2Wr7Ty5Ui3Op1", "anthropic-key"),
     ("xoxb-1234567890-abcdefghij", "slack-token"),
     ("AIza" + "B" * 35, "google-api-key"),
-    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
+    ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "json-web-token"),
 ]
 
 

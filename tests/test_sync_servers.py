@@ -46,12 +46,12 @@ def test_two_homes_sync_through_a_real_server(tmp_path, git_remotes, kind):
 def test_a_forget_rewinds_the_server_over_http(tmp_path, git_remotes):
     url = git_remotes.http("mem")
     a, b = homes(tmp_path, url)
-    m = a.remember("the staging db password is hunter2hunter2")
+    m = a.remember("the staging db nickname is hunter2hunter2")  # forget removes it, not redaction
     a.sync(), b.sync()
     a.forget([m.id])
     a.sync()
     b.sync()
-    assert "the staging db password is hunter2hunter2" not in texts(b)
+    assert "the staging db nickname is hunter2hunter2" not in texts(b)
     reachable = git("--git-dir", str(git_remotes.bare("mem")), "log", "--all", "-p")
     assert "hunter2hunter2" not in reachable and "2retnuh2retnuh" not in reachable
 

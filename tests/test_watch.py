@@ -188,7 +188,7 @@ def test_rewrite_then_backdated_import_in_one_poll(store, tmp_path):
 
 
 def test_watch_process_survives_a_forget_rewrite(store, gm_home):
-    secret = store.remember("Backup passphrase is correct-horse-battery")
+    secret = store.remember("Backup phrase is correct-horse-battery")  # forget removes it, not redaction
     proc = _spawn_watch("--json", "--interval", "0.2")
     try:
         _wait_started(proc, gm_home)

@@ -85,6 +85,7 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         from ..render import render_prompt
 
         shown: list = []
+        hits = store.injectable(hits)  # relevance floor, quarantine, injection phrasing
         click.echo(render_prompt(hits, budget, query=query, shown=shown), nl=False)
         store.record_receipt("recall", query, shown)
         return
