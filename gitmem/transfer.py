@@ -47,6 +47,9 @@ def import_items(svc: Memories, items: Iterable[dict[str, Any]], *, scope: str |
             raise ImportFormatError("expected a JSON object", line=n)
         if "text" not in raw or not isinstance(raw["text"], str):
             raise ImportFormatError("missing string field 'text'", line=n)
+        if raw.get("scope") is not None and not isinstance(raw["scope"], str):
+            raise ImportFormatError(f"'scope' must be a string, got {raw['scope']!r:.40}", line=n,
+                                    hint="e.g. \"scope\": \"channel/slack\"")
         item = {k: raw.get(k) for k in ("text", "key", "type", "importance", "tags", "created")}
         meta = dict(raw.get("metadata") or {}) if isinstance(raw.get("metadata"), dict) else {}
         meta.update({k: v for k, v in raw.items() if k not in KNOWN_IMPORT_FIELDS and k != "metadata"})
@@ -54,6 +57,7 @@ def import_items(svc: Memories, items: Iterable[dict[str, Any]], *, scope: str |
         if item.get("tags") is not None and not isinstance(item["tags"], (list, str)):
             raise ImportFormatError("'tags' must be a list of strings", line=n)
         try:
+            model.check_unicode(raw, "the line")
             target = svc.scope_for_write(raw.get("scope") or scope)
             prepared = svc.prepare(item, red)
         except UsageError as e:
@@ -119,6 +123,9 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         except json.JSONDecodeError as e:
             raise ImportFormatError(f"invalid JSON: {e.msg}", line=n,
                                     hint="one JSON object per line, e.g. {\"text\": \"...\"}") from e
+        except RecursionError:
+            raise ImportFormatError("JSON nested too deeply", line=n,
+                                    hint="one flat JSON object per line, e.g. {\"text\": \"...\"}") from None
         if not isinstance(obj, dict):
             raise ImportFormatError("expected a JSON object", line=n)
         obj.setdefault("__line__", n)
