@@ -15,6 +15,7 @@ from .errors import ImportFormatError, UsageError
 from .fsutil import atomic_write
 from .memories import Memories
 
+LINE_HINT = 'one JSON object per line, e.g. {"text": "...", "tags": ["a"]}'
 KNOWN_IMPORT_FIELDS = {"text", "key", "scope", "type", "importance", "tags", "created", "id"}
 
 
@@ -44,9 +45,9 @@ def import_items(svc: Memories, items: Iterable[dict[str, Any]], *, scope: str |
             raw = dict(raw)
             n = raw.pop("__line__")
         if not isinstance(raw, dict):
-            raise ImportFormatError("expected a JSON object", line=n)
+            raise ImportFormatError("expected a JSON object", line=n, hint=LINE_HINT)
         if "text" not in raw or not isinstance(raw["text"], str):
-            raise ImportFormatError("missing string field 'text'", line=n)
+            raise ImportFormatError("missing string field 'text'", line=n, hint=LINE_HINT)
         if raw.get("scope") is not None and not isinstance(raw["scope"], str):
             raise ImportFormatError(f"'scope' must be a string, got {raw['scope']!r:.40}", line=n,
                                     hint="e.g. \"scope\": \"channel/slack\"")
@@ -97,7 +98,8 @@ def export_markdown(svc: Memories, out_dir: str | os.PathLike[str], *, scope: st
                 continue
             target = (root / s / path).resolve()
             if not target.is_relative_to(root):
-                raise UsageError(f"refusing to write outside {root}: {path}")
+                raise UsageError(f"refusing to write outside {root}: {path}",
+                                 hint="a link inside the folder points out of it; export into an empty folder")
             atomic_write(target, svc.git.blob(oid, path))
             written.append(str(target.relative_to(root)))
     return written
@@ -113,7 +115,7 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
-        raise ImportFormatError("not valid UTF-8", line=line) from e
+        raise ImportFormatError("not valid UTF-8", line=line, hint="save the file as UTF-8") from e
     items = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -127,7 +129,7 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             raise ImportFormatError("JSON nested too deeply", line=n,
                                     hint="one flat JSON object per line, e.g. {\"text\": \"...\"}") from None
         if not isinstance(obj, dict):
-            raise ImportFormatError("expected a JSON object", line=n)
+            raise ImportFormatError("expected a JSON object", line=n, hint=LINE_HINT)
         obj.setdefault("__line__", n)
         items.append(obj)
     return items
