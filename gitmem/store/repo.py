@@ -185,7 +185,7 @@ class GitStore:
 
     def write_lock(self, timeout: float = 60.0):
         """The store-wide write lock; history rewrites hold it for their whole run."""
-        return file_lock(self.write_lock_path, timeout=timeout)
+        return file_lock(self.write_lock_path, timeout=timeout, fair=True)
 
     # ---- refs ---------------------------------------------------------------------
     def scopes(self) -> dict[str, str]:
