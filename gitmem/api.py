@@ -53,6 +53,11 @@ class Store:
         self.memories = Memories(config)
         self._recall_engine: Any = None
         self._last_redactions: list[dict[str, Any]] = []
+        if (self.home / "state" / "purge-pending.json").exists():
+            # A forget killed after its history rewrite: finish its purge first.
+            from .forget import finish_interrupted
+
+            finish_interrupted(self.memories)
 
     @property
     def git(self) -> GitStore:
