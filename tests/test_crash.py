@@ -131,3 +131,19 @@ def test_a_forget_refused_before_its_rewrite_leaves_no_marker(store, monkeypatch
     with pytest.raises(ConflictError):
         store.forget([victim.id])
     assert not (store.home / "state" / "purge-pending.json").exists()
+
+
+def test_a_ref_lock_left_by_a_killed_writer_is_cleared_without_a_pack_per_retry(store):
+    store.remember("before the crash")
+    lock = store.git.path / "refs" / "heads" / "main.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_text("0" * 40 + "\n")  # fresh: a killed writer's, just now
+    packs = set((store.git.path / "objects" / "pack").glob("*.pack"))
+    t0 = time.monotonic()
+    m = store.remember("after the crash")
+    waited = time.monotonic() - t0
+    print(f"\nnext write after a fresh stale ref lock: {waited:.2f} s")
+    assert not lock.exists()
+    assert m.id in {x.id for x in gitmem.open(store.home).list()}
+    new = set((store.git.path / "objects" / "pack").glob("*.pack")) - packs
+    assert len(new) <= 2  # the write's pack (and at most one repack), not one per retry

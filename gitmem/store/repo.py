@@ -510,7 +510,18 @@ class GitStore:
         moves only if it still points at the tip that was read (a writer bypassing the
         lock, such as a push into the store, makes us rebuild)."""
         last_err: Exception | None = None
+        ref_lock = self.path / (ref + ".lock")
         for _ in range(retries):
+            if ref_lock.exists():
+                # A git process holds the ref (or a killed writer left its lock, which
+                # clear_stale_lock takes away at 2 s): wait without building a commit
+                # and a pack each time round.
+                with self.write_lock():
+                    refmod.clear_stale_lock(self.path, ref)
+                if ref_lock.exists():
+                    last_err = FileExistsError(f"{ref_lock} exists")
+                    time.sleep(0.01)
+                    continue
             with self.write_lock():
                 if hasattr(self.codec, "refresh"):
                     self.codec.refresh()
