@@ -562,7 +562,20 @@ class GitStore:
 
     def update_refs(self, updates: list[tuple[str, str, str | None]], message: str = "gitmem") -> None:
         """Move several refs atomically, each only if it still points where it did
-        ((ref, new, expected old); old None: must not exist; new "": delete)."""
+        ((ref, new, expected old); old None: must not exist; new "": delete).
+
+        A lock file a killed process left on one of the refs (or on packed-refs) would
+        make `git update-ref` refuse every later transaction: such a lock is cleared
+        once it is 2 s old (a live git process holds one for milliseconds), waiting
+        for it at most a few seconds."""
+        names = [u[0] for u in updates] + ["packed-refs"]
+        deadline = time.monotonic() + 5.0
+        while True:
+            for name in names:
+                refmod.clear_stale_lock(self.path, name)
+            if not any((self.path / (n + ".lock")).exists() for n in names) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         refmod.update_refs(self.path, updates, message)
 
     def set_ref(self, name: str, target: str) -> None:
