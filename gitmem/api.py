@@ -63,6 +63,11 @@ class Store:
         self.memories = Memories(config, git)
         self._recall_engine: Any = recaller
         self._last_redactions: list[dict[str, Any]] = []
+        if (self.home / "state" / "purge-pending.json").exists():
+            # A forget killed after its history rewrite: finish its purge first.
+            from .forget import finish_interrupted
+
+            finish_interrupted(self.memories)
 
     def sharing(self, config: Config) -> "Store":
         """A Store for `config` (the same home and settings; another session, agent or

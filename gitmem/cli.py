@@ -184,7 +184,7 @@ def read_text_arg(text: str | None) -> str:
         except UnicodeDecodeError as e:
             from .errors import UsageError
 
-            raise UsageError("stdin is not valid UTF-8 text") from e
+            raise UsageError("stdin is not valid UTF-8 text", hint="convert it first, e.g. iconv -t UTF-8") from e
     return text
 
 

@@ -23,12 +23,14 @@ its format and what a clone does with it.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from . import access, encryption, ledger, model, receipts
 from .errors import NotFound, UsageError
+from .fsutil import atomic_write
 from .memories import Memories, key_path
 from .store import SCOPE_PREFIX, Change, GitStore
 from .store.rewrite import Rewrite, rewrite, rewrite_roots, scan_versions
@@ -402,7 +404,16 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
             entry.update(encryption.shred_record(svc, shred, advance=True))
             rec_path, ledger_update = ledger.stage(git, entry, svc.author())
         ring = encryption.finish_shred(svc, shred, advance=record)
-        git.update_refs(updates + ring + ([ledger_update] if record else []), message=f"gitmem {op}")
+        # A process killed once the refs have moved would leave the old text in
+        # unreachable objects and the index: the marker makes the next open finish the
+        # job (finish_interrupted). It names ids only, never the text.
+        pending = pending_path(svc.home)
+        atomic_write(pending, json.dumps({"op": op, "ids": all_ids}).encode())
+        try:
+            git.update_refs(updates + ring + ([ledger_update] if record else []), message=f"gitmem {op}")
+        except BaseException:
+            pending.unlink(missing_ok=True)
+            raise
         encryption.end_shred(svc)
         svc.drop_parsed()
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
@@ -411,6 +422,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         access.drop(svc.home, all_ids)
         receipts.purge(svc.home, all_ids, text=text)
         index_note = purge_index(svc, touched)
+        pending.unlink(missing_ok=True)
     return {
         "op": op, "ids": all_ids, "merged": [i for i in all_ids if i not in ids],
         "reason": reason, "commits": {r[len(SCOPE_PREFIX):]: n for r, n, _ in updates if r.startswith(SCOPE_PREFIX)},
@@ -470,6 +482,37 @@ def purge_index(svc: Memories, ids: Iterable[str]) -> str:
         return "rebuilt"
     except Exception:  # any index trouble: the safe fallback is no index at all
         return _delete_index(home)
+
+
+def pending_path(home: Path) -> Path:
+    """The marker of a purge whose refs moved but whose prune may not have run."""
+    return Path(home) / "state" / "purge-pending.json"
+
+
+def finish_interrupted(svc: Memories) -> dict[str, Any] | None:
+    """Finish a forget or redact killed after its refs moved: prune the unreachable
+    objects that still hold the text, drop the forgotten ids' access counts and
+    receipts, and delete the index (it rebuilds from the purged trees). None when no
+    purge was interrupted."""
+    pending = pending_path(svc.home)
+    if not pending.exists():
+        return None
+    with svc.git.write_lock(timeout=120.0):
+        if not pending.exists():
+            return None  # another process finished it meanwhile
+        try:
+            rec = json.loads(pending.read_text())
+            ids = [i for i in rec.get("ids", []) if isinstance(i, str)]
+        except (OSError, ValueError, AttributeError):
+            ids = []
+        live = _live(svc, ids)
+        gone = [i for i in ids if i not in live]
+        svc.git.prune()
+        access.drop(svc.home, gone)
+        receipts.purge(svc.home, gone)
+        note = _delete_index(Path(svc.home))
+        pending.unlink(missing_ok=True)
+    return {"ids": gone, "index": note}
 
 
 def _delete_index(home: Path) -> str:

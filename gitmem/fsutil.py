@@ -54,30 +54,57 @@ def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, timeout: float = 30.0, shared: bool = False) -> Iterator[None]:
-    """An flock on `path`; the kernel drops it if the process dies, so it is never stale."""
+def file_lock(path: Path, timeout: float = 30.0, shared: bool = False, fair: bool = False) -> Iterator[None]:
+    """An flock on `path`; the kernel drops it if the process dies, so it is never stale.
+
+    `fair` (exclusive only): waiters queue at a turnstile (`<path>.queue`, a second
+    flock) before they take the lock, and the one at the turnstile polls the lock
+    closely; a holder that releases and comes straight back must pass the turnstile
+    too, so it cannot starve the others (without it, a process writing in a loop kept
+    a `gitmem remember` waiting for seconds)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, file_mode(path.parent))
-    op = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     deadline = time.monotonic() + timeout
+    if fair and not shared:
+        with _flock(path.with_name(path.name + ".queue"), fcntl.LOCK_EX, deadline, path):
+            fd = _take(path, fcntl.LOCK_EX, deadline, path, max_delay=0.002)
+    else:
+        fd = _take(path, fcntl.LOCK_SH if shared else fcntl.LOCK_EX, deadline, path)
     try:
-        delay = 0.001
-        while True:
-            try:
-                fcntl.flock(fd, op | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise ConflictError(
-                        f"timed out waiting for lock {path}",
-                        hint="another gitmem process is holding it; retry shortly",
-                    ) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
         yield
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def _flock(path: Path, op: int, deadline: float, name: Path) -> Iterator[None]:
+    fd = _take(path, op, deadline, name)
+    try:
+        yield
+    finally:
+        os.close(fd)
+
+
+def _take(path: Path, op: int, deadline: float, name: Path, max_delay: float = 0.05) -> int:
+    """An open fd of `path` holding the flock `op`, polled until `deadline`."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, file_mode(path.parent))
+    delay = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, op | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                raise ConflictError(
+                    f"timed out waiting for lock {name}",
+                    hint="another gitmem process is holding it; retry shortly",
+                ) from None
+            time.sleep(delay)
+            delay = min(delay * 2, max_delay)
+        except BaseException:
+            os.close(fd)
+            raise
 
 
 def is_locked(path: Path) -> bool:

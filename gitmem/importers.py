@@ -397,7 +397,8 @@ def export_openclaw(svc: Memories, directory: str | os.PathLike[str], *,
     for rel, text in sorted(files.items()):
         target = (root / rel).resolve()
         if not target.is_relative_to(root):
-            raise UsageError(f"refusing to write outside {root}: {rel}")
+            raise UsageError(f"refusing to write outside {root}: {rel}",
+                             hint="a link inside the folder points out of it; export into an empty folder")
         atomic_write(target, text.encode())
         written.append(rel)
     return written

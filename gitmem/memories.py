@@ -30,7 +30,9 @@ ROOTS = ("memories", "archive")
 
 def key_path(key: str) -> str:
     """Where the id of the memory with a caller's key is recorded in a scope's tree."""
-    h = hashlib.sha1(key.encode("utf-8")).hexdigest()
+    # surrogatepass: a key that is not valid Unicode is never stored (prepare refuses
+    # it), so looking one up just finds nothing instead of failing.
+    h = hashlib.sha1(key.encode("utf-8", "surrogatepass")).hexdigest()
     return f"keys/{h[:2]}/{h[2:]}"
 
 
@@ -387,13 +389,15 @@ class Memories:
         out["tags"] = red.value(model.check_tags(item.get("tags")), "tags")
         key = item.get("key")
         if key is not None:
-            key = str(key)
+            if isinstance(key, (list, dict, bool)):
+                raise UsageError(f"bad key {key!r:.40}", hint="a key is a string, e.g. deploy-window")
+            key = model.check_unicode(str(key), "key")
             if not key.strip() or "\x00" in key or len(key) > 512:
                 raise UsageError(f"bad key {key[:40]!r}", hint="keys are 1-512 characters, no NUL")
             key = red.text(key, "key")
         out["key"] = key
         out["created"] = model.normalise_when(item["created"]) if item.get("created") else None
-        out["metadata"] = red.value(dict(item.get("metadata") or {}), "metadata")
+        out["metadata"] = red.value(model.check_unicode(dict(item.get("metadata") or {}), "metadata"), "metadata")
         out["source"] = red.value(self.source(item.get("source")), "source")
         out["links"] = tuple(item.get("links") or ())
         out["supersedes"] = tuple(item.get("supersedes") or ())

@@ -261,6 +261,7 @@ def check_text(text: str, max_bytes: int) -> str:
         raise UsageError("text contains a NUL byte", hint="memories are text; strip binary data")
     if not text.strip():
         raise UsageError("empty text", hint="give the memory some text, or `-` to read stdin")
+    check_unicode(text, "text")
     size = len(text.encode("utf-8"))
     if size > max_bytes:
         raise UsageError(
@@ -270,10 +271,31 @@ def check_text(text: str, max_bytes: int) -> str:
     return text
 
 
+def check_unicode(value: Any, what: str) -> Any:
+    """`value` (a string, or lists and dicts of them) unchanged if every string in it is
+    valid Unicode; a lone surrogate (a JSON `\\ud800` escape, or invalid UTF-8 bytes in a
+    command-line argument) is a UsageError, not a crash when the file is written."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise UsageError(f"{what} is not valid Unicode (a lone surrogate {value[e.start]!r} "
+                             f"at character {e.start})",
+                             hint="give UTF-8 text; invalid bytes or \\udXXX escapes cannot be stored") from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            check_unicode(k, what)
+            check_unicode(v, what)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            check_unicode(v, what)
+    return value
+
+
 def check_importance(value: Any) -> int:
     try:
         imp = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise UsageError(f"importance must be an integer 1-10, got {value!r}", hint="e.g. --importance 7") from None
     if not 1 <= imp <= 10:
         raise UsageError(f"importance must be 1-10, got {imp}", hint="1 is trivia, 5 the default, 8+ is never archived")
@@ -295,6 +317,7 @@ def check_tags(tags: Any) -> tuple[str, ...]:
             continue
         if not _TAG_RE.match(t):
             raise UsageError(f"bad tag {t!r}", hint="tags are 1-64 chars, no spaces or commas")
+        check_unicode(t, "tag")
         if t not in out:
             out.append(t)
     return tuple(out)

@@ -133,8 +133,8 @@ def read_turns(path: str | os.PathLike[str], offset: int = 0,
                 continue
             try:
                 obj = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn or foreign line is skipped, not fatal
+            except (json.JSONDecodeError, RecursionError):
+                continue  # a torn, foreign or absurdly nested line is skipped, not fatal
             if isinstance(obj, dict):
                 t = _jsonl_turn(obj)
                 if t and t[1].strip():

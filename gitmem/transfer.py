@@ -15,6 +15,7 @@ from .errors import ImportFormatError, UsageError
 from .fsutil import atomic_write
 from .memories import Memories
 
+LINE_HINT = 'one JSON object per line, e.g. {"text": "...", "tags": ["a"]}'
 KNOWN_IMPORT_FIELDS = {"text", "key", "scope", "type", "importance", "tags", "created", "id"}
 
 
@@ -44,9 +45,12 @@ def import_items(svc: Memories, items: Iterable[dict[str, Any]], *, scope: str |
             raw = dict(raw)
             n = raw.pop("__line__")
         if not isinstance(raw, dict):
-            raise ImportFormatError("expected a JSON object", line=n)
+            raise ImportFormatError("expected a JSON object", line=n, hint=LINE_HINT)
         if "text" not in raw or not isinstance(raw["text"], str):
-            raise ImportFormatError("missing string field 'text'", line=n)
+            raise ImportFormatError("missing string field 'text'", line=n, hint=LINE_HINT)
+        if raw.get("scope") is not None and not isinstance(raw["scope"], str):
+            raise ImportFormatError(f"'scope' must be a string, got {raw['scope']!r:.40}", line=n,
+                                    hint="e.g. \"scope\": \"channel/slack\"")
         item = {k: raw.get(k) for k in ("text", "key", "type", "importance", "tags", "created")}
         meta = dict(raw.get("metadata") or {}) if isinstance(raw.get("metadata"), dict) else {}
         meta.update({k: v for k, v in raw.items() if k not in KNOWN_IMPORT_FIELDS and k != "metadata"})
@@ -54,6 +58,7 @@ def import_items(svc: Memories, items: Iterable[dict[str, Any]], *, scope: str |
         if item.get("tags") is not None and not isinstance(item["tags"], (list, str)):
             raise ImportFormatError("'tags' must be a list of strings", line=n)
         try:
+            model.check_unicode(raw, "the line")
             target = svc.scope_for_write(raw.get("scope") or scope)
             prepared = svc.prepare(item, red)
         except UsageError as e:
@@ -93,7 +98,8 @@ def export_markdown(svc: Memories, out_dir: str | os.PathLike[str], *, scope: st
                 continue
             target = (root / s / path).resolve()
             if not target.is_relative_to(root):
-                raise UsageError(f"refusing to write outside {root}: {path}")
+                raise UsageError(f"refusing to write outside {root}: {path}",
+                                 hint="a link inside the folder points out of it; export into an empty folder")
             atomic_write(target, svc.git.blob(oid, path))
             written.append(str(target.relative_to(root)))
     return written
@@ -109,7 +115,7 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
-        raise ImportFormatError("not valid UTF-8", line=line) from e
+        raise ImportFormatError("not valid UTF-8", line=line, hint="save the file as UTF-8") from e
     items = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -119,8 +125,11 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         except json.JSONDecodeError as e:
             raise ImportFormatError(f"invalid JSON: {e.msg}", line=n,
                                     hint="one JSON object per line, e.g. {\"text\": \"...\"}") from e
+        except RecursionError:
+            raise ImportFormatError("JSON nested too deeply", line=n,
+                                    hint="one flat JSON object per line, e.g. {\"text\": \"...\"}") from None
         if not isinstance(obj, dict):
-            raise ImportFormatError("expected a JSON object", line=n)
+            raise ImportFormatError("expected a JSON object", line=n, hint=LINE_HINT)
         obj.setdefault("__line__", n)
         items.append(obj)
     return items

@@ -185,7 +185,7 @@ class GitStore:
 
     def write_lock(self, timeout: float = 60.0):
         """The store-wide write lock; history rewrites hold it for their whole run."""
-        return file_lock(self.write_lock_path, timeout=timeout)
+        return file_lock(self.write_lock_path, timeout=timeout, fair=True)
 
     # ---- refs ---------------------------------------------------------------------
     def scopes(self) -> dict[str, str]:
@@ -510,7 +510,18 @@ class GitStore:
         moves only if it still points at the tip that was read (a writer bypassing the
         lock, such as a push into the store, makes us rebuild)."""
         last_err: Exception | None = None
+        ref_lock = self.path / (ref + ".lock")
         for _ in range(retries):
+            if ref_lock.exists():
+                # A git process holds the ref (or a killed writer left its lock, which
+                # clear_stale_lock takes away at 2 s): wait without building a commit
+                # and a pack each time round.
+                with self.write_lock():
+                    refmod.clear_stale_lock(self.path, ref)
+                if ref_lock.exists():
+                    last_err = FileExistsError(f"{ref_lock} exists")
+                    time.sleep(0.01)
+                    continue
             with self.write_lock():
                 if hasattr(self.codec, "refresh"):
                     self.codec.refresh()
@@ -551,7 +562,20 @@ class GitStore:
 
     def update_refs(self, updates: list[tuple[str, str, str | None]], message: str = "gitmem") -> None:
         """Move several refs atomically, each only if it still points where it did
-        ((ref, new, expected old); old None: must not exist; new "": delete)."""
+        ((ref, new, expected old); old None: must not exist; new "": delete).
+
+        A lock file a killed process left on one of the refs (or on packed-refs) would
+        make `git update-ref` refuse every later transaction: such a lock is cleared
+        once it is 2 s old (a live git process holds one for milliseconds), waiting
+        for it at most a few seconds."""
+        names = [u[0] for u in updates] + ["packed-refs"]
+        deadline = time.monotonic() + 5.0
+        while True:
+            for name in names:
+                refmod.clear_stale_lock(self.path, name)
+            if not any((self.path / (n + ".lock")).exists() for n in names) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         refmod.update_refs(self.path, updates, message)
 
     def set_ref(self, name: str, target: str) -> None:
