@@ -21,17 +21,24 @@ def log_path(home: Path) -> Path:
 
 
 def record(home: Path, ids: Iterable[str], kind: str = "recall", when: float | None = None) -> None:
-    """Append one line per id. O_APPEND writes under PIPE_BUF are atomic across processes."""
+    """Append one line per id. O_APPEND writes under PIPE_BUF are atomic across processes.
+    Best effort: use counts only tune ranking, so a state/ folder that cannot be written
+    (see `gitmem doctor`) loses them rather than the command."""
     ids = [i for i in ids if i]
     if not ids:
         return
     ts = int(when if when is not None else time.time())
     data = "".join(json.dumps({"id": i, "t": ts, "k": kind}) + "\n" for i in ids).encode()
     path = log_path(home)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, file_mode(path.parent))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, file_mode(path.parent))
+    except OSError:
+        return
     try:
         os.write(fd, data)
+    except OSError:
+        pass
     finally:
         os.close(fd)
 
@@ -41,7 +48,7 @@ def counts(home: Path) -> dict[str, tuple[int, int]]:
     out: dict[str, tuple[int, int]] = {}
     try:
         fh = open(log_path(home), encoding="utf-8", errors="replace")
-    except FileNotFoundError:
+    except OSError:  # none yet, or a state/ folder that cannot be read (see record)
         return out
     with fh:
         for line in fh:

@@ -103,6 +103,10 @@ class Store:
         """Scopes a read looks at: given ones, all, or the linked project + main."""
         return self.memories.scopes_for_read(scopes, all_scopes, cwd)
 
+    def warnings(self) -> list[str]:
+        """One-line warnings of this session so far (a degraded index, say)."""
+        return list(self.memories.warnings)
+
     def skipped(self) -> list[dict[str, Any]]:
         """Malformed memory files that reads so far passed over ({scope, path, error})."""
         return list(self.memories.skipped)

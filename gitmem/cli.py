@@ -155,6 +155,8 @@ def pass_store(f: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return ctx.invoke(f, store, *a, **kw)
         finally:
+            for w in store.warnings():
+                click.echo(f"warning: {w}", err=True)
             skipped = store.skipped()
             if skipped:
                 paths = ", ".join(s["path"] for s in skipped[:3]) + (" …" if len(skipped) > 3 else "")

@@ -17,7 +17,14 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from .errors import ConflictError
+from .errors import ConflictError, GitmemError
+
+
+def unusable(folder: Path, e: OSError) -> GitmemError:
+    """A store folder gitmem cannot write (a lock or state file cannot be made there)."""
+    return GitmemError(f"cannot write in {folder}: {e.strerror or e}",
+                       hint="the store's state/ folder must be a folder gitmem can write; "
+                            "`gitmem doctor` checks the store")
 
 
 def private_dir(path: Path) -> bool:
@@ -63,7 +70,10 @@ def file_lock(path: Path, timeout: float = 30.0, shared: bool = False, fair: boo
     too, so it cannot starve the others (without it, a process writing in a loop kept
     a `gitmem remember` waiting for seconds)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise unusable(path.parent, e) from e
     deadline = time.monotonic() + timeout
     if fair and not shared:
         with _flock(path.with_name(path.name + ".queue"), fcntl.LOCK_EX, deadline, path):
@@ -87,7 +97,10 @@ def _flock(path: Path, op: int, deadline: float, name: Path) -> Iterator[None]:
 
 def _take(path: Path, op: int, deadline: float, name: Path, max_delay: float = 0.05) -> int:
     """An open fd of `path` holding the flock `op`, polled until `deadline`."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, file_mode(path.parent))
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, file_mode(path.parent))
+    except OSError as e:
+        raise unusable(path.parent, e) from e
     delay = 0.001
     while True:
         try:

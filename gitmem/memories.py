@@ -87,6 +87,8 @@ class Memories:
         # Malformed memory files passed over by list/iter_memories ({scope, path, error}).
         self.skipped: list[dict[str, Any]] = []
         self._parsed: dict[tuple[str, str], Memory] = {}
+        # One-line warnings for the front end to show (a degraded index, say).
+        self.warnings: list[str] = []
         # Where write times come from (commit times, ids, created/updated): the wall
         # clock, or a fixed one for tests and benchmarks that build a dated history.
         self.clock: Callable[[], float] = time.time
@@ -203,6 +205,10 @@ class Memories:
                 self._parsed.clear()
             self._parsed[key] = mem
         return mem.located(scope, path, rev.id)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
 
     def drop_parsed(self) -> None:
         """Forget every parsed file (after a forget: no copy of purged text stays here)."""

@@ -7,9 +7,13 @@ The fusion was chosen by measurement on the LoCoMo development split
 from __future__ import annotations
 
 import datetime as dt
+import atexit
 import math
+import shutil
+import tempfile
 import time
 from collections import OrderedDict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
@@ -17,7 +21,7 @@ import numpy as np
 from . import access, embed
 from .errors import UsageError
 from .hits import Hit
-from .index import Index, Progress, Snapshot
+from .index import Index, Progress, Snapshot, index_home_problem
 from .model import parse_when
 from .tokens import tokenize
 
@@ -92,7 +96,15 @@ class Recaller:
     def index(self) -> Index:
         """The store's derived index, with this recaller's embedder."""
         if self._index is None:
-            self._index = Index(self.svc.home, self.svc.git, self.config, self.embedder())
+            home = Path(self.svc.home)
+            problem = index_home_problem(home)
+            if problem is not None:
+                # Degrade, do not fail: a private index in a temporary folder for this
+                # process (built from git, so the answer is the same), and one warning.
+                home = Path(tempfile.mkdtemp(prefix="gitmem-index-"))
+                atexit.register(shutil.rmtree, home, True)
+                self.svc.warn(f"{problem}; using a temporary index for this command (`gitmem doctor`)")
+            self._index = Index(home, self.svc.git, self.config, self.embedder())
         return self._index
 
     def vector_floor(self) -> float:

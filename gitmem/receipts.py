@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from . import model
+from .errors import GitmemError
 from .fsutil import atomic_write, file_lock
 from .memories import Memories
 
@@ -67,7 +68,16 @@ def record(svc: Memories, kind: str, query: str | None, items: Iterable[dict[str
                "query": red.text(" ".join(query.split())[:300], "query") if query else None,
                "items": rows}
     line = (json.dumps(receipt, sort_keys=True) + "\n").encode()
-    home = svc.home
+    try:
+        _append(svc.home, line)
+    except (GitmemError, OSError) as e:
+        # The answer still goes out; the receipt is lost, and the person is told.
+        svc.warn(f"no receipt recorded: {getattr(e, 'message', None) or e}")
+        return None
+    return receipt
+
+
+def _append(home: Path, line: bytes) -> None:
     with _lock(home):
         path = _path(home)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -83,7 +93,6 @@ def record(svc: Memories, kind: str, query: str | None, items: Iterable[dict[str
             os.write(fd, line)
         finally:
             os.close(fd)
-    return receipt
 
 
 def _all(home: Path) -> Iterator[dict[str, Any]]:

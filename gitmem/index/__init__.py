@@ -24,11 +24,12 @@ GitStore (tips, diffs, decoded blobs).
 """
 
 from .chunks import Chunk, chunks_of, indexable, split_lines, text_hash
-from .db import (INDEX_NAME, SCHEMA_VERSION, connect, delete_index, drop_ids, index_path,
+from .db import (INDEX_NAME, SCHEMA_VERSION, connect, delete_index, drop_ids, index_home_problem, index_path,
                  lock_path)
 from .indexer import Index, Progress
 from .snapshot import Snapshot
 
 __all__ = ["Chunk", "INDEX_NAME", "Index", "Progress", "SCHEMA_VERSION", "Snapshot",
-           "chunks_of", "connect", "delete_index", "drop_ids", "index_path", "indexable", "lock_path",
+           "chunks_of", "connect", "delete_index", "drop_ids", "index_home_problem", "index_path", "indexable",
+           "lock_path",
            "split_lines", "text_hash"]

@@ -40,6 +40,23 @@ def index_path(home: Path) -> Path:
     return Path(home) / INDEX_NAME
 
 
+def index_home_problem(home: Path) -> str | None:
+    """Why the index cannot live in `home` (its file is not a file, its lock folder
+    cannot be made or written), or None."""
+    path = index_path(home)
+    if path.exists() and not path.is_file():
+        return f"{path} is not a file"
+    locks = lock_path(home).parent
+    try:
+        locks.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return f"cannot write in {locks}: {e.strerror or e}"
+    for d in (Path(home), locks):
+        if not os.access(d, os.W_OK | os.X_OK):
+            return f"{d} is not writable"
+    return None
+
+
 def lock_path(home: Path) -> Path:
     return Path(home) / "state" / "locks" / "index.lock"
 
