@@ -96,9 +96,9 @@ def test_a_forget_killed_after_its_rewrite_is_finished_by_the_next_open(store, m
     prune left the forgotten text in unreachable objects (and the index)."""
     from gitmem.store import GitStore
 
-    victim = store.remember("the old vpn password is hunter2-wq9")
+    victim = store.remember("the old vpn nickname is bluefish-wq9")
     keep = store.remember("keep this one")
-    store.recall("hunter2-wq9")  # the index holds the text too
+    store.recall("bluefish-wq9")  # the index holds the text too
 
     def killed(self, *a, **kw):
         raise KeyboardInterrupt  # as if SIGKILL landed here
@@ -108,12 +108,12 @@ def test_a_forget_killed_after_its_rewrite_is_finished_by_the_next_open(store, m
         store.forget([victim.id])
     monkeypatch.undo()
     assert victim.id not in {m.id for m in store.list()}  # the refs had moved
-    assert _objects_hold(store, "hunter2-wq9")
+    assert _objects_hold(store, "bluefish-wq9")
     assert (store.home / "state" / "purge-pending.json").exists()
     fresh = gitmem.open(store.home)
-    assert not _objects_hold(store, "hunter2-wq9")
+    assert not _objects_hold(store, "bluefish-wq9")
     assert not (store.home / "state" / "purge-pending.json").exists()
-    assert [h.id for h in fresh.recall("hunter2-wq9")] != [victim.id]
+    assert [h.id for h in fresh.recall("bluefish-wq9")] != [victim.id]
     assert keep.id in {m.id for m in fresh.list()}
     git("--git-dir", str(store.git.path), "fsck", "--strict")
 
