@@ -7,7 +7,6 @@ The fusion was chosen by measurement on the LoCoMo development split
 from __future__ import annotations
 
 import datetime as dt
-import math
 import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
@@ -170,7 +169,10 @@ class Recaller:
             # Flagged as possible prompt injection by extract: never recalled unless asked for.
             types = [t for t in snap.type_codes if t != "quarantine"]
         terms = tokenize(query)
-        depth = max(int(self.opt("candidates")), k * 3)
+        # Every score is relative to the top `candidates` of each ranking, never to how
+        # many hits were asked for: a deeper list (k > candidates) only appends.
+        ref = int(self.opt("candidates"))
+        depth = max(ref, k)
 
         bm = []
         if want in ("hybrid", "bm25"):
@@ -181,8 +183,9 @@ class Recaller:
         if want in ("hybrid", "vector") and snap.vectors is not None:
             qv = self.query_vector(query)
             vec = vector_top(snap, qv, snap.mask(chosen, types, since_ts, archived), depth)
-        fused = self._fuse(bm, vec, want)
-        hits = self._finish(snap, fused, bm, vec, qv, terms, k, want, mmr, explain, now=now)
+        fused, parts, kept = self._fuse(bm, vec, want, ref)
+        hits = self._finish(snap, fused, bm, vec, qv, terms, k, want, mmr, explain, now=now, ref=ref,
+                            parts=parts, kept=kept)
         self.last = {"backend": want, "reason": self._embed_reason, "ms": (time.perf_counter() - t0) * 1000,
                      "scopes": chosen}
         if at_info is not None:
@@ -192,50 +195,79 @@ class Recaller:
             access.record(self.svc.home, [h.id for h in hits], "recall")
         return hits
 
-    def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str) -> dict[int, float]:
+    def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str,
+              ref: int) -> tuple[dict[int, float], dict[int, tuple[float, float]], set[int] | None]:
+        """Fused score per candidate, each side's part of it, and the vector candidates
+        kept (None: all). Only the first `ref`
+        of each ranking count (and set the normalisation), so a doc's score does not
+        depend on how deep the lists go."""
         wb, wv = float(self.opt("w_bm25")), float(self.opt("w_vector"))
-        if mode == "bm25":
-            return {d: s for d, s in bm}
-        if mode == "vector":
-            return {d: s for d, s in vec}
+        if mode in ("bm25", "vector"):
+            # Beyond the first `ref`, 0: they follow in their ranking's order (the tie
+            # break), so a boost there cannot lift one over a hit that a smaller k shows.
+            ranked = bm if mode == "bm25" else vec
+            out = {d: (max(s, 0.0) if i < ref else 0.0) for i, (d, s) in enumerate(ranked)}
+            return out, {d: ((v, 0.0) if mode == "bm25" else (0.0, v)) for d, v in out.items()}, None
         # A vector candidate below the model's cosine floor counts only if BM25 found it
         # too, so an unrelated query returns nothing rather than noise. (Inert on
         # LoCoMo dev: measured identical for floors 0-0.3 with all-MiniLM-L6-v2.)
         floor = self.vector_floor()
-        in_bm = {d for d, _ in bm}
-        vec = [(d, s) for d, s in vec if s >= floor or d in in_bm]
-        out: dict[int, float] = {}
+        in_bm = {d for d, _ in bm[:ref]}
+        kept = {d for i, (d, s) in enumerate(vec) if s >= floor or (i < ref and d in in_bm)}
+        vec = [(d, s) for i, (d, s) in enumerate(vec) if i < ref and d in kept]
+        parts: dict[int, list[float]] = {d: [0.0, 0.0] for d, _ in bm}
+        for d in kept:
+            parts.setdefault(d, [0.0, 0.0])
         if self.opt("fusion") == "linear":
-            # Min-max normalise each candidate list, then a weighted sum (absent = 0).
-            for w, ranked in ((wb, bm), (wv, vec)):
+            # Min-max normalise against the top `ref` of each list, then a weighted sum
+            # (absent, or below the ref-th score = 0).
+            norm = self.opt("norm")
+            for side, (w, ranked) in enumerate(((wb, bm), (wv, vec))):
                 if not ranked:
                     continue
-                hi, lo = ranked[0][1], ranked[-1][1]
-                span = hi - lo
-                for d, s in ranked:
-                    out[d] = out.get(d, 0.0) + w * ((s - lo) / span if span > 0 else 1.0)
-            return out
-        rk = float(self.opt("rrf_k"))
-        for rank, (d, _) in enumerate(bm, 1):
-            out[d] = out.get(d, 0.0) + wb / (rk + rank)
-        for rank, (d, _) in enumerate(vec, 1):
-            out[d] = out.get(d, 0.0) + wv / (rk + rank)
-        return out
+                top = ranked[:ref]
+                xs = np.fromiter((s for _, s in top), dtype=np.float64, count=len(top))
+                hi, lo = xs[0], xs[-1]
+                if norm == "minmax":
+                    span = hi - lo
+                    vals = (xs - lo) / span if span > 0 else np.ones_like(xs)
+                else:
+                    # By its own spread: a ranking whose top stands out weighs more.
+                    sd = xs.std()
+                    if sd <= 0:
+                        vals = np.ones_like(xs)
+                    elif norm == "std":
+                        vals = (xs - lo) / sd
+                    else:
+                        vals = np.maximum(0.0, (xs - xs.mean()) / sd)
+                for (d, _), v in zip(top, vals.tolist()):
+                    parts[d][side] = w * v
+        else:
+            rk = float(self.opt("rrf_k"))
+            for side, (w, ranked) in enumerate(((wb, bm), (wv, vec))):
+                for rank, (d, _) in enumerate(ranked[:ref], 1):
+                    parts[d][side] = w / (rk + rank)
+        return {d: p[0] + p[1] for d, p in parts.items()}, {d: (p[0], p[1]) for d, p in parts.items()}, kept
 
     def _finish(self, snap: Snapshot, fused: dict[int, float], bm, vec, qv, terms, k: int, mode: str,
-                mmr: bool | None, explain: bool, now: float | None = None) -> list[Hit]:
+                mmr: bool | None, explain: bool, now: float | None = None, ref: int = 100,
+                parts: dict[int, tuple[float, float]] | None = None, kept: set[int] | None = None) -> list[Hit]:
         if not fused:
             return []
         bm_s, vec_s = dict(bm), dict(vec)
         bm_rank = {d: i for i, (d, _) in enumerate(bm, 1)}
         vec_rank = {d: i for i, (d, _) in enumerate(vec, 1)}
+        # Ranks that break ties: those of the candidates fusion kept (depth-independent).
+        kept_rank = vec_rank if kept is None else {d: r for d, r in vec_rank.items() if d in kept}
         rw, half = float(self.opt("recency_weight")), float(self.opt("half_life_days"))
         iw = float(self.opt("importance_weight"))
         now = time.time() if now is None else now
-        order = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: max(k * 4, 50)]
-        rows = snap.rows([d for d, _ in order])
+        # Every candidate is scored (no cut that depends on k), and ties fall to the best
+        # rank on either side, then the doc id: the order of the first N never depends on k.
+        best_rank = {d: min(bm_rank.get(d, 1 << 30), kept_rank.get(d, 1 << 30)) for d in fused}
+        rows = snap.rows(list(fused))
         scored = []
-        for d, base in order:
+        for d, base in fused.items():
             r = rows.get(d)
             if r is None:
                 continue
@@ -244,7 +276,7 @@ class Recaller:
             rec_f = 1.0 - rw + rw * rec
             imp_f = 1.0 + iw * (int(r["importance"] or 5) - 5) / 5.0
             scored.append((base * rec_f * imp_f, d, r, rec, imp_f, base))
-        scored.sort(key=lambda x: (-x[0], x[1]))
+        scored.sort(key=lambda x: (-x[0], best_rank[x[1]], x[1]))
         # One hit per memory: its best chunk. Journal and session files keep each chunk.
         seen: set[tuple[str, str]] = set()
         uniq = []
@@ -257,15 +289,23 @@ class Recaller:
                 seen.add(key)
             uniq.append(item)
         use_mmr = self.opt("mmr") if mmr is None else mmr
-        if use_mmr and snap.vectors is not None and len(uniq) > k:
-            uniq = mmr_rerank(snap, uniq, k, float(self.opt("mmr_lambda")))
+        if use_mmr and snap.vectors is not None and len(uniq) > 1:
+            # Greedy over a pool of fixed size, so its first N picks are the same for any k.
+            uniq = mmr_rerank(snap, uniq[:ref], ref, float(self.opt("mmr_lambda"))) + uniq[ref:]
         hits = []
         for final, d, r, rec, imp_f, base in uniq[:k]:
             ex = None
             if explain:
-                ex = {"fused": base, "bm25_rank": bm_rank.get(d), "vector_rank": vec_rank.get(d),
-                      "recency_factor": 1.0 - rw + rw * rec, "importance_factor": imp_f, "mode": mode,
-                      "chunk": d}
+                part = (parts or {}).get(d, (0.0, 0.0))
+                ex = {"mode": mode, "chunk": d,
+                      "bm25": None if d not in bm_rank else {
+                          "rank": bm_rank[d], "score": _round(bm_s[d]), "part": _round(part[0])},
+                      "vector": None if d not in vec_rank else {
+                          "rank": vec_rank[d], "similarity": _round(vec_s[d]), "part": _round(part[1])},
+                      "fused": _round(base), "recency_factor": _round(1.0 - rw + rw * rec),
+                      "importance_factor": _round(imp_f), "final": _round(final),
+                      "why": _why(mode, bm_rank.get(d), vec_rank.get(d), vec_s.get(d), ref, part,
+                                  int(r["importance"] or 5), imp_f)}
             hits.append(Hit(
                 id=r["mem_id"], key=r["key"], scope=r["scope"], type=r["type"], path=r["path"],
                 start_line=int(r["start_line"]), end_line=int(r["end_line"]), score=round(float(final), 6),
@@ -329,6 +369,32 @@ class Recaller:
         return self.index.rebuild(progress=progress)
 
 
+def _why(mode: str, b: int | None, v: int | None, cos: float | None, ref: int,
+         part: tuple[float, float], importance: int, imp_f: float) -> str:
+    """One line on why a hit ranked where it did."""
+    bits = []
+    in_b = b is not None and b <= ref
+    in_v = v is not None and v <= ref
+    if mode == "bm25":
+        bits.append(f"BM25 #{b}" if b else "no BM25 match")
+    elif mode == "vector":
+        bits.append(f"vector #{v} (cosine {cos:.2f})" if v else "no vector match")
+    elif in_b and in_v:
+        lead = ("weak on both" if part[0] + part[1] <= 0 else "mostly words" if part[0] >= 2 * part[1] else
+                "mostly meaning" if part[1] >= 2 * part[0] else "words and meaning")
+        bits.append(f"BM25 #{b} and vector #{v} (cosine {cos:.2f}): {lead}")
+    elif in_b:
+        bits.append(f"BM25 #{b} only (shares words with the query)" + (
+            f"; vector #{v} below the floor or the top {ref}" if v else ""))
+    elif in_v:
+        bits.append(f"vector #{v} only (cosine {cos:.2f}: similar meaning, few shared words)")
+    else:
+        bits.append(f"beyond the top {ref} of both rankings (listed in rank order)")
+    if importance != 5:
+        bits.append(f"importance {importance} (x{imp_f:.2f})")
+    return "; ".join(bits)
+
+
 def _round(v: float | None) -> float | None:
     return None if v is None else round(float(v), 6)
 
@@ -343,29 +409,34 @@ def vector_top(snap: Snapshot, qv: np.ndarray, mask: np.ndarray, depth: int) -> 
     sub = snap.vectors @ qv if idx.size == snap.size else snap.vectors[idx] @ qv
     n = min(depth, sub.shape[0])
     top = np.argpartition(-sub, n - 1)[:n]
-    top = top[np.argsort(-sub[top], kind="stable")]
+    # Ties at the cut or inside the list go to the lower doc, as in BM25's ORDER BY.
+    cut = sub[top].min()
+    top = np.flatnonzero(sub >= cut) if np.count_nonzero(sub >= cut) > n else top
+    top = top[np.lexsort((snap.docs[idx[top]], -sub[top]))][:n]
     return [(int(snap.docs[idx[i]]), float(sub[i])) for i in top]
 
 
 def mmr_rerank(snap: Snapshot, items: list, k: int, lam: float) -> list:
-    """Greedy maximal marginal relevance over the fused scores and chunk vectors."""
-    vecs = []
-    for it in items:
+    """Greedy maximal marginal relevance over the fused scores and chunk vectors (ties
+    to the earlier item, so the first N picks never depend on k)."""
+    n = len(items)
+    if n == 0:
+        return items
+    dim = snap.vectors.shape[1]
+    mat = np.zeros((n, dim), dtype=np.float32)
+    for j, it in enumerate(items):
         i = snap.row_of.get(it[1])
-        vecs.append(snap.vectors[i] if i is not None and snap.has_vec[i] else None)
+        if i is not None and snap.has_vec[i]:
+            mat[j] = snap.vectors[i]
     top = items[0][0] or 1.0
+    rel = lam * np.array([it[0] for it in items], dtype=np.float64) / top
+    max_sim = np.zeros(n, dtype=np.float64)
+    free = np.ones(n, dtype=bool)
     chosen: list[int] = []
-    rest = list(range(len(items)))
-    while rest and len(chosen) < k:
-        best, best_val = rest[0], -math.inf
-        for j in rest:
-            sim = 0.0
-            if vecs[j] is not None:
-                sims = [float(vecs[j] @ vecs[c]) for c in chosen if vecs[c] is not None]
-                sim = max(sims, default=0.0)
-            val = lam * items[j][0] / top - (1 - lam) * sim
-            if val > best_val:
-                best, best_val = j, val
+    while len(chosen) < min(k, n):
+        val = np.where(free, rel - (1 - lam) * max_sim, -np.inf)
+        best = int(np.argmax(val))
         chosen.append(best)
-        rest.remove(best)
-    return [items[j] for j in chosen] + [items[j] for j in rest]
+        free[best] = False
+        max_sim = np.maximum(max_sim, mat @ mat[best])
+    return [items[j] for j in chosen] + [items[j] for j in range(n) if free[j]]
