@@ -54,6 +54,7 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
       gitmem recall "deploy window" --at 2024-03-03
       gitmem recall "deploy window" --at 2024-03-03T09:30:00Z --all-scopes --json
       gitmem recall "deploy window" --at 3f2c1ab   # as of that commit
+      gitmem recall "deploy window" --explain      # ranks, scores and why per hit
     """
     from .. import serve_client
 
@@ -95,10 +96,18 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         cite = f"{h.path}:{h.start_line}-{h.end_line}"
         click.echo(f"{h.score:8.4f}  {h.id}  {h.scope}  {h.type}  {cite}")
         click.echo(f"          {h.snippet}")
-        if explain:
-            s = h.scores
-            click.echo(f"          bm25={s['bm25']} vector={s['vector']} recency={s['recency']} "
-                       f"importance={s['importance']} {h.explain}")
+        if explain and h.explain:
+            click.echo(_explain_line(h.explain))
+
+
+def _explain_line(ex: dict) -> str:
+    """`recall --explain`: each side's rank and score, the fused score, the factors, why."""
+    b, v = ex.get("bm25"), ex.get("vector")
+    side_b = f"bm25 #{b['rank']} {b['score']:.3f} (part {b['part']:.3f})" if b else "bm25 -"
+    side_v = f"vector #{v['rank']} cos {v['similarity']:.3f} (part {v['part']:.3f})" if v else "vector -"
+    out = (f"          {side_b}  {side_v}  fused {ex['fused']:.3f} x recency {ex['recency_factor']:.3f}"
+           f" x importance {ex['importance_factor']:.3f} = {ex['final']:.3f}\n          why: {ex['why']}")
+    return out
 
 
 @click.command()
