@@ -188,6 +188,20 @@ def table(res: dict, n_q: int, timing: dict, model: str) -> str:
 # Each change is a family of [recall] settings; "current" (the defaults) is in every one.
 CHANGES: dict[str, dict[str, dict]] = {
     "stable": {"current": {}},
+    # Per-query adaptive fusion: each ranking scaled by its own score distribution.
+    "fusion": {"current": {},
+               **{f"minmax w{w}": {"norm": "minmax", "w_vector": w} for w in (0.4, 0.8, 1.0)},
+               **{f"std w{w}": {"norm": "std", "w_vector": w} for w in (0.4, 0.6, 0.8, 1.0, 1.3)},
+               **{f"z w{w}": {"norm": "z", "w_vector": w} for w in (0.4, 0.6, 0.8, 1.0, 1.3)},
+               **{f"rrf k{k}": {"fusion": "rrf", "rrf_k": k, "w_vector": 1.0} for k in (5, 20)}},
+    # Evidence beside the match: the memory next to a hit (same session / import batch).
+    "neighbours": {"current": {},
+                   **{f"{side} {w}": {"neighbour_weight": w, "neighbours": side}
+                      for side in ("next", "both") for w in (0.2, 0.35, 0.5, 0.7, 0.9)},
+                   **{f"{side} {w} top{n}": {"neighbour_weight": w, "neighbours": side, "neighbour_lenders": n}
+                      for side in ("next", "both") for w in (0.35, 0.5) for n in (5, 10, 20)}},
+    # A query naming a date or period favours memories created then.
+    "dates": {"current": {}, **{f"date {w}": {"date_weight": w} for w in (0.1, 0.25, 0.5, 1.0)}},
 }
 SELECT = ("R_any@10", "R_all@10", "MRR@10")
 
@@ -284,6 +298,12 @@ def rotation(name: str, results: dict[str, dict[str, np.ndarray]], questions) ->
     lines.append(f"| all three | {len(questions)} | `{pick}` | " + " | ".join(cells) +
                  f" | {_sel(r, allq) - _sel(base, allq):+.3f} |")
     taken = all(d > 0 for d in dsum) and pick != "current"
+    lines += ["", "Every variant, " + " + ".join(SELECT) + " per conversation:", "",
+              "| variant | " + " | ".join(c.split("/")[-1] for c in convs) + " | all |",
+              "|---|" + "---|" * (len(convs) + 1)]
+    for v, r in results.items():
+        lines.append(f"| `{v}` | " + " | ".join(f"{_sel(r, np.flatnonzero(conv_of == c)):.3f}" for c in convs)
+                     + f" | {_sel(r, allq):.3f} |")
     lines += ["", f"All three: 95% bootstrap CIs, and of the paired difference against current. "
               f"Held-out gain on every fold: {'yes — taken' if taken else 'no — not taken'}."]
     return "\n".join(lines) + "\n", taken

@@ -191,8 +191,12 @@ SCHEMA: dict[str, Section] = {
                                 "(same session or import batch, next chunk of a journal)", lo=0, hi=1),
         "neighbours": Key("str", "both", "which neighbours share: the next one or both",
                           choices=("next", "both")),
-        "date_weight": Key("number", 0.0, "boost (share of the top score) for memories created in a date "
+        "neighbour_lenders": Key("int", 0, "only the best this many candidates lend (0: every one)", lo=0),
+        "date_weight": Key("number", 0.5, "boost (share of the top score) for memories created in a date "
                            "or period the query names", lo=0),
+        "vector_weights": Key("number_table", None, "w_vector per model id (a model's own fusion weight)", lo=0),
+        "cjk_vector_weights": Key("number_table", None, "per model id: share of w_vector kept for a query "
+                                  "in a CJK script (default 0 for English-only models, 1 otherwise)", lo=0, hi=1),
         "vector_floors": Key("number_table", None, "cosine floor per model id for vector-only hits", lo=-1, hi=1),
     }),
     "index": Section("the derived DuckDB index", {

@@ -413,7 +413,7 @@ def status(store, as_json):
     click.echo(f"home:     {st['home']}")
     click.echo(f"version:  gitmem {st['version']}, store format {st['format']}")
     click.echo(f"memories: {st['memories']} in {len(st['scopes'])} scope(s); writes go to {st['default_scope']}")
-    for k in ("backend", "model", "indexed", "index_note"):
+    for k in ("backend", "model", "languages", "indexed", "index_note"):
         if k in st and st[k] is not None:
             click.echo(f"{k + ':':<9} {st[k]}")
     enc = st.get("encryption") or {}

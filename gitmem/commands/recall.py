@@ -36,8 +36,12 @@ def _progress():
 @click.option("--explain", is_flag=True, help="Show ranks and factors behind each score.")
 @click.option("--at", "at", metavar="REV|DATE",
               help="Search the memory as it stood at a commit or date (what the agent knew then).")
+@click.option("--timeout", "timeout_ms", type=click.IntRange(0, 3_600_000), metavar="MS",
+              help="Never wait on embedding new memories: BM25 only while their vectors are pending "
+                   "(they are embedded in the background); --json then prints an object with `vectors`.")
 @pass_store
-def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain, at):
+def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain, at,
+           timeout_ms):
     """Search memories for QUERY (BM25 + embeddings), with citations.
 
     --at DATE reads every searched scope at its last commit on or before DATE (a bare
@@ -55,6 +59,7 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
       gitmem recall "deploy window" --at 2024-03-03T09:30:00Z --all-scopes --json
       gitmem recall "deploy window" --at 3f2c1ab   # as of that commit
       gitmem recall "deploy window" --explain      # ranks, scores and why per hit
+      gitmem recall "deploy window" --timeout 200 --json   # right after a bulk import
     """
     from .. import serve_client
 
@@ -63,6 +68,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
                    mode=mode, explain=explain)
     if at is not None:
         filters["at"] = at
+    if timeout_ms is not None:
+        filters["timeout_ms"] = timeout_ms
     # A running `gitmem serve` answers warm; without one (or if it fails) recall here.
     # The daemon is a transport, not a library: `serve` is a front end over the same
     # api, so one front end handing a request to another stays out of api.Store (which
@@ -79,8 +86,18 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         click.echo(f"note: {info['reason']}; recall is BM25 only", err=True)
     if info.get("note"):
         click.echo(f"note: {info['note']}", err=True)
+    if explain and info.get("language"):
+        click.echo(f"note: {info['language']}", err=True)
+    pending = (info.get("vectors") or {}).get("pending")
+    if pending:
+        _catch_up_in_background(store.home)
     if fmt == "json":
-        emit_json([h.to_dict(explain=explain) for h in hits])
+        out = [h.to_dict(explain=explain) for h in hits]
+        if timeout_ms is not None:
+            emit_json({"hits": out, "backend": info.get("backend"),
+                       "vectors": info.get("vectors") or {"ready": True, "pending": 0}, "note": info.get("note")})
+        else:
+            emit_json(out)
         return
     if fmt == "prompt":
         from ..render import render_prompt
@@ -98,6 +115,20 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         click.echo(f"          {h.snippet}")
         if explain and h.explain:
             click.echo(_explain_line(h.explain))
+
+
+def _catch_up_in_background(home) -> None:
+    """A detached `gitmem reindex` embeds what a --timeout recall left pending (vectors
+    already computed are reused from the index's cache, so only the new ones cost)."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, GITMEM_HOME=str(home))
+    try:
+        subprocess.Popen([sys.executable, "-m", "gitmem", "reindex"], env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        pass  # the next recall without --timeout embeds them instead
 
 
 def _explain_line(ex: dict) -> str:
