@@ -305,3 +305,21 @@ def test_cli_timeout_json_says_vectors_pending_and_catches_up(store):
         time.sleep(0.1)
     r = run_cli("recall", "release train", "--timeout", "0", "--json")
     assert json.loads(r.stdout)["vectors"] == {"ready": True, "pending": 0}
+
+
+def test_cli_import_indexes_with_progress_unless_told_not_to(store, tmp_path):
+    import json
+
+    from conftest import run_cli
+
+    src = tmp_path / "big.jsonl"
+    src.write_text("".join(json.dumps({"text": f"memory {i} about topic {i % 7}"}) + "\n" for i in range(300)))
+    r = run_cli("import", "--jsonl", str(src), "--no-index")
+    assert r.returncode == 0, r.stderr
+    assert gitmem.open(store.home).index_status()["index_chunks"] == 0
+    src.write_text("".join(json.dumps({"text": f"second batch {i}"}) + "\n" for i in range(300)))
+    r = run_cli("import", "--jsonl", str(src))
+    assert r.returncode == 0, r.stderr
+    assert "gitmem: embedding 600/600" in r.stderr and "indexed: 600 chunks" in r.stderr
+    st = gitmem.open(store.home).index_status()
+    assert st["index_chunks"] == st["index_vectors"] == 600

@@ -9,15 +9,48 @@ import click
 from ..cli import emit_json, json_option, pass_store
 
 
-def _progress():
-    """click.progressbar on stderr, only when stderr is a terminal."""
+def _progress(lines: bool = False):
+    """click.progressbar on stderr when it is a terminal; else, with `lines`, one
+    stderr line per tenth done (for logs), or nothing."""
     if not sys.stderr.isatty():
-        return None
+        return _line_progress if lines else None
 
     def bar(length: int, label: str):
         return click.progressbar(length=length, label=f"gitmem: {label}", file=sys.stderr)
 
     return bar
+
+
+class _Lines:
+    def __init__(self, length: int, label: str):
+        self.length, self.label, self.done, self.shown = max(1, length), label, 0, -1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+    def update(self, n: int) -> None:
+        self.done += n
+        tenth = self.done * 10 // self.length
+        if tenth > self.shown:
+            self.shown = tenth
+            click.echo(f"gitmem: {self.label} {self.done}/{self.length}", err=True)
+
+
+def _line_progress(length: int, label: str) -> _Lines:
+    return _Lines(length, label)
+
+
+def index_after_import(store, result: dict, as_json: bool) -> None:
+    """After a bulk write: index (and embed) now, with progress, so the next recall
+    does not; or, under --no-wait, leave it to a detached `gitmem reindex`."""
+    if result.get("created", 0) + result.get("updated", 0) == 0:
+        return
+    info = store.index_catch_up(progress=_progress(lines=not as_json))
+    if not as_json:
+        click.echo(f"indexed: {info['chunks']} chunks, {info['embedded']} embedded", err=True)
 
 
 @click.command()
