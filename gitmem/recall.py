@@ -338,38 +338,53 @@ class Recaller:
         rw, half = float(self.opt("recency_weight")), float(self.opt("half_life_days"))
         iw = float(self.opt("importance_weight"))
         now = time.time() if now is None else now
-        # Every candidate is scored (no cut that depends on k), and ties fall to the best
-        # rank on either side, then the doc id: the order of the first N never depends on k.
+        # Ties fall to the best rank on either side, then the doc id. Candidates are
+        # scored best fused first until none left can reach the top `need` (recency and
+        # importance can lift a score by at most 1 + importance_weight): the same order
+        # as scoring them all, so the first N never depend on k, at a fraction of the cost.
         best_rank = {d: min(bm_rank.get(d, 1 << 30), kept_rank.get(d, 1 << 30)) for d in fused}
-        rows = snap.rows(list(fused))
-        scored = []
-        for d, base in fused.items():
-            r = rows.get(d)
-            if r is None:
-                continue
-            age_days = max(0.0, (now - (r["created"] or now)) / 86400.0)
-            rec = 0.5 ** (age_days / half) if half > 0 else 1.0
-            rec_f = 1.0 - rw + rw * rec
-            imp_f = 1.0 + iw * (int(r["importance"] or 5) - 5) / 5.0
-            scored.append((base * rec_f * imp_f, d, r, rec, imp_f, base))
-        scored.sort(key=lambda x: (-x[0], best_rank[x[1]], x[1]))
-        # One hit per memory: its best chunk. Journal and session files keep each chunk.
-        seen: set[tuple[str, str]] = set()
-        uniq = []
-        for item in scored:
-            r = item[2]
-            if r["path"].startswith(("memories/", "archive/")):
-                key = (r["scope"], r["path"])
-                if key in seen:
-                    continue
-                seen.add(key)
-            uniq.append(item)
+        order = sorted(fused.items(), key=lambda kv: (-kv[1], best_rank[kv[0]], kv[0]))
         use_mmr = self.opt("mmr") if mmr is None else mmr
+        need = max(k, ref) if use_mmr and snap.vectors is not None else k
+        lift = 1.0 + iw
+        ci = {c: i for i, c in enumerate(snap.columns)}
+        c_created, c_imp, c_path, c_scope = ci["created"], ci["importance"], ci["path"], ci["scope"]
+        scored: list = []
+        uniq: list = []
+        pos = 0
+        while pos < len(order):
+            batch = order[pos : pos + max(need, 16)]
+            pos += len(batch)
+            for d, base in batch:
+                i = snap.row_of.get(d)
+                if i is None:
+                    continue
+                row = snap.table[i]
+                created = row[c_created] or now
+                age_days = max(0.0, (now - created) / 86400.0)
+                rec = 0.5 ** (age_days / half) if half > 0 else 1.0
+                imp_f = 1.0 + iw * (min(10, max(1, int(row[c_imp] or 5))) - 5) / 5.0
+                scored.append((base * (1.0 - rw + rw * rec) * imp_f, d, row, rec, imp_f, base))
+            scored.sort(key=lambda x: (-x[0], best_rank[x[1]], x[1]))
+            # One hit per memory: its best chunk. Journal and session files keep each chunk.
+            seen: set[tuple[str, str]] = set()
+            uniq = []
+            for item in scored:
+                row = item[2]
+                if row[c_path].startswith(("memories/", "archive/")):
+                    key = (row[c_scope], row[c_path])
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                uniq.append(item)
+            if pos < len(order) and len(uniq) >= need and order[pos][1] * lift < uniq[need - 1][0]:
+                break
         if use_mmr and snap.vectors is not None and len(uniq) > 1:
             # Greedy over a pool of fixed size, so its first N picks are the same for any k.
             uniq = mmr_rerank(snap, uniq[:ref], ref, float(self.opt("mmr_lambda"))) + uniq[ref:]
         hits = []
-        for final, d, r, rec, imp_f, base in uniq[:k]:
+        for final, d, row, rec, imp_f, base in uniq[:k]:
+            r = dict(zip(snap.columns, row))
             ex = None
             if explain:
                 part = (parts or {}).get(d, (0.0, 0.0))
