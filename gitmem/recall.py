@@ -343,6 +343,11 @@ class Recaller:
         # importance can lift a score by at most 1 + importance_weight): the same order
         # as scoring them all, so the first N never depend on k, at a fraction of the cost.
         best_rank = {d: min(bm_rank.get(d, 1 << 30), kept_rank.get(d, 1 << 30)) for d in fused}
+        # A scored doc ranked below `ref` on both sides (a date or neighbour boost brought
+        # it in) ties by doc id alone: how deep the lists went must not order it.
+        for d, f in fused.items():
+            if f > 0 and best_rank[d] > ref:
+                best_rank[d] = 1 << 30
         order = sorted(fused.items(), key=lambda kv: (-kv[1], best_rank[kv[0]], kv[0]))
         use_mmr = self.opt("mmr") if mmr is None else mmr
         need = max(k, ref) if use_mmr and snap.vectors is not None else k

@@ -43,7 +43,9 @@ def ranked_store(tmp_path_factory):
             text = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(2, 7)))
             if i % 17 == 0 and items:
                 text = items[-1]["text"]  # exact duplicates tie on both sides
-            items.append({"text": text, "importance": rnd.randint(1, 10), "type": "note"})
+            # A few shared instants: sessions whose turns are neighbours; dates to name.
+            items.append({"text": text, "importance": rnd.randint(1, 10), "type": "note",
+                          "created": f"2024-0{rnd.randint(1, 3)}-1{rnd.randint(0, 2)}T10:00:00Z"})
         store.import_items(items)
         store.recall("warm", k=1, record=False)
         yield store
@@ -54,15 +56,16 @@ def ranked_store(tmp_path_factory):
             os.environ["GITMEM_EMBED_MODEL"] = old
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(words=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
        k1=st.integers(1, 40), k2=st.integers(1, 40),
        mode=st.sampled_from(["hybrid", "bm25", "vector"]), fusion=st.sampled_from(["linear", "rrf"]),
-       mmr=st.booleans())
-def test_first_hits_do_not_depend_on_k(ranked_store, words, k1, k2, mode, fusion, mmr):
+       mmr=st.booleans(), when=st.sampled_from(["", " in February 2024", " on 11 March 2024"]),
+       neighbours=st.sampled_from([0.0, 0.5]))
+def test_first_hits_do_not_depend_on_k(ranked_store, words, k1, k2, mode, fusion, mmr, when, neighbours):
     k1, k2 = sorted((k1, k2))
-    set_recall(ranked_store, fusion=fusion)
-    q = " ".join(words)
+    set_recall(ranked_store, fusion=fusion, neighbour_weight=neighbours)
+    q = " ".join(words) + when
     small = ranked_store.recall(q, k=k1, mode=mode, mmr=mmr, record=False)
     large = ranked_store.recall(q, k=k2, mode=mode, mmr=mmr, record=False)
     assert [h.id for h in small] == [h.id for h in large[: len(small)]]
