@@ -9,6 +9,18 @@ hybrid minus each single ranking.
 
     .venv/bin/python benchmarks/recall_locomo.py ../shared/data/locomo-dev.json --write
 
+The rotation protocol (issue 13), for one change at a time:
+
+    .venv/bin/python benchmarks/recall_locomo.py --home /tmp/locomo --rotation fusion --write
+
+evaluates every variant of the change (CHANGES below: [recall] settings) on every
+question once; then for each conversation picks the variant that scores best on the
+other two (R_any@10 + R_all@10 + MRR@10) and reports it on the held-out one, next to
+the current settings. A change is taken only if its pick gains on every held-out fold.
+`--k-stability` counts questions whose top 10 differs between k=10 and k=200.
+Query vectors are cached across runs (`--cache`), the memory vectors by the index
+itself in a reused `--home`.
+
 Nothing here is specific to the development conversations: any LoCoMo-format file works.
 """
 
@@ -173,6 +185,142 @@ def table(res: dict, n_q: int, timing: dict, model: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Each change is a family of [recall] settings; "current" (the defaults) is in every one.
+CHANGES: dict[str, dict[str, dict]] = {
+    "stable": {"current": {}},
+    # Per-query adaptive fusion: each ranking scaled by its own score distribution.
+    "fusion": {"current": {},
+               **{f"minmax w{w}": {"norm": "minmax", "w_vector": w} for w in (0.4, 0.8, 1.0)},
+               **{f"std w{w}": {"norm": "std", "w_vector": w} for w in (0.4, 0.6, 0.8, 1.0, 1.3)},
+               **{f"z w{w}": {"norm": "z", "w_vector": w} for w in (0.4, 0.6, 0.8, 1.0, 1.3)},
+               **{f"rrf k{k}": {"fusion": "rrf", "rrf_k": k, "w_vector": 1.0} for k in (5, 20)}},
+    # Evidence beside the match: the memory next to a hit (same session / import batch).
+    "neighbours": {"current": {},
+                   **{f"{side} {w}": {"neighbour_weight": w, "neighbours": side}
+                      for side in ("next", "both") for w in (0.2, 0.35, 0.5, 0.7, 0.9)},
+                   **{f"{side} {w} top{n}": {"neighbour_weight": w, "neighbours": side, "neighbour_lenders": n}
+                      for side in ("next", "both") for w in (0.35, 0.5) for n in (5, 10, 20)}},
+    # A query naming a date or period favours memories created then.
+    "dates": {"current": {}, **{f"date {w}": {"date_weight": w} for w in (0.1, 0.25, 0.5, 1.0)}},
+}
+SELECT = ("R_any@10", "R_all@10", "MRR@10")
+
+
+def set_recall(store, values: dict) -> None:
+    """Swap the [recall] settings of a live store's recaller."""
+    import dataclasses
+
+    rec = store.recaller
+    if not hasattr(rec, "_bench_base"):
+        rec._bench_base = rec.config
+    base = rec._bench_base
+    data = {sec: dict(v) for sec, v in base.data.items()}
+    data.setdefault("recall", {}).update(values)
+    rec.config = dataclasses.replace(base, data=data)
+
+
+def cache_query_vectors(store, path: Path) -> callable:
+    """Memoise the recaller's query embedding in a file (returns a saver)."""
+    import pickle
+
+    rec = store.recaller
+    memo: dict[str, np.ndarray] = pickle.loads(path.read_bytes()) if path.exists() else {}
+    model = rec.embedder().model_id if rec.embedder() else None
+    inner = rec.query_vector
+
+    def qv(query: str):
+        key = f"{model}\0{query}"
+        if key not in memo:
+            memo[key] = inner(query)
+        return memo[key]
+
+    rec.query_vector = qv
+
+    def save() -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(memo))
+
+    return save
+
+
+def per_question(store, questions, k: int = 10, mode: str = "hybrid") -> dict[str, np.ndarray]:
+    acc = {m: [] for m in METRICS}
+    for q in questions:
+        hits = store.recall(q["q"], k=k, scopes=[q["scope"]], mode=mode, record=False)
+        for m, v in metrics([h.key for h in hits], q["evidence"]).items():
+            acc[m].append(v)
+    return {m: np.asarray(v) for m, v in acc.items()}
+
+
+def _sel(vals: dict[str, np.ndarray], idx: np.ndarray) -> float:
+    return float(sum(vals[m][idx].mean() for m in SELECT))
+
+
+def rotation(name: str, results: dict[str, dict[str, np.ndarray]], questions) -> tuple[str, bool]:
+    """The fold table of one change, and whether it is taken (gains on every fold)."""
+    convs = sorted({q["scope"] for q in questions})
+    conv_of = np.array([q["scope"] for q in questions])
+    base = results["current"]
+    lines = [f"Change `{name}`: variants {', '.join(f'`{v}`' for v in results)}. Pick = best "
+             f"{' + '.join(SELECT)} on the two tuning conversations; shown on the held-out one "
+             f"(current → pick).", "",
+             "| held out | n | pick | " + " | ".join(SELECT) + " | Δ sum |",
+             "|---|---|---|" + "---|" * (len(SELECT) + 1)]
+    deltas = {m: [] for m in SELECT}
+    dsum = []
+    for c in convs:
+        test = np.flatnonzero(conv_of == c)
+        tune = np.flatnonzero(conv_of != c)
+        pick = max(results, key=lambda v: (_sel(results[v], tune), v == "current"))
+        r = results[pick]
+        cells = []
+        for m in SELECT:
+            a, b = base[m][test].mean(), r[m][test].mean()
+            deltas[m].append(b - a)
+            cells.append(f"{a:.3f} → {b:.3f}")
+        d = _sel(r, test) - _sel(base, test)
+        dsum.append(d)
+        lines.append(f"| {c.split('/')[-1]} | {len(test)} | `{pick}` | " + " | ".join(cells) + f" | {d:+.3f} |")
+    lines.append("| **held-out mean ± sd** | | | " + " | ".join(
+        f"{np.mean(deltas[m]):+.3f} ± {np.std(deltas[m]):.3f}" for m in SELECT) +
+        f" | {np.mean(dsum):+.3f} ± {np.std(dsum):.3f} |")
+    lines.append("| spread (min, max) | | | " + " | ".join(
+        f"{min(deltas[m]):+.3f}, {max(deltas[m]):+.3f}" for m in SELECT) + f" | {min(dsum):+.3f}, {max(dsum):+.3f} |")
+    allq = np.arange(len(questions))
+    pick = max(results, key=lambda v: (_sel(results[v], allq), v == "current"))
+    r = results[pick]
+    cells = []
+    for m in SELECT:
+        lo, hi = bootstrap(r[m])
+        dlo, dhi = bootstrap(r[m] - base[m])
+        cells.append(f"{r[m].mean():.3f} [{lo:.3f}, {hi:.3f}] (Δ {r[m].mean() - base[m].mean():+.3f} "
+                     f"[{dlo:+.3f}, {dhi:+.3f}])")
+    lines.append(f"| all three | {len(questions)} | `{pick}` | " + " | ".join(cells) +
+                 f" | {_sel(r, allq) - _sel(base, allq):+.3f} |")
+    taken = all(d > 0 for d in dsum) and pick != "current"
+    lines += ["", "Every variant, " + " + ".join(SELECT) + " per conversation:", "",
+              "| variant | " + " | ".join(c.split("/")[-1] for c in convs) + " | all |",
+              "|---|" + "---|" * (len(convs) + 1)]
+    for v, r in results.items():
+        lines.append(f"| `{v}` | " + " | ".join(f"{_sel(r, np.flatnonzero(conv_of == c)):.3f}" for c in convs)
+                     + f" | {_sel(r, allq):.3f} |")
+    lines += ["", f"All three: 95% bootstrap CIs, and of the paired difference against current. "
+              f"Held-out gain on every fold: {'yes — taken' if taken else 'no — not taken'}."]
+    return "\n".join(lines) + "\n", taken
+
+
+def k_stability(store, questions) -> str:
+    """Questions whose top 10 changes when 200 hits are asked for."""
+    moved = missed = 0
+    for q in questions:
+        a = [h.key for h in store.recall(q["q"], k=10, scopes=[q["scope"]], record=False)]
+        b = [h.key for h in store.recall(q["q"], k=200, scopes=[q["scope"]], record=False)][:10]
+        moved += a != b
+        missed += (not q["evidence"] & set(a)) and bool(q["evidence"] & set(b))
+    return (f"k stability: {moved} of {len(questions)} questions have a different top 10 with k=200; "
+            f"{missed} missed at k=10 have evidence in the top 10 of k=200.\n")
+
+
 def write_section(text: str) -> None:
     from _report import write_section as write
 
@@ -200,6 +348,10 @@ def main(argv=None) -> int:
     ap.add_argument("--set", action="append", default=[], help="config override, e.g. recall.fusion=linear")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--write", action="store_true", help="Write the table into BENCHMARKS.md.")
+    ap.add_argument("--rotation", choices=sorted(CHANGES), help="Run one change under the rotation protocol.")
+    ap.add_argument("--k-stability", action="store_true", help="Count top 10s that move with k=200.")
+    ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "gitmem-recall-cache"),
+                    help="Folder for cached query vectors.")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
     items, questions = load(args.data)
@@ -208,7 +360,29 @@ def main(argv=None) -> int:
     store, timing = build(home, items, args.model_path, parse_set(args.set))
     model = store.recaller.embedder().model_id if store.recaller.embedder() else "none"
     print(f"{len(items)} memories, {len(questions)} questions; {timing}", file=sys.stderr)
+    save = cache_query_vectors(store, Path(args.cache) / "qvec.pkl")
+    if args.k_stability:
+        print(k_stability(store, questions))
+    if args.rotation:
+        results = {}
+        for name, values in CHANGES[args.rotation].items():
+            set_recall(store, values)
+            t = time.perf_counter()
+            results[name] = per_question(store, questions)
+            print(f"  {name}: {time.perf_counter() - t:.1f} s, "
+                  + " ".join(f"{m} {results[name][m].mean():.3f}" for m in SELECT), file=sys.stderr)
+        set_recall(store, {})
+        save()
+        text, taken = rotation(args.rotation, results, questions)
+        print(text)
+        if args.write:
+            from _report import write_section as write
+
+            write(f"<!-- recall-rotation-{args.rotation}:begin -->", f"<!-- recall-rotation-{args.rotation}:end -->",
+                  text, "Recall: rotation")
+        return 0
     res = evaluate(store, questions, args.modes.split(","))
+    save()
     text = table(res, len(questions), timing, model)
     print(text)
     if args.write:

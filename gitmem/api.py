@@ -339,7 +339,8 @@ class Store:
     def recall(self, query: str, k: int = 10, scopes: Iterable[str] | None = None, **filters: Any):
         """Hybrid recall: a list of Hit (id, key, scope, type, path, start_line, end_line,
         score, scores, snippet, commit, created). Filters: all_scopes, type, since,
-        archived, mode ("hybrid"|"bm25"|"vector"), mmr, explain, record, progress, cwd,
+        archived, mode ("hybrid"|"bm25"|"vector"), mmr, explain, record, progress, cwd, timeout_ms
+        (BM25 only while new memories wait for their vectors, never embedding in the query),
         at (a revision or date: the memory as it stood then, hits citing those commits;
         see gitmem.timetravel). Snippets and text are redacted again on the way out: a secret that reached the
         store by a hand edit or plain git is not handed on."""
@@ -367,6 +368,10 @@ class Store:
                     continue
             out.append(h)
         return out
+
+    def index_catch_up(self, progress=None) -> dict[str, Any]:
+        """Embed the vectors a `recall(timeout_ms=...)` left pending."""
+        return self.recaller.catch_up(progress=progress)
 
     @property
     def last_recall(self) -> dict[str, Any]:

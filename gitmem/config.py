@@ -174,6 +174,8 @@ SCHEMA: dict[str, Section] = {
     }),
     "recall": Section("ranking (BENCHMARKS.md, Recall settings)", {
         "fusion": Key("str", "linear", "how BM25 and vectors combine", choices=("linear", "rrf")),
+        "norm": Key("str", "minmax", "linear fusion: scale each ranking by its range (minmax), its spread "
+                    "(std: (s - lo) / sd) or its z-score (z)", choices=("minmax", "std", "z")),
         "rrf_k": Key("number", 60, "RRF constant: 1 / (rrf_k + rank)", lo=0),
         "w_bm25": Key("number", 1.0, "weight of the BM25 side in the fusion", lo=0),
         "w_vector": Key("number", 0.6, "weight of the vector side in the fusion", lo=0),
@@ -185,6 +187,16 @@ SCHEMA: dict[str, Section] = {
         "recency_weight": Key("number", 0.1, "share of the score subject to recency decay", lo=0, hi=1),
         "half_life_days": Key("number", 30.0, "age at which a memory keeps half that share", lo=0, lo_open=True),
         "importance_weight": Key("number", 0.1, "importance boost", lo=0),
+        "neighbour_weight": Key("number", 0.0, "share of a hit's score given to the memory beside it "
+                                "(same session or import batch, next chunk of a journal)", lo=0, hi=1),
+        "neighbours": Key("str", "both", "which neighbours share: the next one or both",
+                          choices=("next", "both")),
+        "neighbour_lenders": Key("int", 0, "only the best this many candidates lend (0: every one)", lo=0),
+        "date_weight": Key("number", 0.5, "boost (share of the top score) for memories created in a date "
+                           "or period the query names", lo=0),
+        "vector_weights": Key("number_table", None, "w_vector per model id (a model's own fusion weight)", lo=0),
+        "cjk_vector_weights": Key("number_table", None, "per model id: share of w_vector kept for a query "
+                                  "in a CJK script (default 0 for English-only models, 1 otherwise)", lo=0, hi=1),
         "vector_floors": Key("number_table", None, "cosine floor per model id for vector-only hits", lo=-1, hi=1),
         "prompt_min_score": Key("number", 0.2, "prompt output (recall --format prompt, the prompt hook, MCP "
                                 "search) carries only hits scoring at least this (BENCHMARKS.md, Prompt "

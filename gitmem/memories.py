@@ -97,7 +97,9 @@ class Memories:
         return dt.datetime.fromtimestamp(int(self.clock()), dt.timezone.utc).isoformat().replace("+00:00", "Z")
 
     def new_id(self) -> str:
-        return model.new_id(int(self.clock() * 1000))
+        """A fresh id, after every id this service made before (batch order = id order)."""
+        self._last_id = model.new_id(int(self.clock() * 1000), getattr(self, "_last_id", None))
+        return self._last_id
 
     # ---- who and where ------------------------------------------------------------
     def identity(self) -> tuple[str, str]:

@@ -6,9 +6,9 @@ The fusion was chosen by measurement on the LoCoMo development split
 
 from __future__ import annotations
 
-import datetime as dt
 import atexit
-import math
+import datetime as dt
+import re
 import shutil
 import tempfile
 import time
@@ -32,6 +32,26 @@ __all__ = ["Hit", "Recaller", "VECTOR_FLOORS", "mmr_rerank", "vector_top"]
 
 # The [recall] settings and their documented defaults are in gitmem.config.SCHEMA
 # (BENCHMARKS.md "Recall settings" says why each has its value).
+
+# What each model reads. An English-only model matches Chinese to Chinese mostly by
+# shared characters, worse than BM25's bigrams do (BENCHMARKS.md, Chinese set: vector
+# alone R@5 0.67 against BM25 0.89), so by default a CJK query's fusion takes BM25's
+# scores alone (vector rank still orders what BM25 leaves unscored) unless the model
+# is multilingual. Unknown models are taken as multilingual (no penalty).
+MODEL_LANGUAGES: dict[str, str] = {
+    "sentence-transformers/all-MiniLM-L6-v2": "en",
+    "BAAI/bge-small-en-v1.5": "en",
+    "BAAI/bge-base-en-v1.5": "en",
+    "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2": "multilingual",
+    "intfloat/multilingual-e5-small": "multilingual",
+    "BAAI/bge-small-zh-v1.5": "zh",
+}
+# recall(timeout_ms=...): texts assumed embeddable per second when deciding whether to
+# embed new memories inside the query (all-MiniLM-L6-v2 int8: ~170/s on 2 cores).
+EMBED_RATE_GUESS = 100.0
+
+# A query is "CJK" when at least this share of its letters are CJK characters.
+CJK_QUERY_SHARE = 0.5
 
 # Vector-side floors per model: a vector hit below its model's cosine floor is only
 # kept when BM25 found it too. Cosines are not comparable across models, hence per model.
@@ -117,6 +137,33 @@ class Recaller:
         mid = emb.model_id
         return float(floors.get(mid, floors.get(mid.split("-", 1)[0], 0.0)))
 
+    def model_languages(self) -> str | None:
+        """"en", "zh", "multilingual" (or unknown: None) for the loaded model."""
+        emb = self.embedder()
+        if emb is None:
+            return None
+        mid = emb.model_id
+        return MODEL_LANGUAGES.get(mid) or ("en" if mid.endswith("-en-v1.5") else None)
+
+    def vector_weight(self, query: str) -> tuple[float, str | None]:
+        """The vector side's weight for this query, and a note when the language cut it:
+        [recall] vector_weights (per model), else w_vector; times the model's
+        cjk_vector_weights share for a query in a CJK script."""
+        emb = self.embedder()
+        wv = float(self.opt("w_vector"))
+        if emb is None:
+            return wv, None
+        wv = float((self.opt("vector_weights") or {}).get(emb.model_id, wv))
+        if cjk_share(query) < CJK_QUERY_SHARE:
+            return wv, None
+        langs = self.model_languages()
+        default = 0.0 if langs == "en" else 1.0
+        share = float((self.opt("cjk_vector_weights") or {}).get(emb.model_id, default))
+        if share >= 1.0:
+            return wv, None
+        return wv * share, (f"CJK query and an English-only model ({emb.model_id}): "
+                            f"{'BM25 alone' if share == 0 else f'vector side at {share:g} x'}")
+
     def query_vector(self, query: str) -> np.ndarray | None:
         """The embedding of `query` (cached for the last 256 queries); None without a model."""
         emb = self.embedder()
@@ -137,7 +184,8 @@ class Recaller:
                all_scopes: bool = False, type: str | Sequence[str] | None = None,  # noqa: A002
                since: str | float | None = None, archived: bool = False, mode: str | None = None,
                mmr: bool | None = None, explain: bool = False, record: bool = True,
-               progress: Progress | None = None, cwd: str | None = None, at: str | None = None) -> list[Hit]:
+               progress: Progress | None = None, cwd: str | None = None, at: str | None = None,
+               timeout_ms: float | None = None) -> list[Hit]:
         """Top-k hits for `query` in the given scopes (default: the linked project of
         `cwd`, the default scope and main).
 
@@ -145,6 +193,9 @@ class Recaller:
         at: a revision or date: search the memory as it stood then (see
         gitmem.timetravel); hits cite the commit each scope stood at, recency counts
         from that instant, forgotten memories stay out, and no use is recorded.
+        timeout_ms: never wait on embedding more than fits in about this long: new
+        memories are indexed by their words at once and, while vectors are pending,
+        the answer is BM25 only (`last["vectors"]` says so; `catch_up` embeds them).
         `last["at"]` says what was searched; `last["note"]` why nothing was."""
         if not isinstance(query, str) or not query.strip():
             raise UsageError("empty query", hint="give some words to search for")
@@ -176,13 +227,22 @@ class Recaller:
             chosen, now = then, asof.time
             snap, at_info["index"] = self.index.snapshot_at(
                 {s: asof.revs[s].id for s in then}, asof.forgotten, progress=progress)
+        elif timeout_ms is not None:
+            limit = int(max(0.0, float(timeout_ms)) / 1000.0 * EMBED_RATE_GUESS) if self.embedder() else None
+            snap = self.index.snapshot(progress=progress, embed_limit=limit)
         else:
             snap = self.index.snapshot(progress=progress)
+        pending = snap.pending if at is None else 0
+        if pending and want != "bm25":
+            want = "bm25"
         if types is None and "quarantine" in snap.type_codes:
             # Flagged as possible prompt injection by extract: never recalled unless asked for.
             types = [t for t in snap.type_codes if t != "quarantine"]
         terms = tokenize(query)
-        depth = max(int(self.opt("candidates")), k * 3)
+        # Every score is relative to the top `candidates` of each ranking, never to how
+        # many hits were asked for: a deeper list (k > candidates) only appends.
+        ref = int(self.opt("candidates"))
+        depth = max(ref, k)
 
         bm = []
         if want in ("hybrid", "bm25"):
@@ -193,10 +253,28 @@ class Recaller:
         if want in ("hybrid", "vector") and snap.vectors is not None:
             qv = self.query_vector(query)
             vec = vector_top(snap, qv, snap.mask(chosen, types, since_ts, archived), depth)
-        fused = self._fuse(bm, vec, want)
-        hits = self._finish(snap, fused, bm, vec, qv, terms, k, want, mmr, explain, now=now)
+        wv, lang_note = self.vector_weight(query)
+        fused, parts, kept = self._fuse(bm, vec, want, ref, wv)
+        boosts: dict[int, str] = {}
+        nw, dw = float(self.opt("neighbour_weight")), float(self.opt("date_weight"))
+        window = query_window(query, time.time() if now is None else now) if dw > 0 else None
+        if (nw > 0 and fused) or window:
+            allowed = snap.mask(chosen, types, since_ts, archived)
+            if nw > 0:
+                self._share_with_neighbours(snap, fused, allowed, nw, boosts)
+            if window:
+                _favour_window(snap, fused, allowed, window, dw, boosts)
+        hits = self._finish(snap, fused, bm, vec, qv, terms, k, want, mmr, explain, now=now, ref=ref,
+                            parts=parts, kept=kept, boosts=boosts, lang_note=lang_note if want == "hybrid" else None)
         self.last = {"backend": want, "reason": self._embed_reason, "ms": (time.perf_counter() - t0) * 1000,
                      "scopes": chosen}
+        if lang_note and want == "hybrid":
+            self.last["language"] = lang_note
+        if timeout_ms is not None or pending:
+            self.last["vectors"] = {"ready": not pending, "pending": pending}
+            if pending:
+                self.last["note"] = (f"vectors for {pending} chunk(s) are not ready: BM25 only "
+                                     "(the next recall without --timeout, or `gitmem reindex`, embeds them)")
         if at_info is not None:
             self.last["at"] = at_info
             return hits  # a look back is not a use of what is known now
@@ -204,80 +282,139 @@ class Recaller:
             access.record(self.svc.home, [h.id for h in hits], "recall")
         return hits
 
-    def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str) -> dict[int, float]:
-        wb, wv = float(self.opt("w_bm25")), float(self.opt("w_vector"))
-        if mode == "bm25":
-            return {d: s for d, s in bm}
-        if mode == "vector":
-            return {d: s for d, s in vec}
+    def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str,
+              ref: int, wv: float) -> tuple[dict[int, float], dict[int, tuple[float, float]], set[int] | None]:
+        """Fused score per candidate, each side's part of it, and the vector candidates
+        kept (None: all). Only the first `ref`
+        of each ranking count (and set the normalisation), so a doc's score does not
+        depend on how deep the lists go."""
+        wb = float(self.opt("w_bm25"))
+        if mode in ("bm25", "vector"):
+            # Beyond the first `ref`, 0: they follow in their ranking's order (the tie
+            # break), so a boost there cannot lift one over a hit that a smaller k shows.
+            ranked = bm if mode == "bm25" else vec
+            out = {d: (max(s, 0.0) if i < ref else 0.0) for i, (d, s) in enumerate(ranked)}
+            return out, {d: ((v, 0.0) if mode == "bm25" else (0.0, v)) for d, v in out.items()}, None
         # A vector candidate below the model's cosine floor counts only if BM25 found it
         # too, so an unrelated query returns nothing rather than noise. (Inert on
         # LoCoMo dev: measured identical for floors 0-0.3 with all-MiniLM-L6-v2.)
         floor = self.vector_floor()
-        in_bm = {d for d, _ in bm}
-        vec = [(d, s) for d, s in vec if s >= floor or d in in_bm]
-        out: dict[int, float] = {}
+        in_bm = {d for d, _ in bm[:ref]}
+        kept = {d for i, (d, s) in enumerate(vec) if s >= floor or (i < ref and d in in_bm)}
+        vec = [(d, s) for i, (d, s) in enumerate(vec) if i < ref and d in kept]
+        parts: dict[int, list[float]] = {d: [0.0, 0.0] for d, _ in bm}
+        for d in kept:
+            parts.setdefault(d, [0.0, 0.0])
         if self.opt("fusion") == "linear":
-            # Min-max normalise each candidate list, then a weighted sum (absent = 0).
-            for w, ranked in ((wb, bm), (wv, vec)):
+            # Min-max normalise against the top `ref` of each list, then a weighted sum
+            # (absent, or below the ref-th score = 0).
+            norm = self.opt("norm")
+            for side, (w, ranked) in enumerate(((wb, bm), (wv, vec))):
                 if not ranked:
                     continue
-                hi, lo = ranked[0][1], ranked[-1][1]
-                span = hi - lo
-                for d, s in ranked:
-                    out[d] = out.get(d, 0.0) + w * ((s - lo) / span if span > 0 else 1.0)
-            return out
-        rk = float(self.opt("rrf_k"))
-        for rank, (d, _) in enumerate(bm, 1):
-            out[d] = out.get(d, 0.0) + wb / (rk + rank)
-        for rank, (d, _) in enumerate(vec, 1):
-            out[d] = out.get(d, 0.0) + wv / (rk + rank)
-        return out
+                top = ranked[:ref]
+                xs = np.fromiter((s for _, s in top), dtype=np.float64, count=len(top))
+                hi, lo = xs[0], xs[-1]
+                if norm == "minmax":
+                    span = hi - lo
+                    vals = (xs - lo) / span if span > 0 else np.ones_like(xs)
+                else:
+                    # By its own spread: a ranking whose top stands out weighs more.
+                    sd = xs.std()
+                    if sd <= 0:
+                        vals = np.ones_like(xs)
+                    elif norm == "std":
+                        vals = (xs - lo) / sd
+                    else:
+                        vals = np.maximum(0.0, (xs - xs.mean()) / sd)
+                for (d, _), v in zip(top, vals.tolist()):
+                    parts[d][side] = w * v
+        else:
+            rk = float(self.opt("rrf_k"))
+            for side, (w, ranked) in enumerate(((wb, bm), (wv, vec))):
+                for rank, (d, _) in enumerate(ranked[:ref], 1):
+                    parts[d][side] = w / (rk + rank)
+        return {d: p[0] + p[1] for d, p in parts.items()}, {d: (p[0], p[1]) for d, p in parts.items()}, kept
 
     def _finish(self, snap: Snapshot, fused: dict[int, float], bm, vec, qv, terms, k: int, mode: str,
-                mmr: bool | None, explain: bool, now: float | None = None) -> list[Hit]:
+                mmr: bool | None, explain: bool, now: float | None = None, ref: int = 100,
+                parts: dict[int, tuple[float, float]] | None = None, kept: set[int] | None = None,
+                boosts: dict[int, str] | None = None, lang_note: str | None = None) -> list[Hit]:
         if not fused:
             return []
         bm_s, vec_s = dict(bm), dict(vec)
         bm_rank = {d: i for i, (d, _) in enumerate(bm, 1)}
         vec_rank = {d: i for i, (d, _) in enumerate(vec, 1)}
+        # Ranks that break ties: those of the candidates fusion kept (depth-independent).
+        kept_rank = vec_rank if kept is None else {d: r for d, r in vec_rank.items() if d in kept}
         rw, half = float(self.opt("recency_weight")), float(self.opt("half_life_days"))
         iw = float(self.opt("importance_weight"))
         now = time.time() if now is None else now
-        order = sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))[: max(k * 4, 50)]
-        rows = snap.rows([d for d, _ in order])
-        scored = []
-        for d, base in order:
-            r = rows.get(d)
-            if r is None:
-                continue
-            age_days = max(0.0, (now - (r["created"] or now)) / 86400.0)
-            rec = 0.5 ** (age_days / half) if half > 0 else 1.0
-            rec_f = 1.0 - rw + rw * rec
-            imp_f = 1.0 + iw * (int(r["importance"] or 5) - 5) / 5.0
-            scored.append((base * rec_f * imp_f, d, r, rec, imp_f, base))
-        scored.sort(key=lambda x: (-x[0], x[1]))
-        # One hit per memory: its best chunk. Journal and session files keep each chunk.
-        seen: set[tuple[str, str]] = set()
-        uniq = []
-        for item in scored:
-            r = item[2]
-            if r["path"].startswith(("memories/", "archive/")):
-                key = (r["scope"], r["path"])
-                if key in seen:
-                    continue
-                seen.add(key)
-            uniq.append(item)
+        # Ties fall to the best rank on either side, then the doc id. Candidates are
+        # scored best fused first until none left can reach the top `need` (recency and
+        # importance can lift a score by at most 1 + importance_weight): the same order
+        # as scoring them all, so the first N never depend on k, at a fraction of the cost.
+        best_rank = {d: min(bm_rank.get(d, 1 << 30), kept_rank.get(d, 1 << 30)) for d in fused}
+        # A scored doc ranked below `ref` on both sides (a date or neighbour boost brought
+        # it in) ties by doc id alone: how deep the lists went must not order it.
+        for d, f in fused.items():
+            if f > 0 and best_rank[d] > ref:
+                best_rank[d] = 1 << 30
+        order = sorted(fused.items(), key=lambda kv: (-kv[1], best_rank[kv[0]], kv[0]))
         use_mmr = self.opt("mmr") if mmr is None else mmr
-        if use_mmr and snap.vectors is not None and len(uniq) > k:
-            uniq = mmr_rerank(snap, uniq, k, float(self.opt("mmr_lambda")))
+        need = max(k, ref) if use_mmr and snap.vectors is not None else k
+        lift = 1.0 + iw
+        ci = {c: i for i, c in enumerate(snap.columns)}
+        c_created, c_imp, c_path, c_scope = ci["created"], ci["importance"], ci["path"], ci["scope"]
+        scored: list = []
+        uniq: list = []
+        pos = 0
+        while pos < len(order):
+            batch = order[pos : pos + max(need, 16)]
+            pos += len(batch)
+            for d, base in batch:
+                i = snap.row_of.get(d)
+                if i is None:
+                    continue
+                row = snap.table[i]
+                created = row[c_created] or now
+                age_days = max(0.0, (now - created) / 86400.0)
+                rec = 0.5 ** (age_days / half) if half > 0 else 1.0
+                imp_f = 1.0 + iw * (min(10, max(1, int(row[c_imp] or 5))) - 5) / 5.0
+                scored.append((base * (1.0 - rw + rw * rec) * imp_f, d, row, rec, imp_f, base))
+            scored.sort(key=lambda x: (-x[0], best_rank[x[1]], x[1]))
+            # One hit per memory: its best chunk. Journal and session files keep each chunk.
+            seen: set[tuple[str, str]] = set()
+            uniq = []
+            for item in scored:
+                row = item[2]
+                if row[c_path].startswith(("memories/", "archive/")):
+                    key = (row[c_scope], row[c_path])
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                uniq.append(item)
+            if pos < len(order) and len(uniq) >= need and order[pos][1] * lift < uniq[need - 1][0]:
+                break
+        if use_mmr and snap.vectors is not None and len(uniq) > 1:
+            # Greedy over a pool of fixed size, so its first N picks are the same for any k.
+            uniq = mmr_rerank(snap, uniq[:ref], ref, float(self.opt("mmr_lambda"))) + uniq[ref:]
         hits = []
-        for final, d, r, rec, imp_f, base in uniq[:k]:
+        for final, d, row, rec, imp_f, base in uniq[:k]:
+            r = dict(zip(snap.columns, row))
             ex = None
             if explain:
-                ex = {"fused": base, "bm25_rank": bm_rank.get(d), "vector_rank": vec_rank.get(d),
-                      "recency_factor": 1.0 - rw + rw * rec, "importance_factor": imp_f, "mode": mode,
-                      "chunk": d}
+                part = (parts or {}).get(d, (0.0, 0.0))
+                ex = {"mode": mode, "chunk": d,
+                      "bm25": None if d not in bm_rank else {
+                          "rank": bm_rank[d], "score": _round(bm_s[d]), "part": _round(part[0])},
+                      "vector": None if d not in vec_rank else {
+                          "rank": vec_rank[d], "similarity": _round(vec_s[d]), "part": _round(part[1])},
+                      "fused": _round(base), "recency_factor": _round(1.0 - rw + rw * rec),
+                      "importance_factor": _round(imp_f), "final": _round(final),
+                      "why": _why(mode, bm_rank.get(d), vec_rank.get(d), vec_s.get(d), ref, part,
+                                  int(r["importance"] or 5), imp_f, (boosts or {}).get(d))
+                             + (f"; {lang_note}" if lang_note else "")}
             hits.append(Hit(
                 id=r["mem_id"], key=r["key"], scope=r["scope"], type=r["type"], path=r["path"],
                 start_line=int(r["start_line"]), end_line=int(r["end_line"]), score=round(float(final), 6),
@@ -286,6 +423,73 @@ class Recaller:
                 snippet=_snippet(r["text"], terms), commit=snap.cursors.get(r["scope"]),
                 created=_iso(r["created"]), text=r["text"], explain=ex))
         return hits
+
+    def neighbour_map(self, snap: Snapshot) -> tuple[dict[int, int], dict[int, int]]:
+        """(previous, next) doc of each doc: the memory beside it in the same session or
+        import batch (same scope, same `created`, in id order — ids of one batch are made
+        in order) or the chunk beside it in the same journal or session file."""
+        key = (id(snap), snap.size, tuple(sorted(snap.cursors.items())))
+        cached = getattr(self, "_nb_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        ci = {c: i for i, c in enumerate(snap.columns)}
+        groups: dict[tuple, list[tuple]] = {}
+        for row in snap.table:
+            path = row[ci["path"]]
+            if path.startswith(("memories/", "archive/")):
+                created = row[ci["created"]]
+                if not created:
+                    continue
+                g, order = (row[ci["scope"]], "m", created), row[ci["mem_id"]]
+            else:
+                g, order = (row[ci["scope"]], "f", path), row[ci["start_line"]]
+            groups.setdefault(g, []).append((order, row[ci["doc"]]))
+        prev: dict[int, int] = {}
+        nxt: dict[int, int] = {}
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            members.sort()
+            for (_, a), (_, b) in zip(members, members[1:]):
+                nxt[int(a)] = int(b)
+                prev[int(b)] = int(a)
+        self._nb_cache = (key, (prev, nxt))
+        return prev, nxt
+
+    def _share_with_neighbours(self, snap: Snapshot, fused: dict[int, float], allowed: np.ndarray,
+                               weight: float, boosts: dict[int, str]) -> None:
+        """Each candidate with a score lends `weight` of it to the memory beside it (in
+        dialogue the answer is the turn after the question that matched). Only scores
+        from fusion lend, so the order stays independent of k."""
+        prev, nxt = self.neighbour_map(snap)
+        sides = (nxt,) if self.opt("neighbours") == "next" else (nxt, prev)
+        share: dict[int, tuple[float, int]] = {}
+        lenders = [(d, f) for d, f in fused.items() if f > 0]
+        cap = int(self.opt("neighbour_lenders"))
+        if cap and len(lenders) > cap:
+            # The order fusion gives them (fused score, then doc id): independent of k.
+            lenders = sorted(lenders, key=lambda kv: (-kv[1], kv[0]))[:cap]
+        for d, f in lenders:
+            for side in sides:
+                n = side.get(d)
+                if n is None:
+                    continue
+                i = snap.row_of.get(n)
+                if i is None or not allowed[i]:
+                    continue
+                if weight * f > share.get(n, (0.0, 0))[0]:
+                    share[n] = (weight * f, d)
+        if not share:
+            return
+        ids = snap.rows([src for _, src in share.values()])
+        for n, (v, src) in share.items():
+            fused[n] = fused.get(n, 0.0) + v
+            boosts[n] = f"beside {ids[src]['mem_id']} (+{v:.3f})"
+
+    def catch_up(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Embed what a recall under a timeout left pending (and anything new)."""
+        snap = self.index.snapshot(progress=progress)
+        return {"chunks": snap.size, "pending": snap.pending, "embedded": self.index.last_build.get("embedded", 0)}
 
     # ---- status -------------------------------------------------------------------
     def warm(self) -> None:
@@ -326,6 +530,11 @@ class Recaller:
         elif any(info.get("lag", {}).values()):
             notes.append("index behind some scopes: the next recall catches up")
         out["index_note"] = "; ".join(notes) or None
+        langs = self.model_languages()
+        out["languages"] = None if emb is None else (
+            "English only: queries in Chinese, Japanese or Korean use BM25 (character bigrams) alone; "
+            "a multilingual [embed] model matches them by meaning" if langs == "en"
+            else "multilingual" if langs == "multilingual" else langs)
         return out
 
     def reindex(self, progress: Progress | None = None) -> dict[str, Any]:
@@ -339,6 +548,132 @@ class Recaller:
                 self._index.close()
             self._index = None
         return self.index.rebuild(progress=progress)
+
+
+def cjk_share(text: str) -> float:
+    """Share of a text's letters that are in a CJK script."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(1 for c in letters if _CJK_CHAR.match(c)) / len(letters)
+
+
+_CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ebef]")
+
+
+def _why(mode: str, b: int | None, v: int | None, cos: float | None, ref: int,
+         part: tuple[float, float], importance: int, imp_f: float, boost: str | None = None) -> str:
+    """One line on why a hit ranked where it did."""
+    bits = []
+    if boost and not (part[0] or part[1]):
+        return boost + ("" if importance == 5 else f"; importance {importance} (x{imp_f:.2f})")
+    in_b = b is not None and b <= ref
+    in_v = v is not None and v <= ref
+    if mode == "bm25":
+        bits.append(f"BM25 #{b}" if b else "no BM25 match")
+    elif mode == "vector":
+        bits.append(f"vector #{v} (cosine {cos:.2f})" if v else "no vector match")
+    elif in_b and in_v:
+        lead = ("weak on both" if part[0] + part[1] <= 0 else "mostly words" if part[0] >= 2 * part[1] else
+                "mostly meaning" if part[1] >= 2 * part[0] else "words and meaning")
+        bits.append(f"BM25 #{b} and vector #{v} (cosine {cos:.2f}): {lead}")
+    elif in_b:
+        bits.append(f"BM25 #{b} only (shares words with the query)" + (
+            f"; vector #{v} below the floor or the top {ref}" if v else ""))
+    elif in_v:
+        bits.append(f"vector #{v} only (cosine {cos:.2f}: similar meaning, few shared words)")
+    else:
+        bits.append(f"beyond the top {ref} of both rankings (listed in rank order)")
+    if boost:
+        bits.append(boost)
+    if importance != 5:
+        bits.append(f"importance {importance} (x{imp_f:.2f})")
+    return "; ".join(bits)
+
+
+_MONTHS = {m: i for i, m in enumerate(("january february march april may june july august september "
+                                       "october november december").split(), 1)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+_MON = r"(january|february|march|april|may|june|july|august|september|october|november|december|" \
+       r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+_DATE_PATTERNS = [
+    ("ymd", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
+    ("dmy", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MON},?\s+(\d{{4}})\b", re.I)),
+    ("mdy", re.compile(rf"\b{_MON}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)),
+    ("my", re.compile(rf"\b{_MON},?\s+(\d{{4}})\b", re.I)),
+    ("y", re.compile(r"\b(?:in|during|of|from)\s+(\d{4})\b", re.I)),
+    ("rel", re.compile(r"\b(today|yesterday|this week|last week|this month|last month|this year|last year)\b",
+                       re.I)),
+]
+
+
+def query_window(query: str, now: float) -> tuple[float, float, str] | None:
+    """The period a query names ("on 9 November 2022", "in January 2024", "2024-03-01",
+    "last week"), as [start, end) epoch seconds (UTC) and the words that named it."""
+    for kind, rx in _DATE_PATTERNS:
+        m = rx.search(query)
+        if not m:
+            continue
+        try:
+            if kind == "ymd":
+                a = dt.datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=dt.timezone.utc)
+                b = a + dt.timedelta(days=1)
+            elif kind == "dmy":
+                a = dt.datetime(int(m[3]), _MONTHS[m[2].lower()], int(m[1]), tzinfo=dt.timezone.utc)
+                b = a + dt.timedelta(days=1)
+            elif kind == "mdy":
+                a = dt.datetime(int(m[3]), _MONTHS[m[1].lower()], int(m[2]), tzinfo=dt.timezone.utc)
+                b = a + dt.timedelta(days=1)
+            elif kind == "my":
+                y, mo = int(m[2]), _MONTHS[m[1].lower()]
+                a = dt.datetime(y, mo, 1, tzinfo=dt.timezone.utc)
+                b = dt.datetime(y + (mo == 12), mo % 12 + 1, 1, tzinfo=dt.timezone.utc)
+            elif kind == "y":
+                a = dt.datetime(int(m[1]), 1, 1, tzinfo=dt.timezone.utc)
+                b = dt.datetime(int(m[1]) + 1, 1, 1, tzinfo=dt.timezone.utc)
+            else:
+                a, b = _relative(m[1].lower(), now)
+        except (ValueError, KeyError):
+            continue
+        return a.timestamp(), b.timestamp(), m[0]
+    return None
+
+
+def _relative(word: str, now: float) -> tuple[dt.datetime, dt.datetime]:
+    day = dt.datetime.fromtimestamp(now, dt.timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    one = dt.timedelta(days=1)
+    week = day - dt.timedelta(days=day.weekday())
+    month = day.replace(day=1)
+    year = month.replace(month=1)
+    return {
+        "today": (day, day + one), "yesterday": (day - one, day),
+        "this week": (week, week + 7 * one), "last week": (week - 7 * one, week),
+        "this month": (month, (month + 32 * one).replace(day=1)),
+        "last month": ((month - one).replace(day=1), month),
+        "this year": (year, year.replace(year=year.year + 1)), "last year": (year.replace(year=year.year - 1), year),
+    }[word]
+
+
+# Memories in a named period joining the candidates: at most this many (latest first).
+_WINDOW_CAP = 500
+
+
+def _favour_window(snap: Snapshot, fused: dict[int, float], allowed: np.ndarray,
+                   window: tuple[float, float, str], weight: float, boosts: dict[int, str]) -> None:
+    """Memories created in the period the query names gain `weight` x the top score."""
+    start, end, words = window
+    idx = np.flatnonzero(allowed & (snap.created >= start) & (snap.created < end))
+    if idx.size == 0:
+        return
+    if idx.size > _WINDOW_CAP:
+        idx = idx[np.argsort(-snap.created[idx], kind="stable")[:_WINDOW_CAP]]
+    top = max(fused.values(), default=0.0) or 1.0
+    add = weight * top
+    for i in idx.tolist():
+        d = int(snap.docs[i])
+        fused[d] = fused.get(d, 0.0) + add
+        boosts[d] = (boosts[d] + "; " if d in boosts else "") + f"created in the period named ({words!r}, +{add:.3f})"
 
 
 def _round(v: float | None) -> float | None:
@@ -355,29 +690,34 @@ def vector_top(snap: Snapshot, qv: np.ndarray, mask: np.ndarray, depth: int) -> 
     sub = snap.vectors @ qv if idx.size == snap.size else snap.vectors[idx] @ qv
     n = min(depth, sub.shape[0])
     top = np.argpartition(-sub, n - 1)[:n]
-    top = top[np.argsort(-sub[top], kind="stable")]
+    # Ties at the cut or inside the list go to the lower doc, as in BM25's ORDER BY.
+    cut = sub[top].min()
+    top = np.flatnonzero(sub >= cut) if np.count_nonzero(sub >= cut) > n else top
+    top = top[np.lexsort((snap.docs[idx[top]], -sub[top]))][:n]
     return [(int(snap.docs[idx[i]]), float(sub[i])) for i in top]
 
 
 def mmr_rerank(snap: Snapshot, items: list, k: int, lam: float) -> list:
-    """Greedy maximal marginal relevance over the fused scores and chunk vectors."""
-    vecs = []
-    for it in items:
+    """Greedy maximal marginal relevance over the fused scores and chunk vectors (ties
+    to the earlier item, so the first N picks never depend on k)."""
+    n = len(items)
+    if n == 0:
+        return items
+    dim = snap.vectors.shape[1]
+    mat = np.zeros((n, dim), dtype=np.float32)
+    for j, it in enumerate(items):
         i = snap.row_of.get(it[1])
-        vecs.append(snap.vectors[i] if i is not None and snap.has_vec[i] else None)
+        if i is not None and snap.has_vec[i]:
+            mat[j] = snap.vectors[i]
     top = items[0][0] or 1.0
+    rel = lam * np.array([it[0] for it in items], dtype=np.float64) / top
+    max_sim = np.zeros(n, dtype=np.float64)
+    free = np.ones(n, dtype=bool)
     chosen: list[int] = []
-    rest = list(range(len(items)))
-    while rest and len(chosen) < k:
-        best, best_val = rest[0], -math.inf
-        for j in rest:
-            sim = 0.0
-            if vecs[j] is not None:
-                sims = [float(vecs[j] @ vecs[c]) for c in chosen if vecs[c] is not None]
-                sim = max(sims, default=0.0)
-            val = lam * items[j][0] / top - (1 - lam) * sim
-            if val > best_val:
-                best, best_val = j, val
+    while len(chosen) < min(k, n):
+        val = np.where(free, rel - (1 - lam) * max_sim, -np.inf)
+        best = int(np.argmax(val))
         chosen.append(best)
-        rest.remove(best)
-    return [items[j] for j in chosen] + [items[j] for j in rest]
+        free[best] = False
+        max_sim = np.maximum(max_sim, mat @ mat[best])
+    return [items[j] for j in chosen] + [items[j] for j in range(n) if free[j]]

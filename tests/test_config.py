@@ -159,6 +159,13 @@ half_life_days = 7
 importance_weight = 0.2
 vector_floors = { "fake-64" = 0.1, "BAAI/bge-small-en-v1.5" = 0.4 }
 prompt_min_score = 0.1
+norm = "std"
+neighbour_weight = 0.35
+neighbours = "next"
+neighbour_lenders = 10
+date_weight = 0.25
+vector_weights = { "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2" = 0.8 }
+cjk_vector_weights = { "sentence-transformers/all-MiniLM-L6-v2" = 0.5 }
 
 [index]
 chunk_lines = 10

@@ -413,7 +413,7 @@ def status(store, as_json):
     click.echo(f"home:     {st['home']}")
     click.echo(f"version:  gitmem {st['version']}, store format {st['format']}")
     click.echo(f"memories: {st['memories']} in {len(st['scopes'])} scope(s); writes go to {st['default_scope']}")
-    for k in ("backend", "model", "indexed", "index_note"):
+    for k in ("backend", "model", "languages", "indexed", "index_note"):
         if k in st and st[k] is not None:
             click.echo(f"{k + ':':<9} {st[k]}")
     enc = st.get("encryption") or {}
@@ -439,15 +439,19 @@ def status(store, as_json):
               help="Import an agent's memory folder DIR.")
 @click.argument("directory", required=False, type=click.Path(file_okay=False))
 @click.option("--scope", "-s", help="Scope for items that name none.")
+@click.option("--no-index", is_flag=True, help="Do not index now (the next recall does, or recall --timeout "
+              "answers by words until it has).")
 @json_option
 @pass_store
-def import_cmd(store, jsonl, source, directory, scope, as_json):
-    """Import memories: JSONL (one commit) or an agent memory folder.
+def import_cmd(store, jsonl, source, directory, scope, no_index, as_json):
+    """Import memories: JSONL (one commit) or an agent memory folder. Then indexes
+    and embeds them, showing progress on stderr, so the first recall does not wait.
 
     \b
     Examples:
       gitmem import --jsonl memories.jsonl --scope channel/slack
       gitmem import --from openclaw ~/openclaw-workspace
+      gitmem import --jsonl big.jsonl --no-index   # index later
     """
     from ..api import read_jsonl
 
@@ -460,6 +464,10 @@ def import_cmd(store, jsonl, source, directory, scope, as_json):
         if not directory:
             raise UsageError("missing DIR", hint=f"gitmem import --from {source} DIR")
         result = store.import_dir(source, directory, scope=scope)
+    if not no_index:
+        from .recall import index_after_import
+
+        index_after_import(store, result, as_json)
     if as_json:
         emit_json(result)
     else:

@@ -9,15 +9,48 @@ import click
 from ..cli import emit_json, json_option, pass_store
 
 
-def _progress():
-    """click.progressbar on stderr, only when stderr is a terminal."""
+def _progress(lines: bool = False):
+    """click.progressbar on stderr when it is a terminal; else, with `lines`, one
+    stderr line per tenth done (for logs), or nothing."""
     if not sys.stderr.isatty():
-        return None
+        return _line_progress if lines else None
 
     def bar(length: int, label: str):
         return click.progressbar(length=length, label=f"gitmem: {label}", file=sys.stderr)
 
     return bar
+
+
+class _Lines:
+    def __init__(self, length: int, label: str):
+        self.length, self.label, self.done, self.shown = max(1, length), label, 0, -1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+    def update(self, n: int) -> None:
+        self.done += n
+        tenth = self.done * 10 // self.length
+        if tenth > self.shown:
+            self.shown = tenth
+            click.echo(f"gitmem: {self.label} {self.done}/{self.length}", err=True)
+
+
+def _line_progress(length: int, label: str) -> _Lines:
+    return _Lines(length, label)
+
+
+def index_after_import(store, result: dict, as_json: bool) -> None:
+    """After a bulk write: index (and embed) now, with progress, so the next recall
+    does not; or, under --no-wait, leave it to a detached `gitmem reindex`."""
+    if result.get("created", 0) + result.get("updated", 0) == 0:
+        return
+    info = store.index_catch_up(progress=_progress(lines=not as_json))
+    if not as_json:
+        click.echo(f"indexed: {info['chunks']} chunks, {info['embedded']} embedded", err=True)
 
 
 @click.command()
@@ -36,8 +69,12 @@ def _progress():
 @click.option("--explain", is_flag=True, help="Show ranks and factors behind each score.")
 @click.option("--at", "at", metavar="REV|DATE",
               help="Search the memory as it stood at a commit or date (what the agent knew then).")
+@click.option("--timeout", "timeout_ms", type=click.IntRange(0, 3_600_000), metavar="MS",
+              help="Never wait on embedding new memories: BM25 only while their vectors are pending "
+                   "(they are embedded in the background); --json then prints an object with `vectors`.")
 @pass_store
-def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain, at):
+def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain, at,
+           timeout_ms):
     """Search memories for QUERY (BM25 + embeddings), with citations.
 
     --at DATE reads every searched scope at its last commit on or before DATE (a bare
@@ -54,6 +91,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
       gitmem recall "deploy window" --at 2024-03-03
       gitmem recall "deploy window" --at 2024-03-03T09:30:00Z --all-scopes --json
       gitmem recall "deploy window" --at 3f2c1ab   # as of that commit
+      gitmem recall "deploy window" --explain      # ranks, scores and why per hit
+      gitmem recall "deploy window" --timeout 200 --json   # right after a bulk import
     """
     from .. import serve_client
 
@@ -62,6 +101,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
                    mode=mode, explain=explain)
     if at is not None:
         filters["at"] = at
+    if timeout_ms is not None:
+        filters["timeout_ms"] = timeout_ms
     # A running `gitmem serve` answers warm; without one (or if it fails) recall here.
     # The daemon is a transport, not a library: `serve` is a front end over the same
     # api, so one front end handing a request to another stays out of api.Store (which
@@ -78,8 +119,18 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         click.echo(f"note: {info['reason']}; recall is BM25 only", err=True)
     if info.get("note"):
         click.echo(f"note: {info['note']}", err=True)
+    if explain and info.get("language"):
+        click.echo(f"note: {info['language']}", err=True)
+    pending = (info.get("vectors") or {}).get("pending")
+    if pending:
+        _catch_up_in_background(store.home)
     if fmt == "json":
-        emit_json([h.to_dict(explain=explain) for h in hits])
+        out = [h.to_dict(explain=explain) for h in hits]
+        if timeout_ms is not None:
+            emit_json({"hits": out, "backend": info.get("backend"),
+                       "vectors": info.get("vectors") or {"ready": True, "pending": 0}, "note": info.get("note")})
+        else:
+            emit_json(out)
         return
     if fmt == "prompt":
         from ..render import render_prompt
@@ -96,10 +147,32 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         cite = f"{h.path}:{h.start_line}-{h.end_line}"
         click.echo(f"{h.score:8.4f}  {h.id}  {h.scope}  {h.type}  {cite}")
         click.echo(f"          {h.snippet}")
-        if explain:
-            s = h.scores
-            click.echo(f"          bm25={s['bm25']} vector={s['vector']} recency={s['recency']} "
-                       f"importance={s['importance']} {h.explain}")
+        if explain and h.explain:
+            click.echo(_explain_line(h.explain))
+
+
+def _catch_up_in_background(home) -> None:
+    """A detached `gitmem reindex` embeds what a --timeout recall left pending (vectors
+    already computed are reused from the index's cache, so only the new ones cost)."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, GITMEM_HOME=str(home))
+    try:
+        subprocess.Popen([sys.executable, "-m", "gitmem", "reindex"], env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        pass  # the next recall without --timeout embeds them instead
+
+
+def _explain_line(ex: dict) -> str:
+    """`recall --explain`: each side's rank and score, the fused score, the factors, why."""
+    b, v = ex.get("bm25"), ex.get("vector")
+    side_b = f"bm25 #{b['rank']} {b['score']:.3f} (part {b['part']:.3f})" if b else "bm25 -"
+    side_v = f"vector #{v['rank']} cos {v['similarity']:.3f} (part {v['part']:.3f})" if v else "vector -"
+    out = (f"          {side_b}  {side_v}  fused {ex['fused']:.3f} x recency {ex['recency_factor']:.3f}"
+           f" x importance {ex['importance_factor']:.3f} = {ex['final']:.3f}\n          why: {ex['why']}")
+    return out
 
 
 @click.command()

@@ -71,14 +71,19 @@ class Index:
     def _tips(self) -> dict[str, str]:
         return dict(self.git.scopes())
 
-    def snapshot(self, progress: Progress | None = None) -> Snapshot:
-        """A fresh in-memory view, catching the file up with git first if needed."""
+    def snapshot(self, progress: Progress | None = None, embed_limit: int | None = None) -> Snapshot:
+        """A fresh in-memory view, catching the file up with git first if needed.
+
+        embed_limit: embed at most this many new texts now; with more, index their
+        words only and leave their vectors pending (`Snapshot.pending`) for the next
+        call without a limit (recall --timeout: a query never waits on a bulk embed)."""
         tips = self._tips()
         snap = self._snap
-        if snap is not None and snap.cursors == tips and snap.model == self.model_id:
+        if (snap is not None and snap.cursors == tips and snap.model == self.model_id
+                and (embed_limit is not None or not snap.pending)):
             return snap
-        self.ensure_fresh(tips=tips, progress=progress)
-        if snap is not None and snap.model == self.model_id:
+        self.ensure_fresh(tips=tips, progress=progress, embed_limit=embed_limit)
+        if snap is not None and snap.model == self.model_id and not snap.pending:
             try:
                 if refresh(snap, self.path, self._retry, self._changed_paths):
                     return snap
@@ -149,15 +154,20 @@ class Index:
             self._snap.close()
             self._snap = None
 
-    def _fresh(self, state, tips: dict[str, str]) -> bool:
+    def _fresh(self, state, tips: dict[str, str], pending_ok: bool = False) -> bool:
         meta, cursors = state
+        if pending_ok and meta.get("vec_pending") == self.model_id:
+            return cursors == tips
         return cursors == tips and (self.model_id is None or meta.get("vec_model") == self.model_id)
 
-    def ensure_fresh(self, tips: dict[str, str] | None = None, progress: Progress | None = None) -> bool:
-        """Bring the file up to date with every scope tip; True if anything changed."""
+    def ensure_fresh(self, tips: dict[str, str] | None = None, progress: Progress | None = None,
+                     embed_limit: int | None = None) -> bool:
+        """Bring the file up to date with every scope tip; True if anything changed.
+        With `embed_limit`, vectors beyond it are left pending (see snapshot)."""
         tips = self._tips() if tips is None else tips
         state = db.read_state(self.path, self._retry)
-        if state is not None and self._fresh(state, tips):
+        pending_ok = embed_limit is not None
+        if state is not None and self._fresh(state, tips, pending_ok):
             return False
         try:
             lock = file_lock(db.lock_path(self.home), timeout=float(self._opt("lock_timeout")))
@@ -170,11 +180,11 @@ class Index:
             tips = self._tips()
             state = db.read_state(self.path, self._retry)
             if state is None:
-                self._build(None, tips, progress, new_file=True)
+                self._build(None, tips, progress, new_file=True, embed_limit=embed_limit)
                 return True
-            if self._fresh(state, tips):
+            if self._fresh(state, tips, pending_ok):
                 return False
-            self._build(state, tips, progress, new_file=False)
+            self._build(state, tips, progress, new_file=False, embed_limit=embed_limit)
             return True
         finally:
             lock.__exit__(None, None, None)
@@ -226,7 +236,8 @@ class Index:
                 b.update(len(part))
         return out
 
-    def _build(self, state, tips: dict[str, str], progress: Progress | None, new_file: bool) -> None:
+    def _build(self, state, tips: dict[str, str], progress: Progress | None, new_file: bool,
+               embed_limit: int | None = None) -> None:
         t0 = time.perf_counter()
         cursors = {} if new_file or state is None else state[1]
         meta = {} if state is None else state[0]
@@ -245,12 +256,14 @@ class Index:
         source = self.path if self.path.exists() and db.readable(self.path, retry) else None
         if model and source is not None:
             known = db.known_hashes(source, model, retry, {c.hash for c in chunks} if not new_file else None)
-        if model and not new_file and meta.get("vec_model") != model:
+        if model and not new_file and meta.get("vec_model") != model and not (
+                embed_limit is not None and meta.get("vec_pending") == model):
             # The model changed (or came back): vectors for everything already indexed.
             need_fill = db.texts_without_vectors(source, model, known, retry) if source else []
         wanted = {c.hash: c.text for c in chunks if c.hash not in known}
         wanted.update({h: t for h, t in need_fill if h not in known})
-        vectors = self._embed_missing(wanted, progress)
+        pending = embed_limit is not None and model is not None and len(wanted) > embed_limit
+        vectors = {} if pending else self._embed_missing(wanted, progress)
         con = db.connect(target, read_only=False, retry=retry)
         try:
             for stmt in db.SCHEMA:
@@ -262,8 +275,12 @@ class Index:
             con.execute("DELETE FROM cursors")
             con.execute("INSERT INTO cursors SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                         [list(tips), list(tips.values())])
-            db.set_meta(con, schema=db.SCHEMA_VERSION, vec_model=model or "",
-                        updated=str(time.time()))
+            # vec_model names the model every chunk has a vector of; vec_pending, the
+            # model whose vectors some chunks still wait for (words indexed already).
+            still = pending or (embed_limit is not None and not new_file and model is not None
+                                and meta.get("vec_pending") == model and meta.get("vec_model") != model)
+            db.set_meta(con, schema=db.SCHEMA_VERSION, vec_model="" if still else (model or ""),
+                        vec_pending=(model or "") if still else "", updated=str(time.time()))
             con.execute("COMMIT")
             con.execute("CHECKPOINT")
         except BaseException:
@@ -280,6 +297,7 @@ class Index:
             Path(str(self.path) + ".wal").unlink(missing_ok=True)
             os.replace(target, self.path)
         self.last_build = {"chunks": len(chunks), "embedded": len(vectors), "dropped_paths": len(drops),
+                           "pending": len(wanted) if pending else 0,
                            "seconds": round(time.perf_counter() - t0, 3), "rebuilt": new_file}
 
     # ---- maintenance for other features --------------------------------------------

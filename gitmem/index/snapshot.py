@@ -52,6 +52,15 @@ class Snapshot:
     postings_table: str = "postings"
     dfs_table: str = "dfs"
     owns_con: bool = True
+    vec_pending: bool = False            # the file has chunks waiting for vectors
+
+    @property
+    def pending(self) -> int:
+        """Chunks whose vectors are not computed yet (a build under recall --timeout
+        left them for later); 0 when the file says none are."""
+        if not self.model or not self.vec_pending:
+            return 0
+        return int(self.size - int(self.has_vec.sum()))
 
     @property
     def size(self) -> int:
@@ -197,7 +206,8 @@ def load_snapshot(path: Path, model_id: str | None, retry: float) -> Snapshot:
             vectors[pos] = mat
             has_vec[pos] = True
     return Snapshot(mem, cursors, model_id, docs, scope_of.astype(np.int32), scope_codes, archived, created,
-                    type_of.astype(np.int32), type_codes, vectors, has_vec, lens, columns, table, row_of)
+                    type_of.astype(np.int32), type_codes, vectors, has_vec, lens, columns, table, row_of,
+                    vec_pending=bool(model_id) and meta.get("vec_pending") == model_id)
 
 
 def refresh(snap: Snapshot, path: Path, retry: float, changed_paths: ChangedPaths,
@@ -213,6 +223,8 @@ def refresh(snap: Snapshot, path: Path, retry: float, changed_paths: ChangedPath
         cursors = dict(mem.execute("SELECT scope, commit_id FROM f.cursors").fetchall())
         if set(cursors) != set(snap.cursors) or any(s not in snap.scope_codes for s in cursors):
             return False
+        if snap.model and meta.get("vec_pending") == snap.model:
+            return False   # some vectors wait: a full copy knows which
         changed: list[tuple[str, str]] = []
         for scope, new in cursors.items():
             old = snap.cursors[scope]
