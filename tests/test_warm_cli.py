@@ -258,8 +258,13 @@ def test_the_clients_session_agent_cwd_and_relative_home(filled, daemon, gm_home
     assert filled.log(json.loads(warm.stdout)["id"])[0].author == "Test Person"
     assert b"sess-42" not in _gitmem("show", filled.log(json.loads(warm.stdout)["id"])[0].commit).stdout
     # A relative --home is the client's, from the client's directory.
-    rel = os.path.relpath(gm_home, tmp_path)
-    res = same(gm_home, "--home", rel, "status", cwd=str(tmp_path))
+    # (From a folder beside the store: with an editable install, `python -m gitmem` run
+    # in a folder that holds a `gitmem` folder would import that folder as the package.)
+    work = tmp_path / "work"
+    work.mkdir()
+    rel = os.path.relpath(gm_home, work)
+    filled.recall("gamma")  # the index caught up first: status reports it, whichever way it runs
+    res = same(gm_home, "--home", rel, "status", cwd=str(work))
     assert res.stdout.startswith(f"home:     {rel}\n".encode())
     # A linked code repository: the client's directory picks the project scope.
     filled.remember("The widget repo builds with meson, not make.", scope="project/widget", created=OLD.format(9))
