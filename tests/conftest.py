@@ -4,6 +4,7 @@ the deterministic fake embedder unless it asks for the real model."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -125,3 +126,46 @@ def encode_blob(data: bytes, path: str = "") -> bytes:
     from gitmem.store.codec import select_codec
 
     return select_codec({"GITMEM_TEST_CODEC": TEST_CODEC}).encode(path, data)
+
+
+# ---- a real `gitmem serve` (test_serve, test_warm_cli, test_recall_at) --------------------
+def wait_for(pred, timeout: float = 30.0, step: float = 0.05) -> bool:
+    """Poll `pred` until it is true (True) or `timeout` seconds pass (False)."""
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(step)
+    return False
+
+
+def start_daemon(home, *extra: str) -> subprocess.Popen:
+    """`gitmem serve` for `home`, up and answering pings (the test fails otherwise)."""
+    from gitmem import serve_client
+
+    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "serve", *extra], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "GITMEM_HOME": str(home)})
+    if not wait_for(lambda: serve_client.ping(home) is not None or proc.poll() is not None):
+        proc.kill()
+        pytest.fail("gitmem serve did not come up")
+    assert proc.poll() is None, proc.communicate()
+    return proc
+
+
+def stop_daemon(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def daemon_requests(home) -> int:
+    """Requests the daemon of `home` has answered (this status request included)."""
+    from gitmem import serve_client
+
+    return serve_client.request(home, {"op": "status"})["requests"]

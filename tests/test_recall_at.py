@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gitmem.errors import NotFound, UsageError
 
-from conftest import run_cli
+from conftest import daemon_requests, run_cli, start_daemon, stop_daemon
 
 Q = "deploy window staging release freeze checklist"
 
@@ -212,35 +212,16 @@ def test_parse_at_answers_any_text_cleanly(store, text):
 
 
 def test_recall_at_through_a_running_daemon(store, history, gm_home):
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    from gitmem import serve_client
-
     want = {(h.id, h.snippet, h.commit) for h in store.recall(Q, k=20, all_scopes=True, at="2024-03-06")}
-    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "serve", "--idle-exit", "60"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "GITMEM_HOME": str(gm_home)})
+    proc = start_daemon(gm_home, "--idle-exit", "60")
     try:
-        end = time.monotonic() + 30
-        while serve_client.ping(gm_home) is None and proc.poll() is None and time.monotonic() < end:
-            time.sleep(0.05)
-        assert serve_client.ping(gm_home) is not None
-        before = serve_client.request(gm_home, {"op": "status"})["requests"]
+        before = daemon_requests(gm_home)
         r = run_cli("recall", Q, "--at", "2024-03-06", "--all-scopes", "-k", "20", "--json")
         assert r.returncode == 0, r.stderr
         assert {(h["id"], h["snippet"], h["commit"]) for h in json.loads(r.stdout)} == want
         # The daemon answered it (the status request itself counts one more).
-        assert serve_client.request(gm_home, {"op": "status"})["requests"] == before + 2
+        assert daemon_requests(gm_home) == before + 2
         r = run_cli("recall", Q, "--at", "2024-02-01", "--json")
         assert r.returncode == 0 and "note: nothing in main" in r.stderr
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_daemon(proc)

@@ -16,7 +16,7 @@ import pytest
 
 from gitmem import hookrun, hooks_install, serve_client
 
-from conftest import run_cli
+from conftest import daemon_requests, run_cli, start_daemon, stop_daemon, wait_for
 
 TEXTS = [
     "We deploy on Tuesdays after the standup, never on Fridays.",
@@ -27,37 +27,10 @@ TEXTS = [
 ]
 
 
-def _wait(pred, timeout=20.0, step=0.05):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(step)
-    return False
-
-
-def _start(home, *extra):
-    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "serve", *extra], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "GITMEM_HOME": str(home)})
-    if not _wait(lambda: serve_client.ping(home) is not None or proc.poll() is not None):
-        proc.kill()
-        pytest.fail("gitmem serve did not come up")
-    assert proc.poll() is None, proc.communicate()
-    return proc
-
-
-def _stop(proc):
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def _requests(home) -> int:
-    return serve_client.request(home, {"op": "status"})["requests"]
+_wait = wait_for
+_start = start_daemon
+_stop = stop_daemon
+_requests = daemon_requests
 
 
 @pytest.fixture

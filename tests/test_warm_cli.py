@@ -20,6 +20,8 @@ import pytest
 
 from gitmem import serve_client
 
+from conftest import daemon_requests, start_daemon, stop_daemon, wait_for
+
 OLD = "2021-03-0{}T09:00:00Z"  # old dates: recency moves too slowly to change a rounded score
 ITEMS = [
     {"text": "We deploy on Tuesdays after the standup, never on Fridays.", "type": "decision",
@@ -32,17 +34,8 @@ ITEMS = [
 ]
 
 
-def _wait(pred, timeout=30.0, step=0.05):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(step)
-    return False
-
-
-def _requests(home) -> int:
-    return serve_client.request(home, {"op": "status"})["requests"]
+_wait = wait_for
+_requests = daemon_requests
 
 
 def _gitmem(*args, input=None, env=None, cwd=None, stdin=None):
@@ -61,20 +54,9 @@ def filled(store):
 
 @pytest.fixture
 def daemon(filled, gm_home):
-    proc = subprocess.Popen([sys.executable, "-m", "gitmem", "serve", "--idle-exit", "120"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "GITMEM_HOME": str(gm_home)})
-    if not _wait(lambda: serve_client.ping(gm_home) is not None or proc.poll() is not None):
-        proc.kill()
-        pytest.fail("gitmem serve did not come up")
-    assert proc.poll() is None, proc.communicate()
+    proc = start_daemon(gm_home, "--idle-exit", "120")
     yield proc
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop_daemon(proc)
 
 
 def both(home, *args, input=None, env=None, cwd=None, stdin_tty=False):
