@@ -300,10 +300,7 @@ def test_an_encrypted_remote_holds_none_of_50_canaries(tmp_path):
     a.remote_add("origin", url)
     canaries = _plant_canaries(a, tmp_path, "CNRY")
     a.sync()
-    b = gitmem.init(tmp_path / "b")
-    b.key_import(a.key_export())
-    b.remote_add("origin", url)
-    b.sync()
+    b = joined(tmp_path / "b", a.key_export(), url)
     b.remember("from b " + "CNRYB1Zq")
     b.sync()
     a.sync()
@@ -317,12 +314,18 @@ def test_an_encrypted_remote_holds_none_of_50_canaries(tmp_path):
     assert len([m for m in b.list() if "CNRY" in m.text or (m.key or "").startswith("k-CNRY")]) >= 14
 
 
-def _keys_a_home_holds(home: Path, git_dir: str) -> list[bytes]:
-    """Every key a home holds: its epoch key and retiring ones, and every data key its
-    keyring opens with them."""
-    m = crypto.load_master(home)
-    epoch_keys = [m.key] + list(m.retiring.values())
-    out = list(epoch_keys)
+def joined(home: Path, key_file_text: str, url: str):
+    """A new home that imports a key, adds the shared remote and syncs from it."""
+    h = gitmem.init(home)
+    h.key_import(key_file_text)
+    h.remote_add("origin", url)
+    h.sync()
+    return h
+
+
+def _keyring(git_dir: str) -> list[tuple[str, bytes]]:
+    """(key id, wrapped data key) of every entry of a repository's keyring, read with git."""
+    out = []
     files = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "refs/gitmem/keyring"],
                            capture_output=True, text=True, check=True).stdout.splitlines()
     for line in files:
@@ -330,11 +333,22 @@ def _keys_a_home_holds(home: Path, git_dir: str) -> list[bytes]:
         if path.startswith("k/"):
             wrapped = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "blob", meta.split()[2]],
                                      capture_output=True, check=True).stdout
-            for k in epoch_keys:
-                try:
-                    out.append(crypto.unwrap(k, path.rsplit("/", 1)[1], wrapped))
-                except Exception:
-                    pass
+            out.append((path.rsplit("/", 1)[1], wrapped))
+    return out
+
+
+def _keys_a_home_holds(home: Path, git_dir: str) -> list[bytes]:
+    """Every key a home holds: its epoch key and retiring ones, and every data key its
+    keyring opens with them."""
+    m = crypto.load_master(home)
+    epoch_keys = [m.key] + list(m.retiring.values())
+    out = list(epoch_keys)
+    for kid, wrapped in _keyring(git_dir):
+        for k in epoch_keys:
+            try:
+                out.append(crypto.unwrap(k, kid, wrapped))
+            except Exception:
+                pass
     return out
 
 
@@ -388,10 +402,7 @@ def test_forget_shreds_the_key_for_every_copy(tmp_path):
     a.append("journal: the door code is 4471-SHRED-ME, tell nobody")
     keep = a.remember("an ordinary memory that stays")
     a.sync()
-    b = gitmem.init(tmp_path / "b")
-    b.key_import(a.key_export())
-    b.remote_add("origin", url)
-    b.sync()
+    b = joined(tmp_path / "b", a.key_export(), url)
     assert b.get(secret.id).text.startswith("the door code")
     # Copy the remote's whole object database before the forget (a host's backup).
     copy = str(tmp_path / "copy.git")
@@ -462,10 +473,7 @@ def test_concurrent_writes_on_two_homes_merge(tmp_path):
     a.remember("base memory")
     a.append("a's journal line")
     a.sync()
-    b = gitmem.init(tmp_path / "b")
-    b.key_import(a.key_export())
-    b.remote_add("origin", url)
-    b.sync()
+    b = joined(tmp_path / "b", a.key_export(), url)
     a.remember("only on a")
     a.append("a again, same journal day")
     b.remember("only on b")
@@ -507,30 +515,22 @@ def test_key_rotate_makes_the_old_key_useless_and_others_import_the_new(tmp_path
     a.remember("before rotation")
     a.sync()
     old_key = a.key_export()
-    b = gitmem.init(tmp_path / "b")
-    b.key_import(old_key)
-    b.remote_add("origin", url)
-    b.sync()
+    b = joined(tmp_path / "b", old_key, url)
     out = a.key_rotate()
     assert out["fingerprint"] != out["old_fingerprint"]
     a.remember("after rotation")
     a.sync()
     # The old key opens nothing in a's keyring any more.
     old = crypto.Master.from_json(json.loads(old_key))
-    ring = subprocess.run(["git", "--git-dir", str(a.git.path), "ls-tree", "-r", "refs/gitmem/keyring"],
-                          capture_output=True, text=True, check=True).stdout.splitlines()
+    ring = _keyring(str(a.git.path))
     opened = 0
-    for line in ring:
-        meta, path = line.split("\t")
-        if path.startswith("k/"):
-            blob = subprocess.run(["git", "--git-dir", str(a.git.path), "cat-file", "blob", meta.split()[2]],
-                                  capture_output=True, check=True).stdout
-            try:
-                crypto.unwrap(old.key, path.rsplit("/", 1)[1], blob)
-                opened += 1
-            except Exception:
-                pass
-    assert opened == 0 and len(ring) > 2
+    for kid, wrapped in ring:
+        try:
+            crypto.unwrap(old.key, kid, wrapped)
+            opened += 1
+        except Exception:
+            pass
+    assert opened == 0 and len(ring) >= 2  # two memories' keys and the store key were there to try
     with pytest.raises(RemoteError, match="encrypted with another key"):
         b.sync()
     b.key_import(a.key_export())  # the successor of b's key: accepted
