@@ -103,21 +103,20 @@ def status(svc: Memories) -> dict[str, Any]:
     try:
         m = crypto.load_master(svc.home)
     except KeyError_:
-        m = None
         out["key"] = "damaged"
+        return out
     if m is None:
-        out.setdefault("key", "missing")
-        if out["key"] == "present":
-            out["key"] = "missing"
+        out["key"] = "missing"
     elif m.lineage != lineage:
         out["key"] = "wrong"
     else:
         out["epoch"] = m.epoch
-        meta = crypto.read_ring_meta(git, git.ref_tip(KEYRING_REF))
-        if meta is not None and m.key_at(int(meta["epoch"])) is not None \
-                and crypto.check_value(m.key_at(int(meta["epoch"])), lineage) != meta.get("check"):
+        ring = git.ref_tip(KEYRING_REF)
+        meta = crypto.read_ring_meta(git, ring)
+        key = m.key_at(int(meta["epoch"])) if meta is not None else None
+        if key is not None and crypto.check_value(key, lineage) != meta.get("check"):
             out["key"] = "wrong"
-        out["keys"] = len(list(git.walk_files(git.ref_tip(KEYRING_REF), "k")))
+        out["keys"] = len(list(git.walk_files(ring, "k")))
         if m.retiring:
             out["retiring_epochs"] = sorted(m.retiring)
     return out
@@ -153,10 +152,9 @@ def import_key(svc: Memories, text: str, source: str = "key file") -> dict[str, 
     git = svc.git
     lineage = git.encryption()
     with git.write_lock():
-        have = None
         try:
             have = crypto.load_master(svc.home)
-        except KeyError_:
+        except KeyError_:  # a damaged key file: replaced by the import
             have = None
         if lineage and lineage != new.lineage and not _is_successor(data, lineage):
             raise KeyError_(f"this store is encrypted with another key ({crypto.fingerprint(lineage)}); "
@@ -177,7 +175,7 @@ def import_key(svc: Memories, text: str, source: str = "key file") -> dict[str, 
         rotated = lineage and lineage != new.lineage
         if rotated and meta is not None and have is not None and have.lineage == lineage:
             # Our keyring was sealed with the old key: re-wrap it under the new one.
-            update = _rewrap(svc, have, new, drop=set(), lineage=new.lineage)
+            update = _rewrap(svc, have, new, drop=set())
             crypto.save_master(svc.home, new)
             git.update_refs([update, write_meta(svc, new.lineage)], message="gitmem key import")
         else:
@@ -215,7 +213,7 @@ def _entries(svc: Memories, rev) -> tuple[dict[str, bytes], dict[str, bytes]]:
     return keys, names
 
 
-def _rewrap(svc: Memories, old: Master, new: Master, drop: set[str], lineage: str,
+def _rewrap(svc: Memories, old: Master, new: Master, drop: set[str],
             extra: Iterable[tuple[Any, Master]] = ()) -> tuple[str, str, str | None]:
     """A new keyring commit: this store's entries (and those of `extra` keyrings, each
     with the master that opens it) minus `drop`, wrapped under `new`'s epoch key.
@@ -302,11 +300,6 @@ def enable(svc: Memories, progress: Progress | None = None) -> dict[str, Any]:
             "dropped_tags": sorted(tags)}
 
 
-def init_encrypted(svc: Memories) -> dict[str, Any]:
-    """`init --encrypt`: a new store starts sealed (nothing to rewrite)."""
-    return enable(svc)
-
-
 def seal_plain(svc: Memories, progress: Progress | None = None) -> dict[str, Any] | None:
     """While a store converts: every ref's history (tracking refs of remotes too)
     rewritten sealed. Deterministic: what is sealed already keeps its ids, and a plain
@@ -389,7 +382,7 @@ def rotate(svc: Memories) -> dict[str, Any]:
         new.rotated_from = [old.lineage] + old.rotated_from
         if git.transport().remotes():
             new.previous = Master(old.lineage, old.epoch, old.key, dict(old.retiring))
-        update = _rewrap(svc, old, new, drop=set(), lineage=new.lineage)
+        update = _rewrap(svc, old, new, drop=set())
         crypto.save_master(svc.home, new)
         try:
             git.update_refs([update, write_meta(svc, new.lineage)], message="gitmem key rotate")
@@ -444,7 +437,7 @@ def finish_shred(svc: Memories, shred: Shred | None, advance: bool) -> list[tupl
     new = Master(old.lineage, old.epoch, old.key, dict(old.retiring))
     if advance:
         new.advance(old.epoch + 1)
-    update = _rewrap(svc, old, new, drop=shred.kids, lineage=old.lineage)
+    update = _rewrap(svc, old, new, drop=shred.kids)
     crypto.save_master(svc.home, new)  # the retiring key still opens the old keyring
     codec.shredding -= shred.kids
     codec.renew -= shred.names
@@ -514,7 +507,7 @@ def drop_shredded(svc: Memories, name: str) -> bool:
         return False
     with git.write_lock(timeout=120.0):
         m = git.codec.master
-        update = _rewrap(svc, m, m, drop=kids, lineage=m.lineage)
+        update = _rewrap(svc, m, m, drop=kids)
         git.update_refs([update], message=f"gitmem sync {name}")
         git.codec.refresh()
     return True
@@ -620,7 +613,7 @@ def sync_keyring(svc: Memories, name: str) -> str:
             codec.refresh()
             return "adopted"
         extra = [(theirs, opener)] if theirs is not None else []
-        update = _rewrap(svc, m, new, drop=set(), lineage=m.lineage, extra=extra)
+        update = _rewrap(svc, m, new, drop=set(), extra=extra)
         how = "merged"
         if theirs is not None and git.commit_obj(update[1]).tree_id == theirs.tree_id:
             update = (KEYRING_REF, theirs.id, update[2])  # the same keyring: take theirs
@@ -647,4 +640,4 @@ def after_push(svc: Memories, name: str, pushed: str | None) -> None:
 
 
 __all__ = ["META_REF", "SCOPE_PREFIX", "begin_shred", "check_remote", "enable", "export_key",
-           "finish_shred", "import_key", "init_encrypted", "rotate", "status", "sync_keyring"]
+           "finish_shred", "import_key", "rotate", "status", "sync_keyring"]
