@@ -34,6 +34,10 @@ they this to us was we were what when where which who whom why will with would y
 
 MAX_TOKEN_LEN = 64
 
+# Changing what tokenize() returns for any text means bumping this: every index built
+# with another version is rebuilt from git (its cached vectors are kept).
+TOKENIZER_VERSION = "1"
+
 
 def _fold(word: str) -> str:
     """A deliberately small English suffix folding (not a full stemmer)."""

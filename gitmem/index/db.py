@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..fsutil import file_lock, private_dir
-from ..tokens import term_counts
+from ..tokens import TOKENIZER_VERSION, term_counts
 from .chunks import Chunk
 
-SCHEMA_VERSION = "1"
+# The tables' shape and the tokenizer that filled postings: either changing rebuilds.
+SCHEMA_VERSION = f"1/{TOKENIZER_VERSION}"
 INDEX_NAME = "index.duckdb"
 # Without a Config (drop_ids from a bare home): the [index] lock_timeout default.
 DEFAULT_LOCK_TIMEOUT = 120.0
