@@ -187,7 +187,7 @@ SCHEMA: dict[str, Section] = {
         "recency_weight": Key("number", 0.1, "share of the score subject to recency decay", lo=0, hi=1),
         "half_life_days": Key("number", 30.0, "age at which a memory keeps half that share", lo=0, lo_open=True),
         "importance_weight": Key("number", 0.1, "importance boost", lo=0),
-        "neighbour_weight": Key("number", 0.0, "share of a hit's score given to the memory beside it "
+        "neighbour_weight": Key("number", 0.5, "share of a hit's score given to the memory beside it "
                                 "(same session or import batch, next chunk of a journal)", lo=0, hi=1),
         "neighbours": Key("str", "both", "which neighbours share: the next one or both",
                           choices=("next", "both")),

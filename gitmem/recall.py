@@ -22,7 +22,7 @@ from . import access, embed
 from .errors import UsageError
 from .hits import Hit
 from .index import Index, Progress, Snapshot, index_home_problem
-from .model import parse_when
+from .model import id_time, parse_when
 from .tokens import tokenize
 
 if TYPE_CHECKING:
@@ -258,6 +258,9 @@ class Recaller:
         boosts: dict[int, str] = {}
         nw, dw = float(self.opt("neighbour_weight")), float(self.opt("date_weight"))
         window = query_window(query, time.time() if now is None else now) if dw > 0 else None
+        # Neighbours share in hybrid and BM25 rankings (measured there); raw cosines are
+        # too close together for a share of one to mean anything.
+        nw = nw if want != "vector" else 0.0
         if (nw > 0 and fused) or window:
             allowed = snap.mask(chosen, types, since_ts, archived)
             if nw > 0:
@@ -425,9 +428,13 @@ class Recaller:
         return hits
 
     def neighbour_map(self, snap: Snapshot) -> tuple[dict[int, int], dict[int, int]]:
-        """(previous, next) doc of each doc: the memory beside it in the same session or
-        import batch (same scope, same `created`, in id order — ids of one batch are made
-        in order) or the chunk beside it in the same journal or session file."""
+        """(previous, next) doc of each doc: the memory beside it in the same session
+        (same scope, same stated `created`, in id order — ids of one batch are made in
+        order) or the chunk beside it in the same journal or session file.
+
+        Only a `created` the source stated counts (an imported session's date, far from
+        the instant in the memory's id): memories gitmem dated when it wrote them (two
+        `remember`s in one second, a batch of notes without dates) are not a session."""
         key = (id(snap), snap.size, tuple(sorted(snap.cursors.items())))
         cached = getattr(self, "_nb_cache", None)
         if cached is not None and cached[0] == key:
@@ -438,7 +445,7 @@ class Recaller:
             path = row[ci["path"]]
             if path.startswith(("memories/", "archive/")):
                 created = row[ci["created"]]
-                if not created:
+                if not created or not _stated(created, row[ci["mem_id"]]):
                     continue
                 g, order = (row[ci["scope"]], "m", created), row[ci["mem_id"]]
             else:
@@ -548,6 +555,20 @@ class Recaller:
                 self._index.close()
             self._index = None
         return self.index.rebuild(progress=progress)
+
+
+# A `created` further than this from the instant in the memory's id was stated by its
+# source (gitmem dates what it writes when the write starts; a large import takes a while).
+STATED_AFTER_S = 600.0
+
+
+def _stated(created: float, mem_id: str) -> bool:
+    """Whether a memory's `created` was given by its source rather than by the write."""
+    try:
+        written = id_time(mem_id).timestamp()
+    except (ValueError, TypeError, OverflowError, OSError):
+        return True
+    return abs(created - written) > STATED_AFTER_S
 
 
 def cjk_share(text: str) -> float:

@@ -125,11 +125,29 @@ def _dialogue(store, created="2023-05-08T13:56:00Z"):
     store.import_items([{"text": t, "key": f"d{i}", "created": created} for i, t in enumerate(turns)])
 
 
+def test_neighbours_share_by_default(store):
+    _dialogue(store)
+    hits = store.recall("wifi password", k=2, record=False, explain=True)
+    assert [h.key for h in hits] == ["d0", "d1"]  # the answer, beside the matching question
+    assert "beside " + hits[0].id in hits[1].explain["why"]
+
+
+def test_memories_dated_by_their_write_are_not_a_session(store):
+    # Written in the same second (and a batch without dates): same `created`, no session.
+    store.remember("alpha bravo charlie")
+    store.remember("delta echo foxtrot")
+    store.import_items([{"text": "golf hotel india"}, {"text": "juliet kilo lima"}])
+    for q in ("alpha", "golf"):
+        hits = store.recall(q, k=5, record=False, explain=True)
+        assert len(hits) == 1 and "beside" not in hits[0].explain["why"], q
+
+
 def test_the_turn_after_a_match_shares_its_score(store):
     from test_recall_quality import set_recall
 
     _dialogue(store)
     store.import_items([{"text": "Bob: kettle descaling is due", "key": "other", "created": "2023-06-01T10:00:00Z"}])
+    set_recall(store, neighbour_weight=0.0)
     keys = [h.key for h in store.recall("wifi password", k=3, record=False)]
     assert "d1" not in keys   # shares no words with the query
     set_recall(store, neighbour_weight=0.5, neighbours="next")
