@@ -255,7 +255,9 @@ class Recaller:
             qv = self.query_vector(query)
             vec = vector_top(snap, qv, snap.mask(chosen, types, since_ts, archived), depth)
         wv, lang_note = self.vector_weight(query)
-        fused, parts, kept = self._fuse(bm, vec, want, ref, wv)
+        # Under the language rule BM25 is scaled from 0, not from its last hit: with a
+        # short BM25 list the last one would score 0 and fall behind vector-only docs.
+        fused, parts, kept = self._fuse(bm, vec, want, ref, wv, bm25_from_zero=lang_note is not None)
         boosts: dict[int, str] = {}
         nw, dw = float(self.opt("neighbour_weight")), float(self.opt("date_weight"))
         window = query_window(query, time.time() if now is None else now) if dw > 0 else None
@@ -284,7 +286,7 @@ class Recaller:
         return hits
 
     def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str,
-              ref: int, wv: float) -> tuple[dict[int, float], dict[int, tuple[float, float]], set[int] | None]:
+              ref: int, wv: float, bm25_from_zero: bool = False) -> tuple[dict[int, float], dict[int, tuple[float, float]], set[int] | None]:
         """Fused score per candidate, each side's part of it, and the vector candidates
         kept (None: all). Only the first `ref`
         of each ranking count (and set the normalisation), so a doc's score does not
@@ -315,7 +317,7 @@ class Recaller:
                     continue
                 top = ranked[:ref]
                 xs = np.fromiter((s for _, s in top), dtype=np.float64, count=len(top))
-                hi, lo = xs[0], xs[-1]
+                hi, lo = xs[0], (0.0 if side == 0 and bm25_from_zero else xs[-1])
                 if norm == "minmax":
                     span = hi - lo
                     vals = (xs - lo) / span if span > 0 else np.ones_like(xs)

@@ -155,3 +155,17 @@ def test_dialogue_set_hybrid_at_least_bm25_with_the_default_model(real_model, gm
         for m in ("R_any@5", "R_any@10", "MRR@10"):
             assert hybrid[m].mean() >= bm25[m].mean(), (part, m)
         assert hybrid["R_any@10"].mean() >= 0.9, part
+
+
+def test_under_the_language_rule_every_bm25_hit_comes_before_vector_only_ones(store):
+    from test_recall_quality import set_recall
+
+    # No cosine floor, so every memory is a vector candidate.
+    set_recall(store, cjk_vector_weights={"fake-64": 0.0}, vector_floors={"fake-64": -1.0})
+    store.import_items([{"text": t} for t in (
+        "我家的猫叫团子，是一只橘猫", "我养了一只狗", "周末去动物园看熊猫", "公司食堂周三供应饺子",
+        "The cat sleeps all day", "Lunch at noon", "部署窗口在周二")])
+    bm = [h.id for h in store.recall("我养的宠物叫什么", mode="bm25", record=False)]
+    hits = [h.id for h in store.recall("我养的宠物叫什么", k=10, record=False)]
+    assert 1 < len(bm) < len(hits)          # BM25's list is short; vectors add the rest
+    assert hits[: len(bm)] == bm            # ... after every BM25 hit, its last one included
