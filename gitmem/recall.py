@@ -12,6 +12,7 @@ import re
 import shutil
 import tempfile
 import time
+import unicodedata
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
@@ -254,7 +255,9 @@ class Recaller:
             qv = self.query_vector(query)
             vec = vector_top(snap, qv, snap.mask(chosen, types, since_ts, archived), depth)
         wv, lang_note = self.vector_weight(query)
-        fused, parts, kept = self._fuse(bm, vec, want, ref, wv)
+        # Under the language rule BM25 is scaled from 0, not from its last hit: with a
+        # short BM25 list the last one would score 0 and fall behind vector-only docs.
+        fused, parts, kept = self._fuse(bm, vec, want, ref, wv, bm25_from_zero=lang_note is not None)
         boosts: dict[int, str] = {}
         nw, dw = float(self.opt("neighbour_weight")), float(self.opt("date_weight"))
         window = query_window(query, time.time() if now is None else now) if dw > 0 else None
@@ -286,7 +289,7 @@ class Recaller:
         return hits
 
     def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str,
-              ref: int, wv: float) -> tuple[dict[int, float], dict[int, tuple[float, float]], set[int] | None]:
+              ref: int, wv: float, bm25_from_zero: bool = False) -> tuple[dict[int, float], dict[int, tuple[float, float]], set[int] | None]:
         """Fused score per candidate, each side's part of it, and the vector candidates
         kept (None: all). Only the first `ref`
         of each ranking count (and set the normalisation), so a doc's score does not
@@ -317,7 +320,7 @@ class Recaller:
                     continue
                 top = ranked[:ref]
                 xs = np.fromiter((s for _, s in top), dtype=np.float64, count=len(top))
-                hi, lo = xs[0], xs[-1]
+                hi, lo = xs[0], (0.0 if side == 0 and bm25_from_zero else xs[-1])
                 if norm == "minmax":
                     span = hi - lo
                     vals = (xs - lo) / span if span > 0 else np.ones_like(xs)
@@ -631,7 +634,8 @@ _DATE_PATTERNS = [
 
 def query_window(query: str, now: float) -> tuple[float, float, str] | None:
     """The period a query names ("on 9 November 2022", "in January 2024", "2024-03-01",
-    "last week"), as [start, end) epoch seconds (UTC) and the words that named it."""
+    "last week", "2023年5月9日", "上个月"), as [start, end) epoch seconds (UTC) and the
+    words that named it."""
     for kind, rx in _DATE_PATTERNS:
         m = rx.search(query)
         if not m:
@@ -658,6 +662,74 @@ def query_window(query: str, now: float) -> tuple[float, float, str] | None:
         except (ValueError, KeyError):
             continue
         return a.timestamp(), b.timestamp(), m[0]
+    return _zh_window(query, now) if _CJK_CHAR.search(query) else None
+
+
+# Chinese dates: 2023年5月9日 (or 号), 2023年5月, 5月9日 (the current year), 2023年, and
+# 今天 昨天 前天 本周/这周 上周 这个月 上个月 今年 去年. Month and day in digits or in
+# Chinese numerals (五月九号, 十二月二十日).
+_ZH_NUM = r"\d{1,2}|[一二三四五六七八九十]{1,3}"
+_ZH_DATE_PATTERNS = [
+    ("ymd", re.compile(rf"(\d{{4}})\s*年\s*({_ZH_NUM})\s*月\s*({_ZH_NUM})\s*[日号號]")),
+    ("ym", re.compile(rf"(\d{{4}})\s*年\s*({_ZH_NUM})\s*月")),
+    ("md", re.compile(rf"(?<![\d年])({_ZH_NUM})\s*月\s*({_ZH_NUM})\s*[日号號]")),
+    ("y", re.compile(r"(?<!\d)(\d{4})\s*年")),
+    # 上 after 晚/早/马… is another word (晚上周末, 马上个月): not a period.
+    ("rel", re.compile("今天|今日|昨天|昨日|前天|本周|这周|这个?星期|这个?礼拜|这个月|本月|今年|去年"
+                       "|(?<![晚早马路楼桌身台])上(?:周|个?星期|个?礼拜|个?月)")),
+]
+_ZH_REL = {"今天": "today", "今日": "today", "昨天": "yesterday", "昨日": "yesterday",
+           "本周": "this week", "这周": "this week", "上周": "last week",
+           "这个月": "this month", "本月": "this month", "今年": "this year", "去年": "last year"}
+
+
+def _zh_number(text: str) -> int:
+    """1-99 in digits or Chinese numerals (九, 十, 十二, 二十, 三十一)."""
+    if text.isdigit():
+        return int(text)
+    digits = "一二三四五六七八九"
+    if "十" not in text:
+        if len(text) != 1:
+            raise ValueError(text)
+        return digits.index(text) + 1
+    tens, _, ones = text.partition("十")
+    if len(tens) > 1 or len(ones) > 1 or "十" in ones:
+        raise ValueError(text)
+    return (digits.index(tens) + 1 if tens else 1) * 10 + (digits.index(ones) + 1 if ones else 0)
+
+
+def _zh_window(query: str, now: float) -> tuple[float, float, str] | None:
+    """query_window for the Chinese forms (UTC days, like the English ones)."""
+    text = unicodedata.normalize("NFKC", query)
+    utc = dt.timezone.utc
+    for kind, rx in _ZH_DATE_PATTERNS:
+        for m in rx.finditer(text):
+            try:
+                if kind == "ymd":
+                    a = dt.datetime(int(m[1]), _zh_number(m[2]), _zh_number(m[3]), tzinfo=utc)
+                    b = a + dt.timedelta(days=1)
+                elif kind == "md":
+                    year = dt.datetime.fromtimestamp(now, utc).year
+                    a = dt.datetime(year, _zh_number(m[1]), _zh_number(m[2]), tzinfo=utc)
+                    b = a + dt.timedelta(days=1)
+                elif kind == "ym":
+                    y, mo = int(m[1]), _zh_number(m[2])
+                    a = dt.datetime(y, mo, 1, tzinfo=utc)
+                    b = dt.datetime(y + (mo == 12), mo % 12 + 1, 1, tzinfo=utc)
+                elif kind == "y":
+                    a = dt.datetime(int(m[1]), 1, 1, tzinfo=utc)
+                    b = dt.datetime(int(m[1]) + 1, 1, 1, tzinfo=utc)
+                else:
+                    word = m[0]
+                    if word == "前天":
+                        a, b = _relative("yesterday", now - 86400)
+                    else:
+                        key = _ZH_REL.get(word) or ("last week" if word[-1] in "期拜" and word[0] == "上" else
+                                                    "this week" if word[-1] in "期拜" else "last month")
+                        a, b = _relative(key, now)
+            except (ValueError, KeyError, OverflowError):
+                continue
+            return a.timestamp(), b.timestamp(), m[0]
     return None
 
 

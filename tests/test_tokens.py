@@ -1,4 +1,11 @@
-from gitmem.tokens import count_tokens, tokenize
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gitmem.tokens import CJK_STOP_CHARS, MAX_TOKEN_LEN, count_tokens, tokenize
+
+HAN = st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF)
 
 
 def test_english_words_lowercased_and_folded():
@@ -25,9 +32,48 @@ def test_unicode_letters_kept_whole():
     assert tokenize("STRASSE") == tokenize("straße")  # casefold, not lower
 
 
-def test_cjk_becomes_character_bigrams():
-    assert tokenize("部署窗口") == ["部署", "署窗", "窗口"]
+def test_cjk_becomes_character_bigrams_and_unigrams():
+    assert tokenize("部署窗口") == ["部署", "署窗", "窗口", "部", "署", "窗", "口"]
     assert tokenize("我") == ["我"]
+
+
+def test_cjk_function_characters_are_not_unigrams():
+    toks = tokenize("我的女儿")
+    assert toks == ["我的", "的女", "女儿", "女", "儿"]
+    assert tokenize("你") == ["你"]          # a lone character is still searchable
+
+
+def test_a_paraphrase_without_a_shared_bigram_meets_on_a_character():
+    # 闺女 / 女儿 share no two-character word, only 女.
+    assert set(tokenize("我闺女学什么乐器")) & set(tokenize("女儿报了小提琴班")) == {"女"}
+
+
+def test_kana_and_hangul_stay_bigrams_only():
+    assert tokenize("カタカナ") == ["カタ", "タカ", "カナ"]
+    assert tokenize("한국어") == ["한국", "국어"]
+
+
+@given(st.text(max_size=60))
+def test_any_text_tokenizes(text):
+    toks = tokenize(text)
+    assert all(t and len(t) <= MAX_TOKEN_LEN and not t.isspace() for t in toks)
+    assert tokenize(text) == toks                      # deterministic
+    assert tokenize(unicodedata.normalize("NFKC", text)) == toks
+
+
+@given(st.text(HAN, min_size=2, max_size=30))
+def test_a_han_run_gives_its_bigrams_then_its_content_characters(run):
+    toks = tokenize(run)
+    bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
+    assert toks[: len(bigrams)] == bigrams
+    assert toks[len(bigrams):] == [c for c in run if c not in CJK_STOP_CHARS]
+
+
+@given(st.text(HAN, min_size=1, max_size=12), st.text(HAN, min_size=1, max_size=12))
+def test_a_document_holds_every_token_of_a_run_it_contains(a, b):
+    # Any query that is a contiguous CJK run of a document matches all its terms there
+    # (tokens from a whole run, so the document must be one CJK run too).
+    assert set(tokenize(a)) <= set(tokenize(a + b)) or len(a) == 1
 
 
 def test_mixed_scripts_split_at_script_boundary():
