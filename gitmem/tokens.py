@@ -56,7 +56,7 @@ MAX_TOKEN_LEN = 64
 
 # Changing what tokenize() returns for any text means bumping this: every index built
 # with another version is rebuilt from git (its cached vectors are kept).
-TOKENIZER_VERSION = "2"
+TOKENIZER_VERSION = "3"
 
 
 @lru_cache(maxsize=1)
