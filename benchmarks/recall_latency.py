@@ -13,6 +13,7 @@ model's per-query embedding time is measured separately and reported beside it.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import shutil
 import sys
@@ -40,7 +41,9 @@ def vocabulary(n: int, rng: np.random.Generator) -> list[str]:
     return sorted(words)
 
 
-def corpus(n: int, seed: int = 1) -> tuple[list[dict], list[str]]:
+def corpus(n: int, seed: int = 1, sessions: bool = False) -> tuple[list[dict], list[str]]:
+    """`sessions`: every 20 memories share a stated `created` (an imported session), so
+    recall's neighbour sharing has sessions to walk."""
     rng = np.random.default_rng(seed)
     vocab = vocabulary(30000, rng)
     ranks = np.arange(1, len(vocab) + 1)
@@ -53,6 +56,9 @@ def corpus(n: int, seed: int = 1) -> tuple[list[dict], list[str]]:
         text = " ".join(words).capitalize() + "."
         texts.append(text)
         items.append({"text": text, "type": "note", "importance": int(rng.integers(1, 11))})
+        if sessions:
+            start = dt.datetime(2021, 1, 1, tzinfo=dt.timezone.utc)
+            items[-1]["created"] = (start + dt.timedelta(hours=i // 20)).isoformat()
     return items, texts
 
 
@@ -70,10 +76,10 @@ def pct(xs: list[float]) -> tuple[float, float]:
     return float(np.percentile(xs, 50)), float(np.percentile(xs, 95))
 
 
-def run(size: int, n_queries: int, model: str) -> dict:
+def run(size: int, n_queries: int, model: str, sessions: bool = False) -> dict:
     home = Path(tempfile.mkdtemp(prefix=f"gitmem-lat-{size}-"))
     try:
-        items, texts = corpus(size)
+        items, texts = corpus(size, sessions=sessions)
         store = gitmem.init(home, overrides={"embed": {"model": model, "path": ""}})
         t = time.perf_counter()
         store.import_items(items, scope="main")
@@ -164,11 +170,13 @@ def main(argv=None) -> int:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--model", default="fake-384")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--sessions", action="store_true",
+                    help="Memories in dated sessions of 20 (neighbour sharing has work to do).")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
-        r = run(size, args.queries, args.model)
+        r = run(size, args.queries, args.model, args.sessions)
         print(r, file=sys.stderr)
         rows.append(r)
     real = real_query_embedding()

@@ -491,10 +491,10 @@ class Recaller:
                     share[n] = (weight * f, d)
         if not share:
             return
-        ids = snap.rows([src for _, src in share.values()])
+        c_mem = snap.columns.index("mem_id")
         for n, (v, src) in share.items():
             fused[n] = fused.get(n, 0.0) + v
-            boosts[n] = f"beside {ids[src]['mem_id']} (+{v:.3f})"
+            boosts[n] = f"beside {snap.table[snap.row_of[src]][c_mem]} (+{v:.3f})"
 
     def catch_up(self, progress: Progress | None = None) -> dict[str, Any]:
         """Embed what a recall under a timeout left pending (and anything new)."""
