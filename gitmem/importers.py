@@ -324,18 +324,19 @@ def import_dir(svc: Memories, kind: str, directory: str | os.PathLike[str], *,
     target = svc.scope_for_write(scope)
     prepared: list[tuple[_Batch, list[dict[str, Any]]]] = []
     limit = svc.config.max_text_bytes
-    with bar(progress, len(batches), "checking") as checking:
+    with bar(progress, sum(len(b.items) for b in batches), "checking") as checking:
         for b in batches:
             items = []
-            for it in (part for whole in b.items for part in _split(whole, limit)):
-                if it["type"] not in svc.config.types:
-                    it["type"] = "note"
-                try:
-                    items.append(svc.prepare(it, red))
-                except UsageError as e:
-                    raise ImportFormatError(f"{it['metadata']['file']}: {e.message}", hint=e.hint) from e
+            for whole in b.items:
+                for it in _split(whole, limit):
+                    if it["type"] not in svc.config.types:
+                        it["type"] = "note"
+                    try:
+                        items.append(svc.prepare(it, red))
+                    except UsageError as e:
+                        raise ImportFormatError(f"{it['metadata']['file']}: {e.message}", hint=e.hint) from e
+                checking.update(1)
             prepared.append((b, items))
-            checking.update(1)
     out: dict[str, Any] = {"created": 0, "updated": 0, "unchanged": 0, "ids": [], "commits": [],
                            "skipped": skipped, "scope": target}
     with bar(progress, sum(len(items) for _, items in prepared), "writing") as writing:

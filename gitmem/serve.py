@@ -84,6 +84,7 @@ class Daemon:
         self._again = False  # ... and must look (again) once writes pause
         self.last_catch_up: dict[str, Any] | None = None
         self._worker: threading.Thread | None = None
+        self.embedded = 0  # vectors the worker computed since the start
         self._count_lock = threading.Lock()
         self._config_stamp = self._stamp()
         self.server: socketserver.BaseServer | None = None
@@ -298,6 +299,7 @@ class Daemon:
                 info["seconds"] = round(time.monotonic() - t0, 3)
                 info["finished"] = time.time()
                 self.last_catch_up = info
+                self.embedded += int(info.get("embedded") or 0)
                 if info.get("stopped") and not self._stopping.is_set():
                     with self._count_lock:
                         self._again = True  # a new Store (config.toml changed): once more on it
@@ -387,7 +389,7 @@ class Daemon:
                 "snapshot_chunks": warm["snapshot_chunks"],
                 # Chunks answered by words only until the index worker embeds them.
                 "pending": warm["snapshot_pending"], "indexing": self._catching,
-                "last_catch_up": self.last_catch_up}
+                "embedded": self.embedded, "last_catch_up": self.last_catch_up}
 
     # ---- lifecycle ---------------------------------------------------------------------
     def stop(self, reason: str) -> None:
