@@ -169,11 +169,16 @@ class Daemon:
         return {"ok": True, "hits": [dict(h.to_dict(explain=explain), text=h.text) for h in hits],
                 "info": _jsonable(info)}
 
-    def warm_recall(self, query: str, k: int, scopes: list[str]) -> list[Any]:
-        """Recall for a hook run in this process (hookrun.warm_recall)."""
+    def warm_recall(self, query: str, k: int, scopes: list[str], timeout_ms: float | None = None) -> list[Any]:
+        """Recall for a hook run in this process (hookrun.warm_recall); with a timeout,
+        by words while vectors are pending, which the worker then embeds."""
         with self.recall_lock:
             self._refresh_config()
-            return self.store.recall(query, k=k, scopes=scopes)
+            hits = self.store.recall(query, k=k, scopes=scopes, timeout_ms=timeout_ms)
+            pending = (self.store.last_recall.get("vectors") or {}).get("pending")
+        if pending:
+            self._catch_up_later(quiet=False)
+        return hits
 
     def hook(self, req: dict[str, Any]) -> dict[str, Any]:
         """Run a hook for a client (the prompt hook, on the agent's clock) and hand back

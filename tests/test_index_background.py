@@ -191,3 +191,20 @@ def test_mcp_search_through_the_daemon_gets_the_note_and_leaves_the_work_to_it(d
     assert f"{N} new memory chunk(s)" in out["note"] and out["results"]
     assert server.gitmem_indexer.thread is None  # the daemon answered: it embeds them
     assert wait_for(lambda: "note" not in _search(server, "grebe depot crate 7"), timeout=60)
+
+
+def test_the_prompt_hook_answers_by_words_and_leaves_the_vectors_to_the_background(store, monkeypatch):
+    from gitmem import hookrun
+
+    store.remember("The deploy window is Tuesday afternoon")
+    store.recall("deploy", record=False)
+    store.import_items([{"text": f"albatross {i} circles mast {i}"} for i in range(500)])
+    spawned = []
+    monkeypatch.setattr(hookrun.subprocess, "Popen", lambda cmd, **kw: spawned.append(cmd))
+    res = hookrun.run("prompt", {"session_id": "s", "prompt": "albatross mast 7"}, home=str(store.home),
+                      budget=2.0, use_daemon=False)
+    assert "albatross 7 circles mast 7" in res.stdout
+    # It indexed the words and embedded none of the 500 (a 2 s budget allows ~200 inline)…
+    assert gitmem.open(store.home).index_status()["index_pending"] == 500
+    # …and asked for them to be embedded elsewhere (no daemon: a detached catch-up).
+    assert spawned and "ensure_fresh" in " ".join(spawned[0])
