@@ -53,6 +53,11 @@ def open(home: str | os.PathLike[str] | None = None, **kw: Any) -> "Store":  # n
 # open one as usual. Nothing else sets it.
 warm_open: Callable[..., "Store | None"] | None = None
 
+# Set by `gitmem serve` in its own process: given a Store's home, have the daemon index
+# and embed in the background what is pending there (True when it took it). Nothing
+# else sets it.
+index_later: Callable[[Any], bool] | None = None
+
 
 class Store:
     """A gitmem store: memories in a bare git repository, one branch per scope."""
@@ -292,11 +297,13 @@ class Store:
 
     # ---- import / export ------------------------------------------------------------
     def import_items(self, items: Iterable[dict[str, Any]], *, scope: str | None = None,
-                     op: str = "import", subject: str | None = None) -> ImportResult:
+                     op: str = "import", subject: str | None = None, progress=None) -> ImportResult:
         """Import dicts (`text` required; key/scope/type/importance/tags/created optional,
         anything else kept under metadata). Validates everything before writing; one
-        commit per scope touched."""
-        res = transfer.import_items(self.memories, items, scope=scope, op=op, subject=subject)
+        commit per scope touched. progress(length, label): a bar per phase (checking,
+        writing), as click.progressbar makes them."""
+        res = transfer.import_items(self.memories, items, scope=scope, op=op, subject=subject,
+                                    progress=progress)
         self._last_redactions = list(res.redacted)
         return res
 
@@ -309,11 +316,12 @@ class Store:
         return transfer.export_markdown(self.memories, out_dir, scope=scope)
 
     def import_dir(self, kind: str, directory: str | os.PathLike[str], *,
-                   scope: str | None = None) -> dict[str, Any]:
-        """Import an agent memory folder (openclaw, qwen, claude, markdown)."""
+                   scope: str | None = None, progress=None) -> dict[str, Any]:
+        """Import an agent memory folder (openclaw, qwen, claude, markdown); progress as
+        import_items."""
         from .importers import import_dir
 
-        out = import_dir(self.memories, kind, directory, scope=scope)
+        out = import_dir(self.memories, kind, directory, scope=scope, progress=progress)
         self._last_redactions = list(out["redacted"])
         return out
 
@@ -369,9 +377,18 @@ class Store:
             out.append(h)
         return out
 
-    def index_catch_up(self, progress=None) -> dict[str, Any]:
-        """Embed the vectors a `recall(timeout_ms=...)` left pending."""
-        return self.recaller.catch_up(progress=progress)
+    def index_catch_up(self, progress=None, *, lock=None, stop=None) -> dict[str, Any]:
+        """Index what is new and embed the vectors a `recall(timeout_ms=...)` left
+        pending: {"chunks", "pending", "embedded"}. With `lock` (what serialises the
+        threads using this Store), it is held only to read and write the index, never
+        while embedding: run it in a thread beside queries. stop() ends it early."""
+        return self.recaller.catch_up(progress=progress, lock=lock, stop=stop)
+
+    def index_in_background(self) -> bool:
+        """Hand pending vectors to the warm daemon this command runs in (`gitmem
+        serve`), which embeds them in the background: False when there is none (the
+        caller then starts its own catch-up)."""
+        return index_later is not None and bool(index_later(self.home))
 
     @property
     def last_recall(self) -> dict[str, Any]:

@@ -256,6 +256,11 @@ SCHEMA: dict[str, Section] = {
                          "for the next call (the hooks have [hooks] autostart_serve)"),
         "idle_exit": Key("number", 1800.0, "seconds a daemon started that way waits for requests", lo=0),
     }),
+    "mcp": Section("`gitmem mcp`, the MCP server", {
+        "search_timeout_ms": Key("int", 2000, "memory_search spends at most about this long embedding new "
+                                 "memories; beyond it, it answers by words (BM25) with a note while their "
+                                 "vectors are embedded in the background", lo=0),
+    }),
     "sync": Section("sync with git remotes", {
         "private": Key("str_list", (), "scopes that never leave this machine (`gitmem scopes private`)"),
         "retries": Key("int", 3, "fetch-merge-push rounds when someone pushed first", lo=1, hi=20),

@@ -137,7 +137,7 @@ def run(event: str, payload: dict[str, Any], *, home: str | None = None, agent: 
 SERVED_EVENTS = ("prompt",)
 
 # Set by `gitmem serve` in its own process: recall on its warm Store, not over the socket.
-warm_recall: Callable[[str, int, list[str]], list[Any]] | None = None
+warm_recall: Callable[..., list[Any]] | None = None  # (query, k, scopes, timeout_ms)
 
 
 def _run_served(event: str, payload: dict[str, Any], home: str | None, agent: str | None,
@@ -315,17 +315,22 @@ def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: i
     keeps only what may be injected (Store.injectable)."""
     from . import serve_client
 
+    # Never wait on embedding a bulk import: by words (BM25) while vectors are pending,
+    # and they are embedded in the background (the daemon's worker, else warm_index).
+    timeout_ms = max(0, int(timeout * 1000))
     if warm_recall is not None:
-        remote: Any = (warm_recall(prompt, k + 3, scopes), {})
+        remote: Any = (warm_recall(prompt, k + 3, scopes, timeout_ms), {})
     else:
-        remote = serve_client.recall(home, prompt, k + 3, scopes, timeout=timeout)
+        remote = serve_client.recall(home, prompt, k + 3, scopes, timeout=timeout, timeout_ms=timeout_ms)
     if box is not None:
         box["served"] = remote is not None
     if remote is not None:
         hits = remote[0]
     else:
         store = open_store(home, session, None)
-        hits = store.recall(prompt, k=k + 3, scopes=scopes)
+        hits = store.recall(prompt, k=k + 3, scopes=scopes, timeout_ms=timeout_ms)
+        if (store.last_recall.get("vectors") or {}).get("pending"):
+            warm_index(store)
     return list(hits)
 
 

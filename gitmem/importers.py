@@ -26,6 +26,7 @@ from .errors import ImportFormatError, UsageError
 from .fsutil import atomic_write
 from .memories import Memories
 from .model import split_front_matter
+from .transfer import Progress, bar
 
 KINDS = ("openclaw", "qwen", "claude", "markdown")
 TOPIC_TYPES = {"user": "preference", "feedback": "lesson", "project": "fact",
@@ -314,38 +315,44 @@ def plan(kind: str, directory: str | os.PathLike[str]) -> tuple[list[_Batch], li
 
 
 def import_dir(svc: Memories, kind: str, directory: str | os.PathLike[str], *,
-               scope: str | None = None) -> dict[str, Any]:
+               scope: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Import an agent's memory folder. Validates everything first, then writes one
-    commit per batch (dated files: one each, with their date). Returns counts."""
+    commit per batch (dated files: one each, with their date). Returns counts.
+    progress: bars for checking the files and writing the memories."""
     batches, skipped = plan(kind, directory)
     red = svc.redactor()
     target = svc.scope_for_write(scope)
     prepared: list[tuple[_Batch, list[dict[str, Any]]]] = []
     limit = svc.config.max_text_bytes
-    for b in batches:
-        items = []
-        for it in (part for whole in b.items for part in _split(whole, limit)):
-            if it["type"] not in svc.config.types:
-                it["type"] = "note"
-            try:
-                items.append(svc.prepare(it, red))
-            except UsageError as e:
-                raise ImportFormatError(f"{it['metadata']['file']}: {e.message}", hint=e.hint) from e
-        prepared.append((b, items))
+    with bar(progress, sum(len(b.items) for b in batches), "checking") as checking:
+        for b in batches:
+            items = []
+            for whole in b.items:
+                for it in _split(whole, limit):
+                    if it["type"] not in svc.config.types:
+                        it["type"] = "note"
+                    try:
+                        items.append(svc.prepare(it, red))
+                    except UsageError as e:
+                        raise ImportFormatError(f"{it['metadata']['file']}: {e.message}", hint=e.hint) from e
+                checking.update(1)
+            prepared.append((b, items))
     out: dict[str, Any] = {"created": 0, "updated": 0, "unchanged": 0, "ids": [], "commits": [],
                            "skipped": skipped, "scope": target}
-    for b, items in prepared:
-        when = None
-        if b.when is not None:
-            when = int(dt.datetime(b.when.year, b.when.month, b.when.day, 12,
-                                   tzinfo=dt.timezone.utc).timestamp())
-        res = svc.write_items(target, items, red, op="import", subject=b.subject, when=when)
-        for mem, status in res.pairs:
-            out[status] += 1
-            if status != "unchanged":
-                out["ids"].append(mem.id)
-        if res.commit:
-            out["commits"].append(res.commit)
+    with bar(progress, sum(len(items) for _, items in prepared), "writing") as writing:
+        for b, items in prepared:
+            when = None
+            if b.when is not None:
+                when = int(dt.datetime(b.when.year, b.when.month, b.when.day, 12,
+                                       tzinfo=dt.timezone.utc).timestamp())
+            res = svc.write_items(target, items, red, op="import", subject=b.subject, when=when,
+                                  tick=writing.update)
+            for mem, status in res.pairs:
+                out[status] += 1
+                if status != "unchanged":
+                    out["ids"].append(mem.id)
+            if res.commit:
+                out["commits"].append(res.commit)
     out["redacted"] = red.findings
     return out
 

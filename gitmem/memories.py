@@ -415,9 +415,12 @@ class Memories:
 
     def write_items(self, scope: str, items: list[dict[str, Any]], red: Redactor, op: str,
                     subject: str | None = None, when: int | None = None,
-                    extra_files: Mapping[str, bytes] | None = None) -> WriteResult:
+                    extra_files: Mapping[str, bytes] | None = None,
+                    tick: Callable[[int], None] | None = None) -> WriteResult:
         """Write prepared items to one scope as one commit; an item whose key names a
-        live memory updates it. `extra_files` (path -> plaintext) go in the same commit."""
+        live memory updates it. `extra_files` (path -> plaintext) go in the same commit.
+        tick(n): n more items are built (a bulk import's progress; a retried commit
+        counts them again)."""
         results: list[tuple[Memory, str]] = []
 
         def build(tip: Rev | None):
@@ -446,6 +449,8 @@ class Memories:
                     )
                     if model.render(mem) == model.render(existing):
                         results.append((existing, "unchanged"))
+                        if tick is not None:
+                            tick(1)
                         continue
                     mem = mem.with_(updated=now)
                     if existing.path and existing.path != model.memory_path(mem.id, mem.type):
@@ -468,6 +473,8 @@ class Memories:
                 if key is not None:
                     pending[key] = placed
                 results.append((placed, status))
+                if tick is not None:
+                    tick(1)
             touched = [m.id for m, st in results if st != "unchanged"]
             if not touched:
                 return None

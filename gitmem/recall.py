@@ -15,7 +15,7 @@ import time
 import unicodedata
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Sequence
 
 import numpy as np
 
@@ -50,6 +50,13 @@ MODEL_LANGUAGES: dict[str, str] = {
 # recall(timeout_ms=...): texts assumed embeddable per second when deciding whether to
 # embed new memories inside the query (all-MiniLM-L6-v2 int8: ~170/s on 2 cores).
 EMBED_RATE_GUESS = 100.0
+
+# catch_up(lock=...), in the background: texts embedded per step without the lock (all-
+# MiniLM-L6-v2 int8: ~0.2 s), new texts embedded inline with the words, and seconds of
+# embedding between two writes of vectors to the index's cache.
+BACKGROUND_BATCH = 32
+BACKGROUND_INLINE = 8
+BACKGROUND_FLUSH = 2.0
 
 # A query is "CJK" when at least this share of its letters are CJK characters.
 CJK_QUERY_SHARE = 0.5
@@ -496,23 +503,62 @@ class Recaller:
             fused[n] = fused.get(n, 0.0) + v
             boosts[n] = f"beside {snap.table[snap.row_of[src]][c_mem]} (+{v:.3f})"
 
-    def catch_up(self, progress: Progress | None = None) -> dict[str, Any]:
-        """Embed what a recall under a timeout left pending (and anything new)."""
-        snap = self.index.snapshot(progress=progress)
-        return {"chunks": snap.size, "pending": snap.pending, "embedded": self.index.last_build.get("embedded", 0)}
+    def catch_up(self, progress: Progress | None = None, *, lock: ContextManager[Any] | None = None,
+                 stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+        """Index what git has and the index lacks, and embed what a recall under a
+        timeout left pending: {"chunks", "pending", "embedded"}.
+
+        lock: what serialises this recaller's users (a daemon's, an MCP server's
+        threads). Held to read and write the index, never while the model embeds: a
+        query beside this waits one short step at most, and with `timeout_ms` answers
+        by words while vectors are pending. Vectors are kept in the index's cache as
+        they come (every BACKGROUND_FLUSH seconds), so a process that stops mid-way
+        loses little. stop() is asked between batches; True leaves the rest pending."""
+        if lock is None:
+            snap = self.index.snapshot(progress=progress)
+            return {"chunks": snap.size, "pending": snap.pending,
+                    "embedded": self.index.last_build.get("embedded", 0)}
+        embedded = 0
+        kept: set[str] = set()  # hashes written to the cache by this call
+        while True:
+            with lock:
+                if stop is not None and stop():
+                    return {"chunks": self.index.warm_size, "pending": None, "embedded": embedded, "stopped": True}
+                # Words now (and the vectors of a handful of new texts); the rest waits.
+                self.index.ensure_fresh(embed_limit=BACKGROUND_INLINE if self.embedder() else None)
+                todo = self.index.pending_texts()
+                if not todo:
+                    snap = self.index.snapshot()  # the pending mark goes, the vectors load
+                    return {"chunks": snap.size, "pending": snap.pending, "embedded": embedded}
+                if kept.issuperset(todo):  # written, yet still missing: do not spin on it
+                    return {"chunks": self.index.warm_size, "pending": len(todo), "embedded": embedded}
+            items = sorted(todo.items(), key=lambda kv: (len(kv[1]), kv[0]))
+            done: dict[str, bytes] = {}
+            flush_at = time.monotonic() + BACKGROUND_FLUSH
+            for i in range(0, len(items), BACKGROUND_BATCH):
+                if (stop is not None and stop()) or time.monotonic() > flush_at:
+                    break
+                done.update(self.index.embed_texts(dict(items[i:i + BACKGROUND_BATCH])))
+            with lock:
+                self.index.add_vectors(done)
+            embedded += len(done)
+            kept.update(done)
 
     # ---- status -------------------------------------------------------------------
-    def warm(self) -> None:
-        """Load the model and catch the index up now (a daemon, before its first client)."""
+    def warm(self, embed_limit: int | None = None) -> None:
+        """Load the model and catch the index up now (a daemon, before its first
+        client); with embed_limit, vectors beyond it are left pending (catch_up)."""
         self.embedder()
-        self.index.snapshot()
+        self.index.snapshot(embed_limit=embed_limit if self._embedder is not None else None)
 
     def warm_state(self) -> dict[str, Any]:
-        """What is loaded now, loading nothing: model, backend, chunks in memory."""
+        """What is loaded now, loading nothing: model, backend, chunks in memory (and
+        how many of them wait for a vector)."""
         emb = self._embedder
         return {"model": emb.model_id if emb is not None else None,
                 "backend": "hybrid" if emb is not None else "bm25",
-                "snapshot_chunks": self._index.warm_size if self._index is not None else 0}
+                "snapshot_chunks": self._index.warm_size if self._index is not None else 0,
+                "snapshot_pending": self._index.warm_pending if self._index is not None else 0}
 
     def close(self) -> None:
         """Drop the in-memory index snapshot."""
@@ -529,6 +575,9 @@ class Recaller:
             "indexed": info.get("indexed", 0),
             "index_chunks": info.get("chunks", 0),
             "index_vectors": info.get("vectors", 0),
+            # Chunks indexed by their words and waiting for a vector (recall --timeout
+            # answers them by BM25 meanwhile; a daemon embeds them in the background).
+            "index_pending": max(0, info.get("chunks", 0) - info.get("vectors", 0)) if emb is not None else 0,
             "index_lag": info.get("lag", {}),
             "index_path": info.get("index"),
         }

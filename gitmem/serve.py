@@ -11,6 +11,13 @@ in milliseconds instead of paying for imports, the index open and the model load
   when another process wrote.
 - Requests are served by threads; recall calls are serialised (the Recaller and its
   snapshot are not thread-safe), ping and status are not.
+- Indexing never stalls a query: a recall with `timeout_ms` answers by words (BM25)
+  while vectors are pending, and a worker thread embeds them in the background
+  (Store.index_catch_up with the recall lock: held to read and write the index, never
+  while the model embeds), so a later query is hybrid without anyone running reindex.
+  The same worker indexes what a command run here wrote (remember, append), what a
+  `refresh` request announces (a hook's extract, an import in another process), and,
+  on start, what was written while no daemon ran.
 - `run` (gitmem/launch.py, the `gitmem` entry point): a whole CLI command of a client,
   with its stdin/stdout/stderr descriptors (SCM_RIGHTS), cwd, environment and umask.
   It runs the same click command as the client would, one at a time (run_lock: the
@@ -44,7 +51,9 @@ BUSY_WAIT = 0.5  # seconds a command waits for the one running before it runs in
 DEFAULT_IDLE_EXIT = 1800.0  # seconds without a request before the daemon exits (0: never)
 MAX_REQUEST = 1 << 20
 CATCH_UP_QUIET = 1.0  # seconds without writes before the daemon indexes what was written
-_RECALL_KEYS = ("all_scopes", "type", "since", "archived", "mode", "mmr", "explain", "record", "at")
+_RECALL_KEYS = ("all_scopes", "type", "since", "archived", "mode", "mmr", "explain", "record", "at",
+                "timeout_ms")
+WARM_EMBED_LIMIT = 8  # on start, texts embedded before listening; the rest in the background
 
 
 class Daemon:
@@ -71,7 +80,11 @@ class Daemon:
         self.run_lock = threading.Lock()
         self._run_thread: int | None = None
         self._written = 0.0  # when a command run here last wrote
-        self._catching = False
+        self._catching = False  # the index worker runs
+        self._again = False  # ... and must look (again) once writes pause
+        self.last_catch_up: dict[str, Any] | None = None
+        self._worker: threading.Thread | None = None
+        self.embedded = 0  # vectors the worker computed since the start
         self._count_lock = threading.Lock()
         self._config_stamp = self._stamp()
         self.server: socketserver.BaseServer | None = None
@@ -86,8 +99,9 @@ class Daemon:
             return None
 
     def warm(self) -> None:
-        """Load the model and catch the index up now, not on the first client's clock."""
-        self.store.recaller.warm()
+        """Load the model and index the words now, not on the first client's clock;
+        vectors of a big batch written meanwhile follow in the background."""
+        self.store.recaller.warm(embed_limit=WARM_EMBED_LIMIT)
 
     def _refresh_config(self) -> None:
         # config.toml changed (a link, a recall weight): start over with a new Store.
@@ -123,8 +137,8 @@ class Daemon:
                 if req.get("env") is not None and req["env"] != self.env:
                     return {"ok": False, "error": "the daemon runs with another GITMEM_* environment",
                             "kind": "config"}
-                self._catch_up_later()
-                return {"ok": True}
+                self._catch_up_later(quiet=not req.get("now"))
+                return {"ok": True, "pid": os.getpid()}
             return {"ok": False, "error": f"unknown op {op!r}", "hint": "ping, status, recall, hook, refresh or run"}
         except GitmemError as e:
             return {"ok": False, "error": e.message, "hint": e.hint, "kind": type(e).__name__}
@@ -150,14 +164,21 @@ class Daemon:
                                 cwd=req.get("cwd"), **filters)
             info = dict(store.last_recall)
             info["daemon_ms"] = round((time.perf_counter() - t0) * 1000, 3)
+        if (info.get("vectors") or {}).get("pending"):
+            self._catch_up_later(quiet=False)  # the next query is hybrid, nobody runs reindex
         return {"ok": True, "hits": [dict(h.to_dict(explain=explain), text=h.text) for h in hits],
                 "info": _jsonable(info)}
 
-    def warm_recall(self, query: str, k: int, scopes: list[str]) -> list[Any]:
-        """Recall for a hook run in this process (hookrun.warm_recall)."""
+    def warm_recall(self, query: str, k: int, scopes: list[str], timeout_ms: float | None = None) -> list[Any]:
+        """Recall for a hook run in this process (hookrun.warm_recall); with a timeout,
+        by words while vectors are pending, which the worker then embeds."""
         with self.recall_lock:
             self._refresh_config()
-            return self.store.recall(query, k=k, scopes=scopes)
+            hits = self.store.recall(query, k=k, scopes=scopes, timeout_ms=timeout_ms)
+            pending = (self.store.last_recall.get("vectors") or {}).get("pending")
+        if pending:
+            self._catch_up_later(quiet=False)
+        return hits
 
     def hook(self, req: dict[str, Any]) -> dict[str, Any]:
         """Run a hook for a client (the prompt hook, on the agent's clock) and hand back
@@ -243,30 +264,60 @@ class Daemon:
             self._catch_up_later()
         return {"ok": True, "exit": code}
 
-    def _catch_up_later(self) -> None:
-        """Index what was written once writes pause for CATCH_UP_QUIET seconds, so a
-        recall then finds the index fresh instead of catching up on its own clock. Not
-        at once: a burst of writes would queue behind each catch-up (embedding included)."""
+    def _catch_up_later(self, quiet: bool = True) -> None:
+        """Index and embed in the background (the worker thread, one at a time). After
+        a write (`quiet`), once writes pause for CATCH_UP_QUIET seconds: a burst of
+        writes must not queue behind each catch-up. For vectors a query found pending,
+        as soon as no write is that recent."""
         with self._count_lock:
-            self._written = time.monotonic()
+            if quiet:
+                self._written = time.monotonic()
+            self._again = True
             if self._catching:
                 return
             self._catching = True
-        threading.Thread(target=self._catch_up, daemon=True).start()
+        self._worker = threading.Thread(target=self._catch_up, daemon=True, name="gitmem-index")
+        self._worker.start()
 
     def _catch_up(self) -> None:
         try:
-            while not self._stopping.is_set():
-                wait = self._written + CATCH_UP_QUIET - time.monotonic()
-                if wait <= 0:
-                    break
-                self._stopping.wait(wait)
+            while True:
+                while not self._stopping.is_set():
+                    wait = self._written + CATCH_UP_QUIET - time.monotonic()
+                    if wait <= 0:
+                        break
+                    self._stopping.wait(wait)
+                with self._count_lock:
+                    if not self._again or self._stopping.is_set():
+                        self._catching = False
+                        return
+                    self._again = False
+                store = self.store
+                t0 = time.monotonic()
+                try:
+                    # The recall lock is held only to read and write the index: queries go
+                    # on meanwhile (with a timeout, by words until the vectors are in).
+                    info = store.index_catch_up(
+                        lock=self.recall_lock, stop=lambda: self._stopping.is_set() or self.store is not store)
+                except Exception as e:  # noqa: BLE001 - the next recall tries again and reports it
+                    info = {"error": f"{type(e).__name__}: {e}"}
+                info["seconds"] = round(time.monotonic() - t0, 3)
+                info["finished"] = time.time()
+                self.last_catch_up = info
+                self.embedded += int(info.get("embedded") or 0)
+                if info.get("stopped") and not self._stopping.is_set():
+                    with self._count_lock:
+                        self._again = True  # a new Store (config.toml changed): once more on it
+        finally:
             with self._count_lock:
                 self._catching = False
-            with self.recall_lock:
-                self.store.recaller.warm()
-        except Exception:  # noqa: BLE001 - the next recall tries again and reports it
-            pass
+
+    def index_later(self, home: Any) -> bool:
+        """api.index_later: a command run here found vectors pending (recall --timeout)."""
+        if threading.get_ident() != self._run_thread or os.path.realpath(home) != self.real_home:
+            return False
+        self._catch_up_later(quiet=False)
+        return True
 
     def _invoke(self, req: dict[str, Any], fds: list[int], client: Any = None) -> int:
         from . import cli
@@ -340,7 +391,10 @@ class Daemon:
                 "requests": self.requests, "idle_exit": self.idle_exit,
                 "running_command": self._run_thread is not None,
                 "model": warm["model"], "backend": warm["backend"],
-                "snapshot_chunks": warm["snapshot_chunks"]}
+                "snapshot_chunks": warm["snapshot_chunks"],
+                # Chunks answered by words only until the index worker embeds them.
+                "pending": warm["snapshot_pending"], "indexing": self._catching,
+                "embedded": self.embedded, "last_catch_up": self.last_catch_up}
 
     # ---- lifecycle ---------------------------------------------------------------------
     def stop(self, reason: str) -> None:
@@ -642,6 +696,7 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
 
         hookrun.warm_recall = daemon.warm_recall
         api.warm_open = daemon.warm_open
+        api.index_later = daemon.index_later
         serve_client.enabled = False  # a command run here must not ask us over the socket
         daemon.server = server
         daemon.last_request = time.monotonic()
@@ -650,6 +705,7 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 previous[sig] = signal.signal(sig, lambda s, f: daemon.stop(signal.Signals(s).name))
         threading.Thread(target=daemon.watchdog, daemon=True).start()
+        daemon._catch_up_later(quiet=False)  # vectors warm() left pending, if any
         if ready is not None:
             ready({"pid": os.getpid(), "socket": str(sock), "home": str(home_p)})
         try:
@@ -663,9 +719,14 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
 
         hookrun.warm_recall = None
         api.warm_open = None
+        api.index_later = None
         serve_client.enabled = True
         if server is not None:
             server.server_close()
+        worker = daemon._worker
+        if worker is not None:
+            daemon._stopping.set()
+            worker.join(10.0)  # it stops between two batches: not in the middle of a write
         # Only remove what is ours: a socket we bound and our own pid in the pid file.
         _remove(sock)
         if _read_pid(home_p) == os.getpid():

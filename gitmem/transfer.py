@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, ContextManager, Iterable, Iterator
 
 from . import model
 from .errors import ImportFormatError, UsageError
@@ -33,46 +34,71 @@ class ImportResult:
                 "ids": self.created + self.updated, "redacted": self.redacted}
 
 
+# progress(length, label) -> a context manager with update(n) (click.progressbar fits).
+Progress = Callable[[int, str], ContextManager[Any]]
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+
+def bar(progress: Progress | None, length: int, label: str) -> ContextManager[Any]:
+    """progress(length, label), or a bar that shows nothing."""
+    return progress(length, label) if progress is not None else nullcontext(_NoBar())
+
+
 def import_items(svc: Memories, items: Iterable[dict[str, Any]], *, scope: str | None = None,
-                 op: str = "import", subject: str | None = None) -> ImportResult:
+                 op: str = "import", subject: str | None = None,
+                 progress: Progress | None = None) -> ImportResult:
     """Import dicts (`text` required; key/scope/type/importance/tags/created optional,
     anything else kept under metadata). Validates everything before writing; one
-    commit per scope touched."""
+    commit per scope touched. progress: bars for checking and writing the items."""
     red = svc.redactor()
     per_scope: dict[str, list[dict[str, Any]]] = {}
-    for n, raw in enumerate(items, 1):
-        if isinstance(raw, dict) and "__line__" in raw:
-            raw = dict(raw)
-            n = raw.pop("__line__")
-        if not isinstance(raw, dict):
-            raise ImportFormatError("expected a JSON object", line=n, hint=LINE_HINT)
-        if "text" not in raw or not isinstance(raw["text"], str):
-            raise ImportFormatError("missing string field 'text'", line=n, hint=LINE_HINT)
-        if raw.get("scope") is not None and not isinstance(raw["scope"], str):
-            raise ImportFormatError(f"'scope' must be a string, got {raw['scope']!r:.40}", line=n,
-                                    hint="e.g. \"scope\": \"channel/slack\"")
-        item = {k: raw.get(k) for k in ("text", "key", "type", "importance", "tags", "created")}
-        meta = dict(raw.get("metadata") or {}) if isinstance(raw.get("metadata"), dict) else {}
-        meta.update({k: v for k, v in raw.items() if k not in KNOWN_IMPORT_FIELDS and k != "metadata"})
-        item["metadata"] = meta
-        if item.get("tags") is not None and not isinstance(item["tags"], (list, str)):
-            raise ImportFormatError("'tags' must be a list of strings", line=n)
-        try:
-            model.check_unicode(raw, "the line")
-            target = svc.scope_for_write(raw.get("scope") or scope)
-            prepared = svc.prepare(item, red)
-        except UsageError as e:
-            raise ImportFormatError(e.message, line=n, hint=e.hint) from e
-        per_scope.setdefault(target, []).append(prepared)
+    items = items if isinstance(items, list) else list(items)
+    with bar(progress, len(items), "checking") as checking:
+        for n, raw in enumerate(items, 1):
+            _check_one(svc, red, scope, per_scope, n, raw)
+            checking.update(1)
     result = ImportResult()
-    for target, batch in per_scope.items():
-        written = svc.write_items(target, batch, red, op=op, subject=subject)
-        for mem, status in written.pairs:
-            getattr(result, status).append(mem.id)
-            if status != "unchanged" and mem.commit:
-                result.scope_commits[target] = mem.commit
+    with bar(progress, len(items), "writing") as writing:
+        for target, batch in per_scope.items():
+            written = svc.write_items(target, batch, red, op=op, subject=subject, tick=writing.update)
+            for mem, status in written.pairs:
+                getattr(result, status).append(mem.id)
+                if status != "unchanged" and mem.commit:
+                    result.scope_commits[target] = mem.commit
     result.redacted = list(red.findings)
     return result
+
+
+def _check_one(svc: Memories, red: Any, scope: str | None, per_scope: dict[str, list[dict[str, Any]]],
+               n: int, raw: Any) -> None:
+    """Validate and prepare import line `n` into per_scope (ImportFormatError if bad)."""
+    if isinstance(raw, dict) and "__line__" in raw:
+        raw = dict(raw)
+        n = raw.pop("__line__")
+    if not isinstance(raw, dict):
+        raise ImportFormatError("expected a JSON object", line=n, hint=LINE_HINT)
+    if "text" not in raw or not isinstance(raw["text"], str):
+        raise ImportFormatError("missing string field 'text'", line=n, hint=LINE_HINT)
+    if raw.get("scope") is not None and not isinstance(raw["scope"], str):
+        raise ImportFormatError(f"'scope' must be a string, got {raw['scope']!r:.40}", line=n,
+                                hint="e.g. \"scope\": \"channel/slack\"")
+    item = {k: raw.get(k) for k in ("text", "key", "type", "importance", "tags", "created")}
+    meta = dict(raw.get("metadata") or {}) if isinstance(raw.get("metadata"), dict) else {}
+    meta.update({k: v for k, v in raw.items() if k not in KNOWN_IMPORT_FIELDS and k != "metadata"})
+    item["metadata"] = meta
+    if item.get("tags") is not None and not isinstance(item["tags"], (list, str)):
+        raise ImportFormatError("'tags' must be a list of strings", line=n)
+    try:
+        model.check_unicode(raw, "the line")
+        target = svc.scope_for_write(raw.get("scope") or scope)
+        prepared = svc.prepare(item, red)
+    except UsageError as e:
+        raise ImportFormatError(e.message, line=n, hint=e.hint) from e
+    per_scope.setdefault(target, []).append(prepared)
 
 
 def export_jsonl(mems: Iterable[model.Memory]) -> Iterator[dict[str, Any]]:

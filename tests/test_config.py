@@ -216,6 +216,9 @@ sync = true
 autostart = true
 idle_exit = 600
 
+[mcp]
+search_timeout_ms = 500
+
 [sync]
 private = ["channel/therapy"]
 retries = 5

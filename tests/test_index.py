@@ -211,9 +211,13 @@ def test_progress_bar_used_for_large_builds(store):
 def test_warm_state_loads_nothing_until_warmed(store):
     store.remember("a warm daemon answers in milliseconds")
     rec = store.recaller
-    assert rec.warm_state() == {"model": None, "backend": "bm25", "snapshot_chunks": 0}
+    assert rec.warm_state() == {"model": None, "backend": "bm25", "snapshot_chunks": 0, "snapshot_pending": 0}
     rec.warm()
-    assert rec.warm_state() == {"model": "fake-64", "backend": "hybrid", "snapshot_chunks": 1}
+    assert rec.warm_state() == {"model": "fake-64", "backend": "hybrid", "snapshot_chunks": 1,
+                                "snapshot_pending": 0}
+    store.import_items([{"text": f"bulk {i}"} for i in range(20)])
+    rec.warm(embed_limit=5)  # words now, vectors later (a daemon starting after an import)
+    assert rec.warm_state()["snapshot_chunks"] == 21 and rec.warm_state()["snapshot_pending"] == 20
     rec.close()
     assert rec.warm_state()["snapshot_chunks"] == 0
 

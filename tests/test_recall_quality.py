@@ -338,9 +338,11 @@ def test_cli_import_indexes_with_progress_unless_told_not_to(store, tmp_path):
     r = run_cli("import", "--jsonl", str(src), "--no-index")
     assert r.returncode == 0, r.stderr
     assert gitmem.open(store.home).index_status()["index_chunks"] == 0
+    assert "gitmem: " not in r.stderr  # a pipe without --progress: no progress lines
     src.write_text("".join(json.dumps({"text": f"second batch {i}"}) + "\n" for i in range(300)))
-    r = run_cli("import", "--jsonl", str(src))
+    r = run_cli("import", "--jsonl", str(src), "--progress")
     assert r.returncode == 0, r.stderr
     assert "gitmem: embedding 600/600" in r.stderr and "indexed: 600 chunks" in r.stderr
+    assert "gitmem: checking 300/300" in r.stderr and "gitmem: writing 300/300" in r.stderr
     st = gitmem.open(store.home).index_status()
     assert st["index_chunks"] == st["index_vectors"] == 600

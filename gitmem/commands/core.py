@@ -416,6 +416,12 @@ def status(store, as_json):
     for k in ("backend", "model", "languages", "indexed", "index_note"):
         if k in st and st[k] is not None:
             click.echo(f"{k + ':':<9} {st[k]}")
+    if st.get("model"):
+        pending = st.get("index_pending") or 0
+        click.echo(f"vectors:  {st.get('index_vectors', 0)} of {st.get('index_chunks', 0)} chunks"
+                   + (f"; {pending} pending (recall answers them by words until they are embedded: "
+                      "gitmem serve does it in the background, else the next recall without --timeout)"
+                      if pending else ""))
     enc = st.get("encryption") or {}
     if enc.get("encrypted"):
         click.echo(f"encrypted: yes, key {enc['fingerprint']} ({enc['key']}"
@@ -441,33 +447,44 @@ def status(store, as_json):
 @click.option("--scope", "-s", help="Scope for items that name none.")
 @click.option("--no-index", is_flag=True, help="Do not index now (the next recall does, or recall --timeout "
               "answers by words until it has).")
+@click.option("--progress/--no-progress", "progress", default=None,
+              help="Progress on stderr while checking, writing and embedding (default: a bar when stderr "
+                   "is a terminal, nothing on a pipe; --progress on a pipe: a line per tenth done).")
 @json_option
 @pass_store
-def import_cmd(store, jsonl, source, directory, scope, no_index, as_json):
+def import_cmd(store, jsonl, source, directory, scope, no_index, progress, as_json):
     """Import memories: JSONL (one commit) or an agent memory folder. Then indexes
-    and embeds them, showing progress on stderr, so the first recall does not wait.
+    and embeds them, so the first recall does not wait: here, with progress on
+    stderr, or, when `gitmem serve` runs, in the daemon in the background (recall
+    --timeout answers by words until the vectors are in; `gitmem status` says how
+    many wait).
 
     \b
     Examples:
       gitmem import --jsonl memories.jsonl --scope channel/slack
       gitmem import --from openclaw ~/openclaw-workspace
       gitmem import --jsonl big.jsonl --no-index   # index later
+      gitmem import --jsonl big.jsonl --progress 2>import.log
     """
     from ..api import read_jsonl
+    from .recall import progress_bars
 
     if bool(jsonl) == bool(source):
         raise UsageError("give exactly one of --jsonl FILE or --from KIND DIR",
                          hint="e.g. gitmem import --jsonl memories.jsonl")
+    bars = progress_bars(progress)
     if jsonl:
-        result = store.import_items(read_jsonl(jsonl), scope=scope).to_dict()
+        result = store.import_items(read_jsonl(jsonl), scope=scope, progress=bars).to_dict()
     else:
         if not directory:
             raise UsageError("missing DIR", hint=f"gitmem import --from {source} DIR")
-        result = store.import_dir(source, directory, scope=scope)
+        result = store.import_dir(source, directory, scope=scope, progress=bars)
     if not no_index:
         from .recall import index_after_import
 
-        index_after_import(store, result, as_json)
+        indexed = index_after_import(store, result, as_json, progress)
+        if indexed is not None:
+            result["index"] = indexed
     if as_json:
         emit_json(result)
     else:

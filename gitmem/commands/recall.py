@@ -9,11 +9,14 @@ import click
 from ..cli import emit_json, json_option, pass_store
 
 
-def _progress(lines: bool = False):
-    """click.progressbar on stderr when it is a terminal; else, with `lines`, one
-    stderr line per tenth done (for logs), or nothing."""
+def progress_bars(show: bool | None = None):
+    """Progress on stderr: a click.progressbar when stderr is a terminal; on a pipe,
+    with `show` (--progress), one line per tenth done (for logs); with show=False, or
+    on a pipe without --progress, nothing."""
+    if show is False:
+        return None
     if not sys.stderr.isatty():
-        return _line_progress if lines else None
+        return _line_progress if show else None
 
     def bar(length: int, label: str):
         return click.progressbar(length=length, label=f"gitmem: {label}", file=sys.stderr)
@@ -43,14 +46,27 @@ def _line_progress(length: int, label: str) -> _Lines:
     return _Lines(length, label)
 
 
-def index_after_import(store, result: dict, as_json: bool) -> None:
-    """After a bulk write: index (and embed) now, with progress, so the next recall
-    does not; or, under --no-wait, leave it to a detached `gitmem reindex`."""
+def index_after_import(store, result: dict, as_json: bool, progress: bool | None = None) -> dict | None:
+    """After a bulk write: when a `gitmem serve` runs for the store, hand the indexing
+    to it (it embeds in the background with its warm model; recall --timeout answers by
+    words meanwhile); else index and embed now, with progress, so the next recall does
+    not. What was done, for --json."""
+    from .. import serve_client
+
     if result.get("created", 0) + result.get("updated", 0) == 0:
-        return
-    info = store.index_catch_up(progress=_progress(lines=not as_json))
+        return None
+    ans = serve_client.request(store.home, {"op": "refresh", "now": True, "env": serve_client.env_fingerprint()},
+                               timeout=2.0)
+    if ans and ans.get("ok"):
+        if not as_json:
+            click.echo(f"indexing: gitmem serve (pid {ans.get('pid')}) embeds them in the background; "
+                       "`gitmem status` shows how many wait, and recall --timeout answers by words meanwhile",
+                       err=True)
+        return {"background": True, "pid": ans.get("pid")}
+    info = store.index_catch_up(progress=progress_bars(progress))
     if not as_json:
         click.echo(f"indexed: {info['chunks']} chunks, {info['embedded']} embedded", err=True)
+    return {"background": False, **info}
 
 
 @click.command()
@@ -113,7 +129,7 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     if served is not None:
         hits, info = served
     else:
-        hits = store.recall(query, k=k, scopes=list(scopes) or None, progress=_progress(), **filters)
+        hits = store.recall(query, k=k, scopes=list(scopes) or None, progress=progress_bars(), **filters)
         info = store.last_recall
     if info.get("backend") == "bm25" and info.get("reason") and mode != "bm25":
         click.echo(f"note: {info['reason']}; recall is BM25 only", err=True)
@@ -122,7 +138,7 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     if explain and info.get("language"):
         click.echo(f"note: {info['language']}", err=True)
     pending = (info.get("vectors") or {}).get("pending")
-    if pending:
+    if pending and not store.index_in_background():  # a warm daemon embeds them itself
         _catch_up_in_background(store.home)
     if fmt == "json":
         out = [h.to_dict(explain=explain) for h in hits]
@@ -185,7 +201,7 @@ def reindex(store, as_json):
     Example:
       gitmem reindex
     """
-    info = store.reindex(progress=_progress())
+    info = store.reindex(progress=progress_bars())
     st = store.index_status()
     info.update(backend=st["backend"], model=st["model"], indexed=st["indexed"])
     if as_json:

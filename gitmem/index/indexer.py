@@ -67,6 +67,11 @@ class Index:
         """Chunks in the snapshot held in memory (0 before the first query)."""
         return self._snap.size if self._snap is not None else 0
 
+    @property
+    def warm_pending(self) -> int:
+        """Chunks of the snapshot in memory that wait for a vector."""
+        return self._snap.pending if self._snap is not None else 0
+
     # ---- freshness ----------------------------------------------------------------
     def _tips(self) -> dict[str, str]:
         return dict(self.git.scopes())
@@ -299,6 +304,30 @@ class Index:
         self.last_build = {"chunks": len(chunks), "embedded": len(vectors), "dropped_paths": len(drops),
                            "pending": len(wanted) if pending else 0,
                            "seconds": round(time.perf_counter() - t0, 3), "rebuilt": new_file}
+
+    # ---- vectors in the background (Recaller.catch_up with a lock) -------------------
+    def pending_texts(self) -> dict[str, str]:
+        """hash -> text of the indexed chunks still waiting for a vector of this model
+        ({} when there is no model or file, or every chunk has one). Embeds nothing."""
+        model = self.model_id
+        if model is None:
+            return {}
+        state = db.read_state(self.path, self._retry)
+        if state is None or state[0].get("vec_model") == model:
+            return {}
+        return dict(db.texts_without_vectors(self.path, model, set(), self._retry))
+
+    def embed_texts(self, texts: dict[str, str]) -> dict[str, bytes]:
+        """hash -> vector bytes by the model alone: touches neither the file nor the
+        snapshot, so it may run beside queries on this Index in other threads."""
+        return self._embed_missing(texts, None)
+
+    def add_vectors(self, vectors: dict[str, bytes]) -> None:
+        """Keep computed vectors in the file's embedding cache (under the index lock): the
+        next snapshot() takes them from there instead of embedding."""
+        if vectors and self.model_id is not None:
+            db.add_vectors(self.home, self.model_id, vectors, timeout=float(self._opt("lock_timeout")),
+                           retry=self._retry)
 
     # ---- maintenance for other features --------------------------------------------
     def drop_ids(self, ids: Iterable[str]) -> int:
