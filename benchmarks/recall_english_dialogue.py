@@ -5,8 +5,9 @@ with an assistant over four sessions (one memory per turn, the session date as `
 one scope per user as in the LoCoMo protocol of recall_locomo.py), paraphrased spoken
 questions with evidence turn keys. R_any@1/5/10, R_all@10 and MRR@10 per part: `tuning`
 (u1-u3, where changes are chosen) and `held_out` (u4-u6, reported, never tuned on), for
-BM25 alone, vectors alone, hybrid at the defaults, and hybrid with neighbours off (0) and
-at 0.5 (a hit lends that share of its score to the adjacent turn of its session).
+BM25 alone, vectors alone, hybrid at the defaults, and BM25 and hybrid with neighbours off
+(0), hybrid at 0.5 (a hit lends that share of its score to the adjacent turns of its
+session; BM25 and hybrid rankings share, vector-only does not).
 
     .venv/bin/python benchmarks/recall_english_dialogue.py [--model-path DIR] [--part held_out]
     .venv/bin/python benchmarks/recall_english_dialogue.py --set recall.date_weight=0
@@ -33,7 +34,8 @@ from recall_chinese import DIALOGUE_METRICS, dialogue_scores, load_dialogue  # n
 from recall_locomo import DEFAULT_MODEL, parse_set, set_recall  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "en_dialogue.json"
-VARIANTS = (("bm25", "bm25", {}), ("vector", "vector", {}), ("hybrid (defaults)", "hybrid", {}),
+VARIANTS = (("bm25", "bm25", {}), ("bm25, neighbour_weight 0", "bm25", {"neighbour_weight": 0.0}),
+            ("vector", "vector", {}), ("hybrid (defaults)", "hybrid", {}),
             ("hybrid, neighbour_weight 0", "hybrid", {"neighbour_weight": 0.0}),
             ("hybrid, neighbour_weight 0.5", "hybrid", {"neighbour_weight": 0.5}))
 
