@@ -200,6 +200,11 @@ CHANGES: dict[str, dict[str, dict]] = {
                       for side in ("next", "both") for w in (0.2, 0.35, 0.5, 0.7, 0.9)},
                    **{f"{side} {w} top{n}": {"neighbour_weight": w, "neighbours": side, "neighbour_lenders": n}
                       for side in ("next", "both") for w in (0.35, 0.5) for n in (5, 10, 20)}},
+    # BM25 scaled by what the query's words could score (its idf mass) instead of by its
+    # own range: a top hit that matches one light word no longer weighs fully.
+    "bm25norm": {"current": {},
+                 **{f"conf{c} w{w}": {"bm25_confidence": c, "w_vector": w}
+                    for c in (0.25, 0.4, 0.55, 0.7, 1.0) for w in (0.6, 0.8)}},
     # A query naming a date or period favours memories created then.
     "dates": {"current": {}, **{f"date {w}": {"date_weight": w} for w in (0.1, 0.25, 0.5, 1.0)}},
 }

@@ -176,6 +176,8 @@ SCHEMA: dict[str, Section] = {
         "fusion": Key("str", "linear", "how BM25 and vectors combine", choices=("linear", "rrf")),
         "norm": Key("str", "minmax", "linear fusion: scale each ranking by its range (minmax), its spread "
                     "(std: (s - lo) / sd) or its z-score (z)", choices=("minmax", "std", "z")),
+        "bm25_confidence": Key("number", 0.25, "BM25's side is scaled down when its top hit scores less than "
+                               "this share of the query's idf mass (0: off)", lo=0, hi=1),
         "rrf_k": Key("number", 60, "RRF constant: 1 / (rrf_k + rank)", lo=0),
         "w_bm25": Key("number", 1.0, "weight of the BM25 side in the fusion", lo=0),
         "w_vector": Key("number", 0.6, "weight of the vector side in the fusion", lo=0),

@@ -103,6 +103,7 @@ class Recaller:
         self._loaded = False
         self._index: Index | None = None
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._bm25_factor = 1.0  # the last hybrid query's BM25 confidence scaling (--explain)
         self.last: dict[str, Any] = {}
 
     def opt(self, key: str) -> Any:
@@ -264,7 +265,10 @@ class Recaller:
         wv, lang_note = self.vector_weight(query)
         # Under the language rule BM25 is scaled from 0, not from its last hit: with a
         # short BM25 list the last one would score 0 and fall behind vector-only docs.
-        fused, parts, kept = self._fuse(bm, vec, want, ref, wv, bm25_from_zero=lang_note is not None)
+        mass = None
+        if want == "hybrid" and bm and float(self.opt("bm25_confidence")) > 0:
+            mass = snap.idf_mass(terms, chosen, types, since_ts, archived)
+        fused, parts, kept = self._fuse(bm, vec, want, ref, wv, bm25_from_zero=lang_note is not None, mass=mass)
         boosts: dict[int, str] = {}
         nw, dw = float(self.opt("neighbour_weight")), float(self.opt("date_weight"))
         window = query_window(query, time.time() if now is None else now) if dw > 0 else None
@@ -296,7 +300,8 @@ class Recaller:
         return hits
 
     def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str,
-              ref: int, wv: float, bm25_from_zero: bool = False) -> tuple[dict[int, float], dict[int, tuple[float, float]], set[int] | None]:
+              ref: int, wv: float, bm25_from_zero: bool = False, mass: float | None = None
+              ) -> tuple[dict[int, float], dict[int, tuple[float, float]], set[int] | None]:
         """Fused score per candidate, each side's part of it, and the vector candidates
         kept (None: all). Only the first `ref`
         of each ranking count (and set the normalisation), so a doc's score does not
@@ -322,6 +327,7 @@ class Recaller:
             # Min-max normalise against the top `ref` of each list, then a weighted sum
             # (absent, or below the ref-th score = 0).
             norm = self.opt("norm")
+            self._bm25_factor = 1.0
             for side, (w, ranked) in enumerate(((wb, bm), (wv, vec))):
                 if not ranked:
                     continue
@@ -331,6 +337,12 @@ class Recaller:
                 if norm == "minmax":
                     span = hi - lo
                     vals = (xs - lo) / span if span > 0 else np.ones_like(xs)
+                    c0 = float(self.opt("bm25_confidence"))
+                    if side == 0 and mass and c0 > 0:
+                        # A top hit that covers less than c0 of what the query's words
+                        # could score (one light word of several) weighs less.
+                        self._bm25_factor = min(1.0, hi / mass / c0)
+                        vals = vals * self._bm25_factor
                 else:
                     # By its own spread: a ranking whose top stands out weighs more.
                     sd = xs.std()
@@ -423,6 +435,7 @@ class Recaller:
                           "rank": bm_rank[d], "score": _round(bm_s[d]), "part": _round(part[0])},
                       "vector": None if d not in vec_rank else {
                           "rank": vec_rank[d], "similarity": _round(vec_s[d]), "part": _round(part[1])},
+                      "bm25_confidence": _round(self._bm25_factor) if mode == "hybrid" else None,
                       "fused": _round(base), "recency_factor": _round(1.0 - rw + rw * rec),
                       "importance_factor": _round(imp_f), "final": _round(final),
                       "why": _why(mode, bm_rank.get(d), vec_rank.get(d), vec_s.get(d), ref, part,

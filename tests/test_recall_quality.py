@@ -346,3 +346,28 @@ def test_cli_import_indexes_with_progress_unless_told_not_to(store, tmp_path):
     assert "gitmem: checking 300/300" in r.stderr and "gitmem: writing 300/300" in r.stderr
     st = gitmem.open(store.home).index_status()
     assert st["index_chunks"] == st["index_vectors"] == 600
+
+
+def test_a_bm25_hit_on_one_light_word_does_not_outweigh_meaning(store):
+    # BM25's top hit shares only "get" with the query; the answer shares no word at all.
+    # Scaled by its own range that hit would take BM25's full weight; scaled by what the
+    # query's words could score (bm25_confidence), it weighs what it covers.
+    from test_recall_quality import set_recall
+
+    store.import_items([{"text": "I'm getting promoted next month", "key": "promo"},
+                        {"text": "we can't have cats, my husband is allergic to them", "key": "cats"}])
+    for i in range(30):
+        store.import_items([{"text": f"filler note {i} about gardening tomatoes", "key": f"f{i}"}])
+    q = "why can't we get a kitty, remind me"
+    hits = store.recall(q, k=5, record=False, explain=True)
+    factor = hits[0].explain["bm25_confidence"]
+    assert factor is not None and 0 < factor < 1   # "get" is all BM25 found of the query
+    full = store.recall("promoted next month", k=1, record=False, explain=True)[0]
+    assert full.key == "promo" and full.explain["bm25_confidence"] == 1.0
+    set_recall(store, bm25_confidence=0.0)
+    off = store.recall(q, k=5, record=False, explain=True)
+    assert off[0].explain["bm25_confidence"] == 1.0
+    # With the scaling the BM25 part of any hit is at most its unscaled part.
+    parts_on = {h.key: (h.explain["bm25"] or {}).get("part") or 0 for h in hits}
+    parts_off = {h.key: (h.explain["bm25"] or {}).get("part") or 0 for h in off}
+    assert all(parts_on[k] <= parts_off[k] + 1e-9 for k in parts_on if k in parts_off)

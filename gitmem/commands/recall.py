@@ -184,7 +184,9 @@ def _catch_up_in_background(home) -> None:
 def _explain_line(ex: dict) -> str:
     """`recall --explain`: each side's rank and score, the fused score, the factors, why."""
     b, v = ex.get("bm25"), ex.get("vector")
-    side_b = f"bm25 #{b['rank']} {b['score']:.3f} (part {b['part']:.3f})" if b else "bm25 -"
+    conf = ex.get("bm25_confidence")
+    scaled = f", side x{conf:.2f}: its top hit covers little of the query" if conf is not None and conf < 1 else ""
+    side_b = f"bm25 #{b['rank']} {b['score']:.3f} (part {b['part']:.3f}{scaled})" if b else "bm25 -"
     side_v = f"vector #{v['rank']} cos {v['similarity']:.3f} (part {v['part']:.3f})" if v else "vector -"
     out = (f"          {side_b}  {side_v}  fused {ex['fused']:.3f} x recency {ex['recency_factor']:.3f}"
            f" x importance {ex['importance_factor']:.3f} = {ex['final']:.3f}\n          why: {ex['why']}")

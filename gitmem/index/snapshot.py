@@ -5,6 +5,7 @@ process holds no lock on the file; refreshed in place by re-reading changed path
 
 from __future__ import annotations
 
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -112,6 +113,28 @@ class Snapshot:
             GROUP BY p.doc ORDER BY score DESC, p.doc LIMIT ?"""
         rows = self.con.execute(sql, [terms, float(n), k1, k1, b, b, avgdl] + params + [limit]).fetchall()
         return [(int(d), float(s)) for d, s in rows]
+
+    def idf_mass(self, terms: Sequence[str], scopes: Sequence[str] | None, types: Sequence[str] | None,
+                 since: float | None, archived: bool) -> float:
+        """The sum of the query terms' BM25 idf over the searched docs (a term no doc has
+        counts at df 0): about the score of a doc holding every term once at average
+        length — what a BM25 score is out of."""
+        terms = list(dict.fromkeys(terms))
+        if not terms or self.size == 0:
+            return 0.0
+        n = float(self.mask(scopes, types, since, archived).sum())
+        if n == 0:
+            return 0.0
+        codes = sorted(self.scope_codes.values()) if scopes is None else sorted(
+            self.scope_codes[s] for s in scopes if s in self.scope_codes)
+        sc = ",".join(map(str, codes)) or "NULL"
+        (mass,) = self.con.execute(f"""
+            WITH q AS (SELECT DISTINCT {_TERM_HASH.format('t')} AS th FROM (SELECT unnest(?::VARCHAR[]) AS t)),
+            d AS (SELECT th, least(sum(df), ?) AS df FROM {self.dfs_table}
+                  WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th)
+            SELECT sum(ln(1 + (? - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)))
+            FROM q LEFT JOIN d USING (th)""", [terms, n, n]).fetchone()
+        return float(mass or 0.0)
 
     def rows(self, docs: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Full rows of the given docs (held in memory: no query per hit)."""
