@@ -338,9 +338,12 @@ class Recaller:
                     span = hi - lo
                     vals = (xs - lo) / span if span > 0 else np.ones_like(xs)
                     c0 = float(self.opt("bm25_confidence"))
-                    if side == 0 and mass and c0 > 0:
+                    if side == 0 and wv > 0 and mass and mass > 0 and hi > 0 and c0 > 0:
                         # A top hit that covers less than c0 of what the query's words
-                        # could score (one light word of several) weighs less.
+                        # could score (one light word of several) weighs less — against
+                        # the vector side, so not when BM25 is alone (a CJK query under the
+                        # language rule). In a tiny filtered set idf can go negative: then
+                        # there is nothing to say.
                         self._bm25_factor = min(1.0, hi / mass / c0)
                         vals = vals * self._bm25_factor
                 else:

@@ -152,6 +152,7 @@ w_vector = 0.5
 candidates = 50
 bm25_k1 = 1.2
 bm25_b = 0.75
+bm25_confidence = 0.3
 mmr = true
 mmr_lambda = 0.5
 recency_weight = 0
