@@ -253,10 +253,11 @@ class Recaller:
         ref = int(self.opt("candidates"))
         depth = max(ref, k)
 
-        bm = []
+        bm: list[tuple[int, float]] = []
+        mass = 0.0  # what the query's words could score in BM25 (bm25_confidence)
         if want in ("hybrid", "bm25"):
-            bm = snap.bm25(terms, chosen, types, since_ts, archived, float(self.opt("bm25_k1")),
-                           float(self.opt("bm25_b")), depth)
+            bm, mass = snap.bm25_mass(terms, chosen, types, since_ts, archived, float(self.opt("bm25_k1")),
+                                      float(self.opt("bm25_b")), depth)
         vec: list[tuple[int, float]] = []
         qv = None
         if want in ("hybrid", "vector") and snap.vectors is not None:
@@ -265,9 +266,6 @@ class Recaller:
         wv, lang_note = self.vector_weight(query)
         # Under the language rule BM25 is scaled from 0, not from its last hit: with a
         # short BM25 list the last one would score 0 and fall behind vector-only docs.
-        mass = None
-        if want == "hybrid" and bm and float(self.opt("bm25_confidence")) > 0:
-            mass = snap.idf_mass(terms, chosen, types, since_ts, archived)
         fused, parts, kept = self._fuse(bm, vec, want, ref, wv, bm25_from_zero=lang_note is not None, mass=mass)
         boosts: dict[int, str] = {}
         nw, dw = float(self.opt("neighbour_weight")), float(self.opt("date_weight"))

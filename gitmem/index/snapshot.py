@@ -87,54 +87,43 @@ class Snapshot:
              since: float | None, archived: bool, k1: float, b: float, limit: int) -> list[tuple[int, float]]:
         """Okapi BM25 in SQL over the postings. N and avgdl are those of the searched
         docs; document frequencies are summed over the searched scopes (live memories)."""
+        return self.bm25_mass(terms, scopes, types, since, archived, k1, b, limit)[0]
+
+    def bm25_mass(self, terms: Sequence[str], scopes: Sequence[str] | None, types: Sequence[str] | None,
+                  since: float | None, archived: bool, k1: float, b: float, limit: int
+                  ) -> tuple[list[tuple[int, float]], float]:
+        """`bm25`, and the query's idf mass: the sum of its terms' idf (a term no doc has
+        counts at df 0), about what a doc holding every term once at average length
+        scores — what a BM25 score is out of. 0.0 when nothing matched."""
         terms = list(dict.fromkeys(terms))
         if not terms or self.size == 0:
-            return []
+            return [], 0.0
         sel = self.mask(scopes, types, since, archived)
         n = int(sel.sum())
         if n == 0:
-            return []
+            return [], 0.0
         avgdl = max(float(self.lens[sel].mean()), 1.0)
         codes = sorted(self.scope_codes.values()) if scopes is None else sorted(
             self.scope_codes[s] for s in scopes if s in self.scope_codes)
         if not codes:
-            return []
+            return [], 0.0
         # One statement (each round trip to DuckDB costs); only integer scope codes are
         # spliced into the SQL text, everything else binds.
         sc = ",".join(map(str, codes))
         where, params = _filters(None, types, since, archived, prefix="p.")
         sql = f"""
             WITH q AS (SELECT DISTINCT {_TERM_HASH.format('t')} AS th FROM (SELECT unnest(?::VARCHAR[]) AS t)),
-            d AS (SELECT th, sum(df) AS df FROM {self.dfs_table} WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th)
+            d AS (SELECT th, sum(df) AS df FROM {self.dfs_table} WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th),
+            m AS (SELECT sum(ln(1 + (? - least(coalesce(d.df, 0), ?) + 0.5) / (least(coalesce(d.df, 0), ?) + 0.5)))
+                  AS mass FROM q LEFT JOIN d USING (th))
             SELECT p.doc, sum(ln(1 + (? - d.df + 0.5) / (d.df + 0.5))
-                   * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * p.len / ?))) AS score
+                   * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * p.len / ?))) AS score, (SELECT mass FROM m)
             FROM {self.postings_table} p JOIN d USING (th)
             WHERE p.sc IN ({sc}) AND {where}
             GROUP BY p.doc ORDER BY score DESC, p.doc LIMIT ?"""
-        rows = self.con.execute(sql, [terms, float(n), k1, k1, b, b, avgdl] + params + [limit]).fetchall()
-        return [(int(d), float(s)) for d, s in rows]
-
-    def idf_mass(self, terms: Sequence[str], scopes: Sequence[str] | None, types: Sequence[str] | None,
-                 since: float | None, archived: bool) -> float:
-        """The sum of the query terms' BM25 idf over the searched docs (a term no doc has
-        counts at df 0): about the score of a doc holding every term once at average
-        length — what a BM25 score is out of."""
-        terms = list(dict.fromkeys(terms))
-        if not terms or self.size == 0:
-            return 0.0
-        n = float(self.mask(scopes, types, since, archived).sum())
-        if n == 0:
-            return 0.0
-        codes = sorted(self.scope_codes.values()) if scopes is None else sorted(
-            self.scope_codes[s] for s in scopes if s in self.scope_codes)
-        sc = ",".join(map(str, codes)) or "NULL"
-        (mass,) = self.con.execute(f"""
-            WITH q AS (SELECT DISTINCT {_TERM_HASH.format('t')} AS th FROM (SELECT unnest(?::VARCHAR[]) AS t)),
-            d AS (SELECT th, least(sum(df), ?) AS df FROM {self.dfs_table}
-                  WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th)
-            SELECT sum(ln(1 + (? - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)))
-            FROM q LEFT JOIN d USING (th)""", [terms, n, n]).fetchone()
-        return float(mass or 0.0)
+        nf = float(n)
+        rows = self.con.execute(sql, [terms, nf, nf, nf, nf, k1, k1, b, b, avgdl] + params + [limit]).fetchall()
+        return [(int(d), float(s)) for d, s, _ in rows], float(rows[0][2] or 0.0) if rows else 0.0
 
     def rows(self, docs: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Full rows of the given docs (held in memory: no query per hit)."""
