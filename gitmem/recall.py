@@ -451,10 +451,11 @@ class Recaller:
                 created=_iso(r["created"]), text=r["text"], explain=ex))
         return hits
 
-    def neighbour_map(self, snap: Snapshot) -> tuple[dict[int, int], dict[int, int]]:
-        """(previous, next) doc of each doc: the memory beside it in the same session
-        (same scope, same stated `created`, in id order — ids of one batch are made in
-        order) or the chunk beside it in the same journal or session file.
+    def neighbour_rows(self, snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
+        """(previous, next) row of each snapshot row (-1: none): the memory beside it in
+        the same session (same scope, same stated `created`, in id order — ids of one
+        batch are made in order) or the chunk beside it in the same journal or session
+        file. Cached per snapshot state.
 
         Only a `created` the source stated counts (an imported session's date, far from
         the instant in the memory's id): memories gitmem dated when it wrote them (two
@@ -464,26 +465,28 @@ class Recaller:
         if cached is not None and cached[0] == key:
             return cached[1]
         ci = {c: i for i, c in enumerate(snap.columns)}
+        c_path, c_created, c_mem, c_scope, c_line = (ci["path"], ci["created"], ci["mem_id"], ci["scope"],
+                                                     ci["start_line"])
         groups: dict[tuple, list[tuple]] = {}
-        for row in snap.table:
-            path = row[ci["path"]]
+        for i, row in enumerate(snap.table):
+            path = row[c_path]
             if path.startswith(("memories/", "archive/")):
-                created = row[ci["created"]]
-                if not created or not _stated(created, row[ci["mem_id"]]):
+                created = row[c_created]
+                if not created or not _stated(created, row[c_mem]):
                     continue
-                g, order = (row[ci["scope"]], "m", created), row[ci["mem_id"]]
+                g, order = (row[c_scope], "m", created), row[c_mem]
             else:
-                g, order = (row[ci["scope"]], "f", path), row[ci["start_line"]]
-            groups.setdefault(g, []).append((order, row[ci["doc"]]))
-        prev: dict[int, int] = {}
-        nxt: dict[int, int] = {}
+                g, order = (row[c_scope], "f", path), row[c_line]
+            groups.setdefault(g, []).append((order, i))
+        prev = np.full(snap.size, -1, dtype=np.int64)
+        nxt = np.full(snap.size, -1, dtype=np.int64)
         for members in groups.values():
             if len(members) < 2:
                 continue
             members.sort()
-            for (_, a), (_, b) in zip(members, members[1:]):
-                nxt[int(a)] = int(b)
-                prev[int(b)] = int(a)
+            rows = np.fromiter((i for _, i in members), dtype=np.int64, count=len(members))
+            nxt[rows[:-1]] = rows[1:]
+            prev[rows[1:]] = rows[:-1]
         self._nb_cache = (key, (prev, nxt))
         return prev, nxt
 
@@ -491,31 +494,38 @@ class Recaller:
                                weight: float, boosts: dict[int, str]) -> None:
         """Each candidate with a score lends `weight` of it to the memory beside it (in
         dialogue the answer is the turn after the question that matched). Only scores
-        from fusion lend, so the order stays independent of k."""
-        prev, nxt = self.neighbour_map(snap)
+        from fusion lend, so the order stays independent of k. A memory beside several
+        lenders takes the largest share (ties: the first lender in fusion's order)."""
+        prev, nxt = self.neighbour_rows(snap)
         sides = (nxt,) if self.opt("neighbours") == "next" else (nxt, prev)
-        share: dict[int, tuple[float, int]] = {}
         lenders = [(d, f) for d, f in fused.items() if f > 0]
         cap = int(self.opt("neighbour_lenders"))
         if cap and len(lenders) > cap:
             # The order fusion gives them (fused score, then doc id): independent of k.
             lenders = sorted(lenders, key=lambda kv: (-kv[1], kv[0]))[:cap]
-        for d, f in lenders:
-            for side in sides:
-                n = side.get(d)
-                if n is None:
-                    continue
-                i = snap.row_of.get(n)
-                if i is None or not allowed[i]:
-                    continue
-                if weight * f > share.get(n, (0.0, 0))[0]:
-                    share[n] = (weight * f, d)
-        if not share:
+        if not lenders:
             return
+        n, ns = len(lenders), len(sides)
+        src = np.fromiter((d for d, _ in lenders), dtype=np.int64, count=n)
+        val = np.fromiter((f for _, f in lenders), dtype=np.float64, count=n) * weight
+        rows = np.fromiter((snap.row_of.get(d, -1) for d, _ in lenders), dtype=np.int64, count=n)
+        ok = rows >= 0
+        # One entry per (lender, side), in the order a loop over lenders then sides takes.
+        tgt = np.stack([np.where(ok, side[np.maximum(rows, 0)], -1) for side in sides], axis=1).ravel()
+        val, src = np.repeat(val, ns), np.repeat(src, ns)
+        keep = tgt >= 0
+        keep[keep] = allowed[tgt[keep]]
+        if not keep.any():
+            return
+        pos = np.flatnonzero(keep)
+        # Largest share per target, the first such entry on ties.
+        pos = pos[np.lexsort((pos, -val[pos]))]
+        _, first = np.unique(tgt[pos], return_index=True)
         c_mem = snap.columns.index("mem_id")
-        for n, (v, src) in share.items():
-            fused[n] = fused.get(n, 0.0) + v
-            boosts[n] = f"beside {snap.table[snap.row_of[src]][c_mem]} (+{v:.3f})"
+        for j in pos[first].tolist():
+            nb, v, lender = int(snap.docs[tgt[j]]), float(val[j]), int(src[j])
+            fused[nb] = fused.get(nb, 0.0) + v
+            boosts[nb] = f"beside {snap.table[snap.row_of[lender]][c_mem]} (+{v:.3f})"
 
     def catch_up(self, progress: Progress | None = None, *, lock: ContextManager[Any] | None = None,
                  stop: Callable[[], bool] | None = None) -> dict[str, Any]:
