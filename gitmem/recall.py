@@ -267,7 +267,7 @@ class Recaller:
         # Under the language rule BM25 is scaled from 0, not from its last hit: with a
         # short BM25 list the last one would score 0 and fall behind vector-only docs.
         fused, parts, kept = self._fuse(bm, vec, want, ref, wv, bm25_from_zero=lang_note is not None, mass=mass)
-        boosts: dict[int, str] = {}
+        boosts: dict[int, str] | None = {} if explain else None  # why a hit was lifted (--explain)
         nw, dw = float(self.opt("neighbour_weight")), float(self.opt("date_weight"))
         window = query_window(query, time.time() if now is None else now) if dw > 0 else None
         # Neighbours share in hybrid and BM25 rankings (measured there); raw cosines are
@@ -491,7 +491,7 @@ class Recaller:
         return prev, nxt
 
     def _share_with_neighbours(self, snap: Snapshot, fused: dict[int, float], allowed: np.ndarray,
-                               weight: float, boosts: dict[int, str]) -> None:
+                               weight: float, boosts: dict[int, str] | None) -> None:
         """Each candidate with a score lends `weight` of it to the memory beside it (in
         dialogue the answer is the turn after the question that matched). Only scores
         from fusion lend, so the order stays independent of k. A memory beside several
@@ -521,11 +521,13 @@ class Recaller:
         # Largest share per target, the first such entry on ties.
         pos = pos[np.lexsort((pos, -val[pos]))]
         _, first = np.unique(tgt[pos], return_index=True)
-        c_mem = snap.columns.index("mem_id")
-        for j in pos[first].tolist():
-            nb, v, lender = int(snap.docs[tgt[j]]), float(val[j]), int(src[j])
+        pick = pos[first]
+        for nb, v in zip(snap.docs[tgt[pick]].tolist(), val[pick].tolist()):
             fused[nb] = fused.get(nb, 0.0) + v
-            boosts[nb] = f"beside {snap.table[snap.row_of[lender]][c_mem]} (+{v:.3f})"
+        if boosts is not None:
+            c_mem = snap.columns.index("mem_id")
+            for nb, v, lender in zip(snap.docs[tgt[pick]].tolist(), val[pick].tolist(), src[pick].tolist()):
+                boosts[nb] = f"beside {snap.table[snap.row_of[lender]][c_mem]} (+{v:.3f})"
 
     def catch_up(self, progress: Progress | None = None, *, lock: ContextManager[Any] | None = None,
                  stop: Callable[[], bool] | None = None) -> dict[str, Any]:
@@ -826,7 +828,7 @@ _WINDOW_CAP = 500
 
 
 def _favour_window(snap: Snapshot, fused: dict[int, float], allowed: np.ndarray,
-                   window: tuple[float, float, str], weight: float, boosts: dict[int, str]) -> None:
+                   window: tuple[float, float, str], weight: float, boosts: dict[int, str] | None) -> None:
     """Memories created in the period the query names gain `weight` x the top score."""
     start, end, words = window
     idx = np.flatnonzero(allowed & (snap.created >= start) & (snap.created < end))
@@ -839,7 +841,8 @@ def _favour_window(snap: Snapshot, fused: dict[int, float], allowed: np.ndarray,
     for i in idx.tolist():
         d = int(snap.docs[i])
         fused[d] = fused.get(d, 0.0) + add
-        boosts[d] = (boosts[d] + "; " if d in boosts else "") + f"created in the period named ({words!r}, +{add:.3f})"
+        if boosts is not None:
+            boosts[d] = (boosts[d] + "; " if d in boosts else "") + f"created in the period named ({words!r}, +{add:.3f})"
 
 
 def _round(v: float | None) -> float | None:
