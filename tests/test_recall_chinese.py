@@ -144,10 +144,11 @@ def test_each_user_of_the_dialogue_set_is_its_own_scope(store):
 
 
 @pytest.mark.model
+@pytest.mark.slow  # real model over 192 turns: run by CI's `-m slow` step
 def test_dialogue_set_hybrid_at_least_bm25_with_the_default_model(real_model, gm_home):
+    items, questions, _ = _dialogue()  # puts benchmarks/ on the path
     from recall_chinese import dialogue_scores
 
-    items, questions, _ = _dialogue()
     store = gitmem.init(gm_home)
     store.import_items(items)
     assert "English only" in store.index_status()["languages"]

@@ -57,10 +57,11 @@ def test_the_english_set_is_the_chinese_sets_twin():
 
 
 @pytest.mark.model
+@pytest.mark.slow  # real model over 192 turns: run by CI's `-m slow` step
 def test_english_dialogue_hybrid_at_least_each_ranking_at_10(real_model, gm_home):
+    items, questions, _ = _dialogue()  # puts benchmarks/ on the path
     from recall_chinese import dialogue_scores
 
-    items, questions, _ = _dialogue()
     store = gitmem.init(gm_home)
     store.import_items(items)
     for part in ("tuning", "held_out"):
