@@ -617,8 +617,8 @@ class Recaller:
         out["index_note"] = "; ".join(notes) or None
         langs = self.model_languages()
         out["languages"] = None if emb is None else (
-            "English only: queries in Chinese, Japanese or Korean use BM25 (character bigrams) alone; "
-            "a multilingual [embed] model matches them by meaning" if langs == "en"
+            "English only: queries in Chinese, Japanese or Korean use BM25 (character bigrams and "
+            "single characters) alone; a multilingual [embed] model matches them by meaning" if langs == "en"
             else "multilingual" if langs == "multilingual" else langs)
         return out
 
