@@ -134,30 +134,27 @@ def run(n: int, model: bool) -> dict:
     res["pre_daemon"], out = st.recall_json()
     st.stop()
 
-    st = Store(base, env, "cold")
-    st.gm("import", "--jsonl", str(src), "--no-index")
-    t0 = time.perf_counter()
-    res["cold"], out = st.recall_json("--timeout", "200", env=solo)
-    res["cold_pending"] = out["vectors"]["pending"]
-    res["cold_ready"], res["cold_during"] = st.until_hybrid(t0, env=solo)
+    def timed_first_query(name: str, daemon: bool, handoff: bool) -> None:
+        """Import (indexing left to the query, or handed to the daemon), then the first
+        query with --timeout 200, and the queries until the answer is hybrid."""
+        st = Store(base, env, name)
+        run_env = None if daemon else solo
+        if daemon:
+            st.start_daemon()
+        if handoff:
+            res[f"{name}_import"], _ = st.timed("import", "--jsonl", str(src))
+        else:
+            st.gm("import", "--jsonl", str(src), "--no-index")
+        t0 = time.perf_counter()
+        res[name], out = st.recall_json("--timeout", "200", env=run_env)
+        res[f"{name}_pending"] = out["vectors"]["pending"]
+        res[f"{name}_ready"], res[f"{name}_during"] = st.until_hybrid(t0, env=run_env)
+        if daemon:
+            st.stop()
 
-    st = Store(base, env, "daemon")
-    st.start_daemon()
-    st.gm("import", "--jsonl", str(src), "--no-index")
-    t0 = time.perf_counter()
-    res["daemon"], out = st.recall_json("--timeout", "200")
-    res["daemon_pending"] = out["vectors"]["pending"]
-    res["daemon_ready"], res["daemon_during"] = st.until_hybrid(t0)
-    st.stop()
-
-    st = Store(base, env, "handoff")
-    st.start_daemon()
-    res["handoff_import"], _ = st.timed("import", "--jsonl", str(src))
-    t0 = time.perf_counter()
-    res["handoff"], out = st.recall_json("--timeout", "200")
-    res["handoff_pending"] = out["vectors"]["pending"]
-    res["handoff_ready"], res["handoff_during"] = st.until_hybrid(t0)
-    st.stop()
+    timed_first_query("cold", daemon=False, handoff=False)
+    timed_first_query("daemon", daemon=True, handoff=False)
+    timed_first_query("handoff", daemon=True, handoff=True)
 
     st = Store(base, env, "inline-import")
     res["inline_import"], _ = st.timed("import", "--jsonl", str(src), env=solo)
