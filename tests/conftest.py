@@ -164,6 +164,14 @@ def stop_daemon(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+@pytest.fixture
+def daemon(filled, gm_home):
+    """A `gitmem serve` over the requesting module's `filled` store (stopped after)."""
+    proc = start_daemon(gm_home, "--idle-exit", "120")
+    yield proc
+    stop_daemon(proc)
+
+
 def daemon_requests(home) -> int:
     """Requests the daemon of `home` has answered (this status request included)."""
     from gitmem import serve_client

@@ -27,10 +27,6 @@ TEXTS = [
 ]
 
 
-_wait = wait_for
-_start = start_daemon
-_stop = stop_daemon
-_requests = daemon_requests
 
 
 @pytest.fixture
@@ -38,13 +34,6 @@ def filled(store):
     for t in TEXTS:
         store.remember(t)
     return store
-
-
-@pytest.fixture
-def daemon(filled, gm_home):
-    proc = _start(gm_home, "--idle-exit", "120")
-    yield proc
-    _stop(proc)
 
 
 def test_recall_through_the_daemon_matches_in_process(filled, daemon, gm_home):
@@ -57,12 +46,12 @@ def test_recall_through_the_daemon_matches_in_process(filled, daemon, gm_home):
     assert served[0]["text"] == local[0].text
     assert [same(h) for h in served] == [same(dict(h.to_dict(explain=True), text=h.text)) for h in local]
     # The CLI asks the daemon (its request count moves) and prints the same JSON.
-    before = _requests(gm_home)
+    before = daemon_requests(gm_home)
     res = run_cli("recall", "when do we deploy", "-k", "3", "--json")
     assert res.returncode == 0, res.stderr
     assert [h["id"] for h in json.loads(res.stdout)] == [h.id for h in local]
     assert [same(h) for h in json.loads(res.stdout)] == [same(h.to_dict()) for h in local]
-    assert _requests(gm_home) == before + 2  # the CLI's recall, then our status
+    assert daemon_requests(gm_home) == before + 2  # the CLI's recall, then our status
 
 
 def test_a_write_by_another_process_is_in_the_next_recall(daemon, gm_home):
@@ -105,16 +94,16 @@ def test_a_stale_socket_means_in_process_recall_and_is_cleared_on_start(filled, 
     assert res.returncode == 0 and json.loads(res.stdout)[0]["id"] == filled.recall("when do we deploy")[0].id
     res = run_cli("hook", "prompt", input=json.dumps({"session_id": "s", "prompt": "when do we deploy"}))
     assert res.returncode == 0 and "Tuesdays" in res.stdout
-    proc = _start(gm_home, "--idle-exit", "60")
+    proc = start_daemon(gm_home, "--idle-exit", "60")
     try:
         assert serve_client.try_recall(gm_home, "deploy")
     finally:
-        _stop(proc)
+        stop_daemon(proc)
 
 
 @pytest.mark.slow
 def test_idle_exit(filled, gm_home):
-    proc = _start(gm_home, "--idle-exit", "1")
+    proc = start_daemon(gm_home, "--idle-exit", "1")
     assert proc.wait(10) == 0
     assert "idle" in proc.stderr.read()
     assert not serve_client.socket_path(gm_home).exists()
@@ -128,14 +117,14 @@ def test_another_environment_is_not_served(daemon, gm_home, monkeypatch):
 
 def test_the_prompt_hook_uses_the_daemon(daemon, gm_home):
     payload = {"session_id": "s1", "prompt": "when do we deploy", "cwd": str(gm_home)}
-    before = _requests(gm_home)
+    before = daemon_requests(gm_home)
     res = hookrun.run("prompt", payload)
     assert "Tuesdays" in res.stdout and not res.notes
-    assert _requests(gm_home) == before + 2
+    assert daemon_requests(gm_home) == before + 2
     # And through the real command, as an agent CLI runs it.
     res = run_cli("--agent", "claude", "hook", "prompt", input=json.dumps(payload))
     assert res.returncode == 0 and "Tuesdays" in res.stdout and res.stderr == ""
-    assert _requests(gm_home) == before + 4
+    assert daemon_requests(gm_home) == before + 4
     # The whole hook ran in the daemon: this process loaded neither git, numpy nor the index.
     res = subprocess.run([sys.executable, "-X", "importtime", "-m", "gitmem", "hook", "prompt"],
                          input=json.dumps(payload), capture_output=True, text=True)
@@ -152,15 +141,15 @@ def test_the_installed_prompt_hook_starts_a_daemon_for_the_next_prompt(filled, g
     res = subprocess.run(["sh", "-c", cmd], input=payload, capture_output=True, text=True, timeout=30)
     assert res.returncode == 0 and "Tuesdays" in res.stdout  # the first prompt recalled in-process
     try:
-        assert _wait(lambda: serve_client.ping(gm_home) is not None), "no daemon came up"
-        n = _requests(gm_home)
+        assert wait_for(lambda: serve_client.ping(gm_home) is not None), "no daemon came up"
+        n = daemon_requests(gm_home)
         res = subprocess.run(["sh", "-c", cmd], input=payload, capture_output=True, text=True, timeout=30)
         assert res.returncode == 0 and "Tuesdays" in res.stdout
-        assert _requests(gm_home) == n + 2  # the second prompt was served
+        assert daemon_requests(gm_home) == n + 2  # the second prompt was served
     finally:
         pid = serve_client.ping(gm_home)["pid"]
         os.kill(pid, signal.SIGTERM)
-        assert _wait(lambda: not serve_client.socket_path(gm_home).exists(), timeout=10)
+        assert wait_for(lambda: not serve_client.socket_path(gm_home).exists(), timeout=10)
 
 
 @pytest.mark.slow
@@ -237,7 +226,7 @@ def test_linked_project_by_the_clients_cwd_and_config_changes(filled, daemon, gm
     assert hits and hits[0]["scope"] == "project/widget"
     assert serve_client.try_recall(gm_home, "meson build", cwd=str(tmp_path)) == []  # elsewhere: not linked
     # And the CLI run inside the repository asks the daemon, which looks from there.
-    n = _requests(gm_home)
+    n = daemon_requests(gm_home)
     res = run_cli("recall", "meson build", "--json", cwd=str(repo))
     assert res.returncode == 0 and json.loads(res.stdout)[0]["scope"] == "project/widget"
-    assert _requests(gm_home) == n + 2
+    assert daemon_requests(gm_home) == n + 2

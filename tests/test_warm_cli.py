@@ -20,7 +20,7 @@ import pytest
 
 from gitmem import serve_client
 
-from conftest import daemon_requests, start_daemon, stop_daemon, wait_for
+from conftest import daemon_requests, wait_for
 
 OLD = "2021-03-0{}T09:00:00Z"  # old dates: recency moves too slowly to change a rounded score
 ITEMS = [
@@ -50,13 +50,6 @@ def filled(store):
     store.import_items(items)
     store.append("journal: shipped the importer")
     return store
-
-
-@pytest.fixture
-def daemon(filled, gm_home):
-    proc = start_daemon(gm_home, "--idle-exit", "120")
-    yield proc
-    stop_daemon(proc)
 
 
 def both(home, *args, input=None, env=None, cwd=None, stdin_tty=False):
