@@ -164,6 +164,18 @@ def stop_daemon(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+def dialogue_set(name: str):
+    """(items, questions, data) of a dialogue recall set in tests/data (`zh_dialogue`,
+    `en_dialogue`), read by the benchmarks' own reader; benchmarks/ goes on the path, so
+    `from recall_chinese import dialogue_scores` works after it."""
+    bench = str(ROOT / "benchmarks")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    from recall_chinese import load_dialogue
+
+    return load_dialogue(ROOT / "tests" / "data" / f"{name}.json")
+
+
 @pytest.fixture
 def daemon(filled, gm_home):
     """A `gitmem serve` over the requesting module's `filled` store (stopped after)."""

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gitmem
+
+from conftest import dialogue_set
 from gitmem.recall import query_window
 
 UTC = dt.timezone.utc
@@ -116,15 +117,8 @@ def test_a_mixed_store_answers_english_and_chinese(store):
     assert store.recall("部署时间是什么时候", record=False)[0].key == "zh1"
 
 
-def _dialogue():
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    from recall_chinese import load_dialogue
-
-    return load_dialogue(DATA / "zh_dialogue.json")
-
-
 def test_the_dialogue_set_is_paraphrased_and_scoped():
-    items, questions, data = _dialogue()
+    items, questions, data = dialogue_set("zh_dialogue")
     text = {i["key"]: i["text"] for i in items}
     assert len(data["users"]) >= 4 and len(items) >= 120 and len(questions) >= 60
     assert set(data["tuning"]).isdisjoint(data["held_out"]) and data["held_out"]
@@ -136,7 +130,7 @@ def test_the_dialogue_set_is_paraphrased_and_scoped():
 
 
 def test_each_user_of_the_dialogue_set_is_its_own_scope(store):
-    items, questions, _ = _dialogue()
+    items, questions, _ = dialogue_set("zh_dialogue")
     store.import_items(items)
     q = questions[0]
     hits = store.recall(q["q"], k=50, scopes=[q["scope"]], record=False)
@@ -146,7 +140,7 @@ def test_each_user_of_the_dialogue_set_is_its_own_scope(store):
 @pytest.mark.model
 @pytest.mark.slow  # real model over 192 turns: run by CI's `-m slow` step
 def test_dialogue_set_hybrid_at_least_bm25_with_the_default_model(real_model, gm_home):
-    items, questions, _ = _dialogue()  # puts benchmarks/ on the path
+    items, questions, _ = dialogue_set("zh_dialogue")  # puts benchmarks/ on the path
     from recall_chinese import dialogue_scores
 
     store = gitmem.init(gm_home)

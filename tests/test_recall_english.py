@@ -5,26 +5,20 @@ is the Chinese set's twin (same users, sessions, dates and evidence keys), and (
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 import gitmem
 
+from conftest import dialogue_set
+
 DATA = Path(__file__).parent / "data"
 EN, ZH = DATA / "en_dialogue.json", DATA / "zh_dialogue.json"
 
 
-def _dialogue():
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    from recall_chinese import load_dialogue
-
-    return load_dialogue(EN)
-
-
 def test_the_english_set_has_its_shape():
-    items, questions, data = _dialogue()
+    items, questions, data = dialogue_set("en_dialogue")
     text = {i["key"]: i["text"] for i in items}
     assert len(text) == len(items) >= 120 and len(questions) >= 60
     assert set(data["tuning"]).isdisjoint(data["held_out"]) and data["held_out"]
@@ -59,7 +53,7 @@ def test_the_english_set_is_the_chinese_sets_twin():
 @pytest.mark.model
 @pytest.mark.slow  # real model over 192 turns: run by CI's `-m slow` step
 def test_english_dialogue_hybrid_at_least_each_ranking_at_10(real_model, gm_home):
-    items, questions, _ = _dialogue()  # puts benchmarks/ on the path
+    items, questions, _ = dialogue_set("en_dialogue")  # puts benchmarks/ on the path
     from recall_chinese import dialogue_scores
 
     store = gitmem.init(gm_home)
