@@ -103,7 +103,6 @@ class Recaller:
         self._loaded = False
         self._index: Index | None = None
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._bm25_factor = 1.0  # the last hybrid query's BM25 confidence scaling (--explain)
         self.last: dict[str, Any] = {}
 
     def opt(self, key: str) -> Any:
@@ -266,7 +265,9 @@ class Recaller:
         wv, lang_note = self.vector_weight(query)
         # Under the language rule BM25 is scaled from 0, not from its last hit: with a
         # short BM25 list the last one would score 0 and fall behind vector-only docs.
-        fused, parts, kept = self._fuse(bm, vec, want, ref, wv, bm25_from_zero=lang_note is not None, mass=mass)
+        bm_scale = self.bm25_scale(bm, mass, want, wv)
+        fused, parts, kept = self._fuse(bm, vec, want, ref, wv, bm25_from_zero=lang_note is not None,
+                                        bm_scale=bm_scale)
         boosts: dict[int, str] | None = {} if explain else None  # why a hit was lifted (--explain)
         nw, dw = float(self.opt("neighbour_weight")), float(self.opt("date_weight"))
         window = query_window(query, time.time() if now is None else now) if dw > 0 else None
@@ -280,7 +281,8 @@ class Recaller:
             if window:
                 _favour_window(snap, fused, allowed, window, dw, boosts)
         hits = self._finish(snap, fused, bm, vec, qv, terms, k, want, mmr, explain, now=now, ref=ref,
-                            parts=parts, kept=kept, boosts=boosts, lang_note=lang_note if want == "hybrid" else None)
+                            parts=parts, kept=kept, boosts=boosts, lang_note=lang_note if want == "hybrid" else None,
+                            bm_scale=bm_scale)
         self.last = {"backend": want, "reason": self._embed_reason, "ms": (time.perf_counter() - t0) * 1000,
                      "scopes": chosen}
         if lang_note and want == "hybrid":
@@ -298,7 +300,7 @@ class Recaller:
         return hits
 
     def _fuse(self, bm: list[tuple[int, float]], vec: list[tuple[int, float]], mode: str,
-              ref: int, wv: float, bm25_from_zero: bool = False, mass: float | None = None
+              ref: int, wv: float, bm25_from_zero: bool = False, bm_scale: float = 1.0
               ) -> tuple[dict[int, float], dict[int, tuple[float, float]], set[int] | None]:
         """Fused score per candidate, each side's part of it, and the vector candidates
         kept (None: all). Only the first `ref`
@@ -325,7 +327,6 @@ class Recaller:
             # Min-max normalise against the top `ref` of each list, then a weighted sum
             # (absent, or below the ref-th score = 0).
             norm = self.opt("norm")
-            self._bm25_factor = 1.0
             for side, (w, ranked) in enumerate(((wb, bm), (wv, vec))):
                 if not ranked:
                     continue
@@ -335,15 +336,8 @@ class Recaller:
                 if norm == "minmax":
                     span = hi - lo
                     vals = (xs - lo) / span if span > 0 else np.ones_like(xs)
-                    c0 = float(self.opt("bm25_confidence"))
-                    if side == 0 and wv > 0 and mass and mass > 0 and hi > 0 and c0 > 0:
-                        # A top hit that covers less than c0 of what the query's words
-                        # could score (one light word of several) weighs less — against
-                        # the vector side, so not when BM25 is alone (a CJK query under the
-                        # language rule). In a tiny filtered set idf can go negative: then
-                        # there is nothing to say.
-                        self._bm25_factor = min(1.0, hi / mass / c0)
-                        vals = vals * self._bm25_factor
+                    if side == 0:
+                        vals = vals * bm_scale
                 else:
                     # By its own spread: a ranking whose top stands out weighs more.
                     sd = xs.std()
@@ -362,10 +356,24 @@ class Recaller:
                     parts[d][side] = w / (rk + rank)
         return {d: p[0] + p[1] for d, p in parts.items()}, {d: (p[0], p[1]) for d, p in parts.items()}, kept
 
+    def bm25_scale(self, bm: list[tuple[int, float]], mass: float, mode: str, wv: float) -> float:
+        """[recall] bm25_confidence: BM25's side in a min-max linear fusion is scaled by
+        min(1, top score / (c0 x the query's idf mass)), so a top hit that covers little
+        of what the query's words could score (one light word of several) weighs less
+        against meaning. 1.0 when there is no vector side to weigh against (a CJK query
+        under the language rule) or nothing to say (no hit; a negative idf in a tiny
+        filtered set)."""
+        c0 = float(self.opt("bm25_confidence"))
+        if (mode != "hybrid" or c0 <= 0 or wv <= 0 or not bm or mass <= 0 or bm[0][1] <= 0
+                or self.opt("fusion") != "linear" or self.opt("norm") != "minmax"):
+            return 1.0
+        return min(1.0, bm[0][1] / mass / c0)
+
     def _finish(self, snap: Snapshot, fused: dict[int, float], bm, vec, qv, terms, k: int, mode: str,
                 mmr: bool | None, explain: bool, now: float | None = None, ref: int = 100,
                 parts: dict[int, tuple[float, float]] | None = None, kept: set[int] | None = None,
-                boosts: dict[int, str] | None = None, lang_note: str | None = None) -> list[Hit]:
+                boosts: dict[int, str] | None = None, lang_note: str | None = None,
+                bm_scale: float = 1.0) -> list[Hit]:
         if not fused:
             return []
         bm_s, vec_s = dict(bm), dict(vec)
@@ -436,7 +444,7 @@ class Recaller:
                           "rank": bm_rank[d], "score": _round(bm_s[d]), "part": _round(part[0])},
                       "vector": None if d not in vec_rank else {
                           "rank": vec_rank[d], "similarity": _round(vec_s[d]), "part": _round(part[1])},
-                      "bm25_confidence": _round(self._bm25_factor) if mode == "hybrid" else None,
+                      "bm25_confidence": _round(bm_scale) if mode == "hybrid" else None,
                       "fused": _round(base), "recency_factor": _round(1.0 - rw + rw * rec),
                       "importance_factor": _round(imp_f), "final": _round(final),
                       "why": _why(mode, bm_rank.get(d), vec_rank.get(d), vec_s.get(d), ref, part,
