@@ -326,6 +326,21 @@ def k_stability(store, questions) -> str:
             f"{missed} missed at k=10 have evidence in the top 10 of k=200.\n")
 
 
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def by_category(res: dict, questions) -> str:
+    """R_any@10 / R_all@10 / MRR@10 of each ranking per LoCoMo question category."""
+    cat = np.array([q["category"] for q in questions])
+    lines = ["| ranking | " + " | ".join(f"{CATEGORIES[c]} (n={int((cat == c).sum())})" for c in CATEGORIES) + " |",
+             "|---|" + "---|" * len(CATEGORIES)]
+    for mode, r in res.items():
+        v = r["values"]
+        lines.append(f"| {mode} | " + " | ".join(
+            " / ".join(f"{v[m][cat == c].mean():.3f}" for m in SELECT) for c in CATEGORIES) + " |")
+    return "R_any@10 / R_all@10 / MRR@10 per category:\n\n" + "\n".join(lines) + "\n"
+
+
 def write_section(text: str) -> None:
     from _report import write_section as write
 
@@ -355,6 +370,8 @@ def main(argv=None) -> int:
     ap.add_argument("--write", action="store_true", help="Write the table into BENCHMARKS.md.")
     ap.add_argument("--rotation", choices=sorted(CHANGES), help="Run one change under the rotation protocol.")
     ap.add_argument("--k-stability", action="store_true", help="Count top 10s that move with k=200.")
+    ap.add_argument("--by-category", action="store_true",
+                    help="Also print R_any@10 / R_all@10 / MRR@10 per question category.")
     ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "gitmem-recall-cache"),
                     help="Folder for cached query vectors.")
     args = ap.parse_args(argv)
@@ -390,6 +407,8 @@ def main(argv=None) -> int:
     save()
     text = table(res, len(questions), timing, model)
     print(text)
+    if args.by_category:
+        print(by_category(res, questions))
     if args.write:
         write_section(text)
     if tmp:

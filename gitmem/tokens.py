@@ -2,7 +2,7 @@
 
 Words are maximal runs of Unicode letters and digits, lowercased (casefolded); English
 words are stemmed with the Snowball English (Porter2) stemmer, so "painted", "painting"
-and "paints" meet (BENCHMARKS.md, issue 13: BM25 R_any@10 on LoCoMo dev 0.640 -> 0.695,
+and "paints" meet (BENCHMARKS.md, issue 13: BM25 R_any@10 on LoCoMo dev 0.640 -> 0.697,
 gaining on every conversation). Text in CJK scripts has no
 spaces, so each run of CJK characters becomes overlapping character bigrams (a single
 character stays a unigram): "北京大学" -> 北京 京大 大学. A query tokenised the same
