@@ -24,7 +24,7 @@ from .errors import UsageError
 from .hits import Hit
 from .index import Index, Progress, Snapshot, index_home_problem
 from .model import id_time, parse_when
-from .tokens import tokenize
+from .tokens import CJK_CHAR, tokenize
 
 if TYPE_CHECKING:
     from .memories import Memories
@@ -662,10 +662,9 @@ def cjk_share(text: str) -> float:
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return 0.0
-    return sum(1 for c in letters if _CJK_CHAR.match(c)) / len(letters)
+    return sum(1 for c in letters if CJK_CHAR.match(c)) / len(letters)
 
 
-_CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002ebef]")
 
 
 def _why(mode: str, b: int | None, v: int | None, cos: float | None, ref: int,
@@ -745,7 +744,7 @@ def query_window(query: str, now: float) -> tuple[float, float, str] | None:
         except (ValueError, KeyError):
             continue
         return a.timestamp(), b.timestamp(), m[0]
-    return _zh_window(query, now) if _CJK_CHAR.search(query) else None
+    return _zh_window(query, now) if CJK_CHAR.search(query) else None
 
 
 # Chinese dates: 2023年5月9日 (or 号), 2023年5月, 5月9日 (the current year), 2023年, and

@@ -19,23 +19,16 @@ import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-# Han, Hiragana, Katakana, Hangul and CJK punctuation-free ranges.
-_CJK = (
-    "\u3040-\u30ff"  # Hiragana, Katakana
+# Han ideographs, then every CJK script (Han, Hiragana, Katakana, Hangul syllables).
+_HAN = (
     "\u3400-\u4dbf"  # CJK Extension A
     "\u4e00-\u9fff"  # CJK Unified Ideographs
-    "\uac00-\ud7af"  # Hangul syllables
     "\uf900-\ufaff"  # CJK Compatibility Ideographs
     "\U00020000-\U0002ebef"  # Extensions B-F
 )
-_HAN = (
-    "\u3400-\u4dbf"
-    "\u4e00-\u9fff"
-    "\uf900-\ufaff"
-    "\U00020000-\U0002ebef"
-)
+_CJK = "\u3040-\u30ff" + _HAN + "\uac00-\ud7af"  # + Hiragana, Katakana; Hangul syllables
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
-_CJK_RE = re.compile(rf"[{_CJK}]")
+CJK_CHAR = re.compile(rf"[{_CJK}]")  # one character of a CJK script
 _HAN_RE = re.compile(rf"[{_HAN}]")
 
 # Han characters not indexed alone (they still count inside bigrams): pronouns,
@@ -87,7 +80,7 @@ def tokenize(text: str, stopwords: bool = True) -> list[str]:
     out: list[str] = []
     for m in _TOKEN_RE.finditer(text):
         tok = m.group(0)
-        if _CJK_RE.match(tok):
+        if CJK_CHAR.match(tok):
             out.extend(cjk_tokens(tok))
             continue
         tok = tok.replace("’", "'")
@@ -119,5 +112,5 @@ def term_counts(text: str) -> Counter[str]:
 
 def count_tokens(text: str) -> int:
     """A rough LLM token estimate for budgets: ~4 chars per token, CJK ~1 per char."""
-    cjk = len(_CJK_RE.findall(text))
+    cjk = len(CJK_CHAR.findall(text))
     return cjk + (len(text) - cjk + 3) // 4
