@@ -1,5 +1,5 @@
 """Whole-process latency of the `gitmem` command line, as a new user runs it: a fresh
-process per command through the console script (`gitmem.launch:main`), with and
+process per command through the console script (`gitmem.frontends.launch:main`), with and
 without a warm `gitmem serve`, on a store of 10,000 (and 100,000) memories.
 
 Floors, measured in the same run: `python -c 'import click'` as a process (what any
@@ -75,9 +75,9 @@ def make_store(home: Path, env: dict[str, str], n: int) -> dict[str, float]:
 
 
 def console_script(dirpath: Path) -> Path:
-    """What `pip install` writes for [project.scripts] gitmem = "gitmem.launch:main"."""
+    """What `pip install` writes for [project.scripts] gitmem = "gitmem.frontends.launch:main"."""
     path = dirpath / "gitmem"
-    path.write_text(f"#!{sys.executable}\nimport sys\nfrom gitmem.launch import main\n"
+    path.write_text(f"#!{sys.executable}\nimport sys\nfrom gitmem.frontends.launch import main\n"
                     "if __name__ == '__main__':\n    sys.exit(main())\n")
     path.chmod(0o755)
     return path
@@ -102,7 +102,7 @@ def stats(walls: list[float]) -> dict[str, float]:
 
 
 def served_requests(home: Path) -> int:
-    from gitmem import serve_client
+    from gitmem.frontends.daemon import client as serve_client
 
     return int(serve_client.request(home, {"op": "status"})["requests"])
 
@@ -193,7 +193,7 @@ def main() -> None:
 
 def render(rows, a, embedder: str) -> str:
     ms = lambda s: f"{s * 1000:.0f}"  # noqa: E731
-    out = [f"Whole process, fresh per command, through the console script (`gitmem.launch:main`); "
+    out = [f"Whole process, fresh per command, through the console script (`gitmem.frontends.launch:main`); "
            f"embedder {embedder}; {os.cpu_count()} cores (shared); {a.runs} warm runs per row, "
            f"{a.cold_runs} in-process. ms unless said.", "",
            "| memories | floor: `python -c 'import click'` p50 / p95 | floor: `git rev-parse main` p50 | "

@@ -128,7 +128,7 @@ def spawn_and_kill(env: dict[str, str], args: list[str], delay: float | None,
     the kill lands inside the write). None: let it finish. Returns (exit code or None
     if killed, stdout, stderr, timing: spawn->lock first seen, kill time, whether the
     lock was held at the kill)."""
-    from gitmem.fsutil import is_locked
+    from gitmem.core.fsutil import is_locked
 
     info: dict = {"lock_at": None, "kill_at": None, "in_lock": False}
     t0 = time.perf_counter()

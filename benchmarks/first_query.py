@@ -77,7 +77,7 @@ class Store:
         return time.perf_counter() - t0, r
 
     def start_daemon(self) -> None:
-        from gitmem import serve_client
+        from gitmem.frontends.daemon import client as serve_client
 
         self.daemon = subprocess.Popen([sys.executable, "-m", "gitmem", "serve", "--idle-exit", "0"],
                                        env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

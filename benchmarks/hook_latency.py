@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from _report import pct  # noqa: E402
-from gitmem import hooks_install  # noqa: E402
+from gitmem.frontends import hooks_install  # noqa: E402
 
 MODEL_PATH = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -78,7 +78,7 @@ def run_hook(home: Path, env: dict[str, str], runs: int, budget: float) -> dict:
 
 
 def client_only(home: Path, env: dict[str, str], runs: int) -> dict:
-    code = ("import sys, time; t = time.perf_counter(); from gitmem import serve_client; "
+    code = ("import sys, time; t = time.perf_counter(); from gitmem.frontends.daemon import client as serve_client; "
             "h = serve_client.try_recall(sys.argv[1], sys.argv[2], 8); "
             "print(time.perf_counter() - t, h is not None)")
     walls, inner = [], []
@@ -109,7 +109,7 @@ def startup(env: dict[str, str], runs: int) -> dict:
     out = {}
     for name, args in (("python -c pass", ["-c", "pass"]),
                        ("python -m gitmem --version", ["-m", "gitmem", "--version"]),
-                       ("import gitmem.serve_client", ["-c", "import gitmem.serve_client"])):
+                       ("import gitmem.frontends.daemon.client", ["-c", "import gitmem.frontends.daemon.client"])):
         walls = []
         for _ in range(runs):
             t = time.perf_counter()
@@ -180,7 +180,7 @@ def render(rows, extra, a) -> str:
         out.append(f"| {label} | `gitmem serve` | {ms(warm['p50'])} | {ms(warm['p95'])} | {ms(warm['max'])} | "
                    f"{warm['recalled']}/{warm['runs']} |")
     out += ["", "Recall through the client alone (a fresh `python -c` that imports only "
-            "`gitmem.serve_client`), ms:", "", "| embedder | process p50 | process p95 | import + request p50 | `serve --detach` ready in |",
+            "`gitmem.frontends.daemon.client`), ms:", "", "| embedder | process p50 | process p95 | import + request p50 | `serve --detach` ready in |",
             "|---|---|---|---|---|"]
     for label, cold, warm, client, up in rows:
         out.append(f"| {label} | {ms(client['p50'])} | {ms(client['p95'])} | {client['inner_p50'] * 1000:.1f} | "

@@ -106,7 +106,7 @@ def worker(kind: str, n: int, home: str, seconds: float) -> None:
                 hits = store.recall(word, k=5, mode="bm25")
                 rec.update(ok=True, right=seeds[word] in [h.id for h in hits])
             elif kind == "serve-recall":
-                from gitmem import serve_client
+                from gitmem.frontends.daemon import client as serve_client
 
                 got = serve_client.recall(home, word, k=5, timeout=30.0, mode="bm25")
                 rec.update(ok=got is not None, err="" if got else "no answer from the daemon")
@@ -137,7 +137,7 @@ def run(home: Path, seconds: float, writers: int, readers: int, env: dict[str, s
     (home.parent / "seeds.json").write_text(json.dumps(seeds))
     serve = subprocess.Popen([sys.executable, "-m", "gitmem", "serve"], env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
-    from gitmem import serve_client
+    from gitmem.frontends.daemon import client as serve_client
 
     try:
         for _ in range(600):

@@ -119,7 +119,7 @@ def main() -> None:
         at_first, _ = timed(lambda: s2.recall(qs[1], k=k, at=at))
         first_info = dict(s2.last_recall["at"]["index"])
         at_rep = [timed(lambda q=q: s2.recall(q, k=k, at=at))[0] for q in qs]
-        from gitmem import timetravel
+        from gitmem.recall import timetravel
 
         timetravel._RESOLVED.clear()
         resolve_ms, asof = timed(lambda: timetravel.resolve(s2.memories, at, ["main"]))
@@ -136,7 +136,7 @@ def main() -> None:
         # What the embedded texts would cost with the real model.
         real_ms = None
         if MODEL_PATH.is_dir() and first_info.get("embedded"):
-            from gitmem.embed import FastEmbedder
+            from gitmem.index.embed import FastEmbedder
 
             fe = FastEmbedder("sentence-transformers/all-MiniLM-L6-v2", str(MODEL_PATH), local_files_only=True)
             fe.embed(["warm up"])

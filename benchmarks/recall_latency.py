@@ -121,8 +121,8 @@ def run(size: int, n_queries: int, model: str, sessions: bool = False) -> dict:
 def real_query_embedding(n: int = 100) -> tuple[float, float] | None:
     if not MODEL_PATH.is_dir():
         return None
-    from gitmem.config import load_config
-    from gitmem.embed import load_embedder
+    from gitmem.core.config import load_config
+    from gitmem.index.embed import load_embedder
 
     home = tempfile.mkdtemp(prefix="gitmem-lat-m-")
     cfg = load_config(home, env={},

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from gitmem import redact as now  # noqa: E402
+from gitmem.policy import redact as now  # noqa: E402
 
 # One unbroken 64 KB line (a pasted blob): the worst case for patterns that scan a run.
 BLOB = "".join("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[(i * 7919 + i // 61) % 62]
@@ -76,7 +76,7 @@ def load_ms(cache_dir: str, cold: bool) -> float:
     """Best of 7: a fresh process's first redact(), importing the module included. The
     gitmem package and the standard modules any gitmem command has loaded by then (json,
     hashlib, dataclasses, ...) are imported first, untimed, as for the old module."""
-    code = (f"{_PRELOAD}; t=time.perf_counter(); from gitmem import redact; redact.redact('x'); "
+    code = (f"{_PRELOAD}; t=time.perf_counter(); from gitmem.policy import redact; redact.redact('x'); "
             "print((time.perf_counter()-t)*1000)")
     runs = []
     for _ in range(7):

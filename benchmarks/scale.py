@@ -71,7 +71,7 @@ def one(n: int, real: bool, queries: int) -> dict:
         os.environ["GITMEM_EMBED_MODEL"] = "fake-384"
         os.environ.pop("GITMEM_EMBED_PATH", None)
     import gitmem
-    from gitmem import embed as embed_mod
+    from gitmem.index import embed as embed_mod
 
     corpus = texts(n)
     raw_bytes = sum(len(t.encode()) for t in corpus)

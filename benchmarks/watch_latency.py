@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 import gitmem  # noqa: E402
 from _report import pct, start_watcher  # noqa: E402
-from gitmem.watch import Watcher  # noqa: E402
+from gitmem.sync.watch import Watcher  # noqa: E402
 
 
 def measure(home: Path, interval: float, n: int) -> list[float]:

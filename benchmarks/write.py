@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import gitmem  # noqa: E402
-from gitmem import model  # noqa: E402
+from gitmem.core import model  # noqa: E402
 
 
 def git(git_dir: Path, *args: str, input: bytes | None = None) -> str:

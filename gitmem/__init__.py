@@ -7,27 +7,27 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from gitmem.core.version import __version__
 
-# Not `from typing import ...`: the `gitmem` entry point (gitmem/launch.py) imports this
+# Not `from typing import ...`: the `gitmem` entry point (gitmem/frontends/launch.py) imports this
 # package on every command, and typing costs it 5 ms.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .api import Store
+    from gitmem.api import Store
 
 
 def open(home: Any = None, **kw: Any) -> "Store":  # noqa: A001
     """Open the store at `home` (default $GITMEM_HOME, else ~/.gitmem)."""
-    from . import api
+    from gitmem import api
 
     return api.open(home, **kw)
 
 
 def init(home: Any = None, **kw: Any) -> "Store":
     """Create the store if needed and open it."""
-    from . import api
+    from gitmem import api
 
     return api.init(home, **kw)
 

@@ -1,4 +1,4 @@
-from .launch import main
+from gitmem.frontends.launch import main
 
 if __name__ == "__main__":
     main()

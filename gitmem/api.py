@@ -9,15 +9,17 @@ import datetime as dt
 import os
 from typing import Any, Callable, Iterable, Iterator
 
-from . import history, injection, model, transfer
-from . import scopes as scopes_mod
-from .config import Config, load_config
-from .errors import UsageError
-from .history import LogEntry
-from .memories import INTERNAL_TYPES, Memories, daily_path, key_path
-from .model import Memory
-from .store import GitStore, test_encrypt
-from .transfer import ImportResult, read_jsonl
+from gitmem.core import model
+from gitmem.core.config import Config, load_config
+from gitmem.core.errors import UsageError
+from gitmem.core.model import Memory
+from gitmem.memories import history, transfer
+from gitmem.memories import scopes as scopes_mod
+from gitmem.memories.history import LogEntry
+from gitmem.memories.service import INTERNAL_TYPES, Memories, daily_path, key_path
+from gitmem.memories.transfer import ImportResult, read_jsonl
+from gitmem.policy import injection
+from gitmem.store import GitStore, test_encrypt
 
 __all__ = ["ImportResult", "INTERNAL_TYPES", "LogEntry", "Store", "daily_path", "init", "key_path",
            "open", "read_jsonl"]
@@ -70,7 +72,7 @@ class Store:
         self._last_redactions: list[dict[str, Any]] = []
         if (self.home / "state" / "purge-pending.json").exists():
             # A forget killed after its history rewrite: finish its purge first.
-            from .forget import finish_interrupted
+            from gitmem.lifecycle.forget import finish_interrupted
 
             finish_interrupted(self.memories)
 
@@ -143,7 +145,7 @@ class Store:
         """Write one memory (or update the live one with the same key) as one commit.
         `link="REV[:PATH]"` attaches it to a commit of the code repo at cwd and notes
         the memory's id on that commit."""
-        from . import links as linking
+        from gitmem.agents import links as linking
 
         svc = self.memories
         scope = svc.scope_for_write(scope, cwd)
@@ -279,7 +281,7 @@ class Store:
         return out
 
     def status(self) -> dict[str, Any]:
-        from . import __version__
+        from gitmem.core.version import __version__
         st: dict[str, Any] = {
             "home": str(self.home), "version": __version__,
             "format": self.git.format_version(), "scopes": self.scopes(),
@@ -319,7 +321,7 @@ class Store:
                    scope: str | None = None, progress=None) -> dict[str, Any]:
         """Import an agent memory folder (openclaw, qwen, claude, markdown); progress as
         import_items."""
-        from .importers import import_dir
+        from gitmem.agents.importers import import_dir
 
         out = import_dir(self.memories, kind, directory, scope=scope, progress=progress)
         self._last_redactions = list(out["redacted"])
@@ -328,7 +330,7 @@ class Store:
     def export_dir(self, kind: str, directory: str | os.PathLike[str], *,
                    scope: str | None = None) -> dict[str, Any]:
         """Write a scope as an agent memory folder (openclaw: MEMORY.md + daily logs)."""
-        from .importers import export_openclaw
+        from gitmem.agents.importers import export_openclaw
 
         if kind != "openclaw":
             raise UsageError(f"cannot export to {kind!r}", hint="supported: openclaw")
@@ -339,7 +341,7 @@ class Store:
     def recaller(self):
         """The recall engine (index + embedder), created on first use."""
         if self._recall_engine is None:
-            from .recall import Recaller
+            from gitmem.recall.engine import Recaller
 
             self._recall_engine = Recaller(self.memories)
         return self._recall_engine
@@ -360,7 +362,7 @@ class Store:
         prompt hook, MCP search): scoring at least `[recall] prompt_min_score`, not
         quarantined, and scanning clean unless a person released exactly that text
         (gitmem.injection)."""
-        from .errors import GitmemError
+        from gitmem.core.errors import GitmemError
 
         floor = float(self.config.get("recall", "prompt_min_score"))
         out = []
@@ -411,71 +413,71 @@ class Store:
     def doctor(self, fix: bool = False) -> list[dict[str, Any]]:
         """Health checks (repository, malformed memories, index, locks, keys, remotes);
         `fix` repairs what is safe (index rebuild, stale git locks, permissions)."""
-        from . import doctor
+        from gitmem import doctor
 
         return doctor.run(self.memories, fix=fix)
 
     # ---- encryption -----------------------------------------------------------------
     def encryption(self) -> dict[str, Any]:
         """Whether the store is encrypted, its key's fingerprint and state."""
-        from . import encryption
+        from gitmem.encryption import manage as encryption
 
         return encryption.status(self.memories)
 
     def encrypt_enable(self, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
         """Encrypt this store: a new master key, its whole history rewritten sealed."""
-        from . import encryption
+        from gitmem.encryption import manage as encryption
 
         return encryption.enable(self.memories, progress)
 
     def key_export(self) -> str:
         """The master key as a key file's text (keep it secret)."""
-        from . import encryption
+        from gitmem.encryption import manage as encryption
 
         return encryption.export_key(self.memories)
 
     def key_import(self, text: str, source: str = "key file") -> dict[str, Any]:
         """Install a key made by `key_export` (refused when the store has another one)."""
-        from . import encryption
+        from gitmem.encryption import manage as encryption
 
         return encryption.import_key(self.memories, text, source)
 
     def key_rotate(self) -> dict[str, Any]:
         """A new master key; the keyring re-wrapped; the old key opens nothing here."""
-        from . import encryption
+        from gitmem.encryption import manage as encryption
 
         return encryption.rotate(self.memories)
 
     # ---- lifecycle ------------------------------------------------------------------
     def forget(self, ids: Iterable[str], reason: str | None = None, keep_history: bool = False) -> dict[str, Any]:
         """Remove memories (ids or keys); unless keep_history, purge their text from history."""
-        from .forget import forget
+        from gitmem.lifecycle.forget import forget
 
         return forget(self.memories, list(ids), reason=reason, keep_history=keep_history)
 
     def find(self, query: str, *, archived: bool = True) -> list[Memory]:
         """Live memories whose text, summary, key or tags contain every word of `query`
         (what `forget --query` acts on)."""
-        from .forget import find
+        from gitmem.lifecycle.forget import find
 
         return find(self.memories, query, archived=archived)
 
     def redact_text(self, text: str, reason: str | None = None) -> dict[str, Any]:
         """Purge a leaked string from every scope, its history and the index."""
-        from .forget import redact_text
+        from gitmem.lifecycle.forget import redact_text
 
         return redact_text(self.memories, text, reason=reason)
 
     def dream(self, scope: str | None = None, dry_run: bool = False, force: bool = False,
               now: float | None = None) -> dict[str, Any]:
-        """Consolidate a scope (default: every scope) as one commit each; see gitmem.dream."""
-        from .dream import dream
+        """Consolidate a scope (default: every scope) as one commit each; see gitmem.lifecycle.dream."""
+        from gitmem.lifecycle.dream import dream
 
         return dream(self.memories, scope=scope, dry_run=dry_run, force=force, now=now)
 
     def undream(self, scope: str | None = None) -> dict[str, Any]:
         """Revert the last dream commit of a scope with a new commit."""
-        from .dream import undream
+        from gitmem.lifecycle.dream import undream
 
         return undream(self.memories, scope=scope)
 
@@ -483,7 +485,7 @@ class Store:
     def record_receipt(self, kind: str, query: str | None, hits: Iterable[Any]) -> dict[str, Any] | None:
         """Record that these hits (recall Hits or dicts with id/scope[/commit/path]) were
         put in front of a model; see gitmem.receipts."""
-        from . import receipts
+        from gitmem.agents import receipts
 
         items = [h if isinstance(h, dict) else {"id": h.id, "scope": h.scope, "commit": h.commit,
                                                   "path": h.path} for h in hits]
@@ -492,7 +494,7 @@ class Store:
     def receipts(self, *, session: str | None = None, id: str | None = None,  # noqa: A002
                  since: str | None = None) -> list[dict[str, Any]]:
         """Receipts, oldest first: what the agent saw, and from which version."""
-        from . import receipts
+        from gitmem.agents import receipts
 
         return receipts.read(self.memories, session=session, mem_id=id, since=since)
 
@@ -512,7 +514,7 @@ class Store:
 
     def remotes(self) -> list[dict[str, Any]]:
         """Every remote with its URL, last sync and per-scope ahead/behind."""
-        from .remotes import remote_status
+        from gitmem.sync.remotes import remote_status
 
         return remote_status(self.memories)
 
@@ -520,7 +522,7 @@ class Store:
              dry_run: bool = False, progress: Any = None) -> dict[str, Any]:
         """Fetch, apply the redaction ledger, merge every scope, push (see gitmem.sync);
         `progress(line)` is told each step."""
-        from .sync import sync
+        from gitmem.sync.engine import sync
 
         out = sync(self.memories, remote, scopes=scopes, dry_run=dry_run, progress=progress)
         self._recall_engine = None  # scopes moved under the index: it catches up on next use
@@ -528,7 +530,7 @@ class Store:
 
     def set_private(self, scope: str, private: bool = True) -> dict[str, Any]:
         """A private scope never leaves this machine (not pushed, not merged)."""
-        from .remotes import set_private
+        from gitmem.sync.remotes import set_private
 
         listed = set_private(self.memories, scope, private)
         self._reloaded({})
@@ -536,14 +538,14 @@ class Store:
 
     def conflicts(self, *, scope: str | None = None) -> list[dict[str, Any]]:
         """Conflict copies a sync kept, per memory."""
-        from .conflicts import list_conflicts
+        from gitmem.sync.conflicts import list_conflicts
 
         chosen = [model.check_scope(scope)] if scope else list(self.git.scopes())
         return list_conflicts(self.memories, chosen)
 
     def resolve(self, ref: str, keep: str = "current", *, scope: str | None = None) -> dict[str, Any]:
         """Settle a conflict as one commit: keep "current", "other" (the copy), or TEXT."""
-        from .conflicts import resolve
+        from gitmem.sync.conflicts import resolve
 
         return resolve(self.memories, ref, keep, scope=scope)
 
@@ -552,7 +554,7 @@ class Store:
                 budget: int | None = None, cwd: str | None = None, at: str | None = None) -> dict[str, Any]:
         """The session-start bundle as data (render with context.render_context);
         `at` (a revision or date): the bundle as of then (see gitmem.timetravel)."""
-        from .context import context
+        from gitmem.agents.context import context
 
         return context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd, at=at)
 
@@ -560,7 +562,7 @@ class Store:
                 scope: str | None = None, roles: Iterable[str] = ("user",), cwd: str | None = None,
                 dry_run: bool = False) -> dict[str, Any]:
         """Keep durable statements of a transcript from the session's cursor on."""
-        from .extract import extract
+        from gitmem.agents.extract import extract
 
         return extract(self.memories, transcript, session=session, scope=scope, roles=roles, cwd=cwd,
                        dry_run=dry_run)
@@ -569,7 +571,7 @@ class Store:
               session: str | None = None, scope: str | None = None,
               cwd: str | None = None) -> dict[str, Any]:
         """Extract the rest of a transcript and store sessions/<date>-<session>.md."""
-        from .extract import flush
+        from gitmem.agents.extract import flush
 
         return flush(self.memories, transcript, summary=summary, session=session, scope=scope, cwd=cwd)
 
@@ -579,7 +581,7 @@ class Store:
         """Yield a watch.Event per new commit on the watched scopes, polling every interval.
         With `remote`, fetch it every interval and watch its tracking refs instead;
         `on_fetch(error | None)` hears when fetching starts failing and when it works again."""
-        from .watch import Watcher
+        from gitmem.sync.watch import Watcher
 
         if not interval > 0:
             raise UsageError("interval must be positive", hint="e.g. --interval 0.5")
@@ -591,19 +593,19 @@ class Store:
                 from_start: bool = False, peek: bool = False, remote: str | None = None) -> list[Any]:
         """Events since the named cursor (which then moves); with `remote`, that remote's
         tracking refs too, as the last fetch left them. See watch.changes."""
-        from .watch import changes
+        from gitmem.sync.watch import changes
 
         return changes(self.memories, cursor, scopes=scopes, session=session, from_start=from_start,
                        peek=peek, remote=remote)
 
     def link(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """Link the code repo at path (default cwd) to its project scope."""
-        from .links import link
+        from gitmem.agents.links import link
 
         return self._reloaded(link(self.memories, path))
 
     def unlink(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        from .links import unlink
+        from gitmem.agents.links import unlink
 
         return self._reloaded(unlink(self.memories, path))
 
@@ -616,7 +618,7 @@ class Store:
 
     def why(self, spec: str, cwd: str | os.PathLike[str] | None = None) -> list[Any]:
         """Memories linked to the commits that wrote FILE[:LINE[-LINE]]."""
-        from .links import why
+        from gitmem.agents.links import why
 
         return why(self.memories, spec, cwd)
 

@@ -17,10 +17,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import encryption, model
-from .errors import GitmemError, MalformedMemory
-from .memories import Memories
-from .remotes import remote_status
+from gitmem.core import model
+from gitmem.core.errors import GitmemError, MalformedMemory
+from gitmem.encryption import manage as encryption
+from gitmem.memories.service import Memories
+from gitmem.sync.remotes import remote_status
 
 LOCK_AGE = 60.0
 
@@ -59,7 +60,7 @@ def check_memories(svc: Memories) -> dict[str, Any]:
 
 
 def check_index(svc: Memories, malformed: int = 0) -> dict[str, Any]:
-    from .recall import Recaller
+    from gitmem.recall.engine import Recaller
 
     rec = Recaller(svc)
     try:
@@ -162,7 +163,7 @@ def _safe(check, svc: Memories, done: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _repair(svc: Memories, c: dict[str, Any]) -> None:
     if c["check"] == "index":
-        from .recall import Recaller
+        from gitmem.recall.engine import Recaller
 
         rec = Recaller(svc)
         try:

@@ -143,7 +143,7 @@ def wait_for(pred, timeout: float = 30.0, step: float = 0.05) -> bool:
 
 def start_daemon(home, *extra: str) -> subprocess.Popen:
     """`gitmem serve` for `home`, up and answering pings (the test fails otherwise)."""
-    from gitmem import serve_client
+    from gitmem.frontends.daemon import client as serve_client
 
     proc = subprocess.Popen([sys.executable, "-m", "gitmem", "serve", *extra], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "GITMEM_HOME": str(home)})
@@ -186,6 +186,6 @@ def daemon(filled, gm_home):
 
 def daemon_requests(home) -> int:
     """Requests the daemon of `home` has answered (this status request included)."""
-    from gitmem import serve_client
+    from gitmem.frontends.daemon import client as serve_client
 
     return serve_client.request(home, {"op": "status"})["requests"]

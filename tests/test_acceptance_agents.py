@@ -151,7 +151,7 @@ def test_two_sessions_share_memory_through_hooks(store, tmp_path):
 @pytest.mark.model
 def test_prompt_hook_recalls_a_paraphrase_with_the_real_model(real_model, store, tmp_path):
     """With a model, recall before a prompt finds a decision that shares no word with it."""
-    from gitmem import hookrun
+    from gitmem.frontends import hookrun
 
     t = tmp_path / "a.jsonl"
     t.write_text(json.dumps({"type": "user", "message": {"role": "user", "content":

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gitmem.config import DEFAULTS, ENV_VARS, SCHEMA, Config, load_config, write_config_value
-from gitmem.errors import UsageError
+from gitmem.core.config import DEFAULTS, ENV_VARS, SCHEMA, Config, load_config, write_config_value
+from gitmem.core.errors import UsageError
 
 PKG = Path(__file__).resolve().parent.parent / "gitmem"
 
@@ -317,7 +317,7 @@ def test_no_feature_module_keeps_a_second_copy_of_the_defaults():
 
 
 def test_status_with_an_unknown_section_exits_2(store):
-    from gitmem.cli import cli
+    from gitmem.frontends.cli import cli
 
     write(store.home, "[recal]\nw_bm25 = 1\n")
     res = CliRunner().invoke(cli, ["status", "--json"])
@@ -326,14 +326,14 @@ def test_status_with_an_unknown_section_exits_2(store):
 
 
 def test_bad_environment_value_exits_2(store):
-    from gitmem.cli import cli
+    from gitmem.frontends.cli import cli
 
     res = CliRunner().invoke(cli, ["list"], env={"GITMEM_FSYNC": "maybe"})
     assert res.exit_code == 2 and res.stderr.startswith('error: GITMEM_FSYNC="maybe"')
 
 
 def test_a_bad_config_stops_a_write_before_it_happens(store):
-    from gitmem.cli import cli
+    from gitmem.frontends.cli import cli
 
     write(store.home, "[store]\nmax_text_bytes = -1\n")
     res = CliRunner().invoke(cli, ["remember", "x"])

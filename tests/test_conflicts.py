@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import gitmem
-from gitmem.errors import NotFound
+from gitmem.core.errors import NotFound
 
 from conftest import git
 

@@ -6,7 +6,7 @@ import pytest
 import datetime as dt
 import json
 
-from gitmem.context import context, render_context
+from gitmem.agents.context import context, render_context
 
 from conftest import run_cli
 
@@ -50,9 +50,9 @@ def test_context_reads_memory_md_and_cli_json(store, gm_home):
 
 
 def test_a_budget_caps_the_whole_output_and_the_hint_stays_readable(store):
-    from gitmem.context import render_context
-    from gitmem.errors import UsageError
-    from gitmem.tokens import count_tokens
+    from gitmem.agents.context import render_context
+    from gitmem.core.errors import UsageError
+    from gitmem.core.tokens import count_tokens
 
     for i in range(20):
         store.remember(f"we tag release notes with <topic> markers, rule {i}, checked by the team")

@@ -119,7 +119,7 @@ def test_a_forget_killed_after_its_rewrite_is_finished_by_the_next_open(store, m
 
 
 def test_a_forget_refused_before_its_rewrite_leaves_no_marker(store, monkeypatch):
-    from gitmem.errors import ConflictError
+    from gitmem.core.errors import ConflictError
     from gitmem.store import GitStore
 
     victim = store.remember("short lived note wq9")

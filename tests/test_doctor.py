@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gitmem
-from gitmem import model
-from gitmem.errors import GitmemError, MalformedMemory
+from gitmem.core import model
+from gitmem.core.errors import GitmemError, MalformedMemory
 
 from conftest import encode_blob, git, run_cli
 

@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 
 import gitmem
 from conftest import run_cli
-from gitmem import access, model
-from gitmem.consolidate import facts, render_memory_md, same_facts
-from gitmem.fsutil import pid_lock
-from gitmem.errors import ConflictError, NotFound
-from gitmem.model import Memory
+from gitmem.policy import access
+from gitmem.core import model
+from gitmem.lifecycle.consolidate import facts, render_memory_md, same_facts
+from gitmem.core.fsutil import pid_lock
+from gitmem.core.errors import ConflictError, NotFound
+from gitmem.core.model import Memory
 
 DAY = 86400.0
 
@@ -312,7 +313,7 @@ def test_undream_keeps_an_archived_memory_updated_since(store):
 
 
 def test_numbers_come_from_config(dream_store, gm_home):
-    from gitmem.config import write_config_value
+    from gitmem.core.config import write_config_value
 
     store, ids = dream_store
     write_config_value(gm_home, "dream", "near_threshold", {"fake-64": 0.99})
@@ -339,8 +340,8 @@ def test_duplicates_with_different_keys_stay_apart(store):
 
 
 def test_get_embedder_gives_the_model_id_or_nothing(store, monkeypatch):
-    from gitmem.config import load_config
-    from gitmem.embed import get_embedder
+    from gitmem.core.config import load_config
+    from gitmem.index.embed import get_embedder
 
     emb, model_id = get_embedder(store.config)
     assert emb is not None and model_id == emb.model_id == "fake-64"

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gitmem
-from gitmem.errors import CorruptObject, RemoteError, UsageError
+from gitmem.core.errors import CorruptObject, RemoteError, UsageError
 from gitmem.store import crypto
 
 from conftest import git, raw_forms, run_cli

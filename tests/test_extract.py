@@ -64,7 +64,7 @@ def test_extract_quarantines_and_redacts(store, tmp_path):
 
 
 def test_extract_routes_project_statements_to_the_linked_scope(store, tmp_path):
-    from gitmem.config import write_config_value
+    from gitmem.core.config import write_config_value
 
     code = tmp_path / "code"
     code.mkdir()

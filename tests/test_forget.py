@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import git, raw_forms, run_cli
-from gitmem import access, ledger
-from gitmem.errors import ConflictError, NotFound, UsageError
+from gitmem.policy import access
+from gitmem.memories import ledger
+from gitmem.core.errors import ConflictError, NotFound, UsageError
 
 SECRETS = ("vault combination", "very secret", "vault-combo", "please rotate")
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from gitmem import hookrun
+from gitmem.frontends import hookrun
 
 from conftest import run_cli
 
@@ -64,7 +64,7 @@ def test_with_deadline():
 
 
 def test_cli_import_stays_light():
-    code = ("import sys, gitmem.cli, gitmem.commands.agents, gitmem.hookrun, gitmem.hooks_install;"
+    code = ("import sys, gitmem.frontends.cli, gitmem.frontends.commands.agents, gitmem.frontends.hookrun, gitmem.frontends.hooks_install;"
             "bad=[m for m in ('duckdb','fastembed','onnxruntime','jinja2') if m in sys.modules];"
             "print(bad)")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -104,7 +104,7 @@ def _bare(tmp_path, name: str = "remote.git") -> str:
 
 def _home(tmp_path, name: str, url: str | None, sync: bool = True):
     import gitmem
-    from gitmem.config import write_config_value
+    from gitmem.core.config import write_config_value
 
     s = gitmem.init(tmp_path / name)
     if url:

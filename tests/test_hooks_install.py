@@ -9,8 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from gitmem import hooks_install
-from gitmem.hookrun import AGENT_EVENTS
+from gitmem.frontends import hooks_install
+from gitmem.frontends.hookrun import AGENT_EVENTS
 
 from conftest import git, run_cli
 

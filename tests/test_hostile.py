@@ -19,9 +19,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gitmem.cli import cli
-from gitmem.tokens import count_tokens, term_counts, tokenize
-from gitmem.transcripts import Turn, read_turns
+from gitmem.frontends.cli import cli
+from gitmem.core.tokens import count_tokens, term_counts, tokenize
+from gitmem.agents.transcripts import Turn, read_turns
 
 # Documented exit codes (gitmem/errors.py): 70 is a bug and never allowed here.
 EXIT_CODES = {0, 1, 2, 3, 4, 5, 6, 7, 8}
@@ -132,7 +132,7 @@ def test_sensible_empty_answers(seeded):
 
 
 def test_api_recall_arguments(seeded):
-    from gitmem.errors import UsageError
+    from gitmem.core.errors import UsageError
 
     for k in (0, -1):
         with pytest.raises(UsageError):

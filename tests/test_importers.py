@@ -231,7 +231,7 @@ def test_oversize_file_is_split_not_refused(store, tmp_path, monkeypatch):
     assert "".join(m.text for m in parts) == "".join(lines)
     assert res["commits"] and len(res["commits"]) == 1  # still one commit for the dated file
     out = tmp_path / "out"
-    from gitmem.importers import export_openclaw
+    from gitmem.agents.importers import export_openclaw
 
     export_openclaw(small.memories, out)
     assert (out / "memory" / "2024-06-01.md").read_text() == "".join(lines)
@@ -244,7 +244,7 @@ _line = st.one_of(st.just("## Heading\n"), st.just("## Heading\n"), st.just("```
 @settings(max_examples=300, deadline=None)
 def test_sections_keep_every_line_once(lines):
     """Splitting MEMORY.md at `## ` loses no content and keys stay unique."""
-    from gitmem.importers import _sections
+    from gitmem.agents.importers import _sections
 
     text = "".join(lines)
     secs = _sections(text)

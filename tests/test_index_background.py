@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 import gitmem
-from gitmem import serve_client
+from gitmem.frontends.daemon import client as serve_client
 
 from conftest import run_cli, start_daemon, stop_daemon, wait_for
 
@@ -149,7 +149,7 @@ def _search(server, query: str) -> dict:
 
 
 def test_mcp_search_answers_by_words_with_a_note_while_vectors_are_pending(store):
-    from gitmem.mcp import build_server
+    from gitmem.frontends.mcp import build_server
 
     store.remember("The deploy window is Tuesday afternoon")
     store.recall("deploy", record=False)
@@ -167,8 +167,8 @@ def test_mcp_search_answers_by_words_with_a_note_while_vectors_are_pending(store
 
 
 def test_mcp_search_timeout_is_configurable(store):
-    from gitmem.config import write_config_value
-    from gitmem.mcp import build_server
+    from gitmem.core.config import write_config_value
+    from gitmem.frontends.mcp import build_server
 
     store.remember("The deploy window is Tuesday afternoon")
     store.recall("deploy", record=False)
@@ -180,7 +180,7 @@ def test_mcp_search_timeout_is_configurable(store):
 
 
 def test_mcp_search_through_the_daemon_gets_the_note_and_leaves_the_work_to_it(daemon, gm_home, tmp_path):
-    from gitmem.mcp import build_server
+    from gitmem.frontends.mcp import build_server
 
     r = run_cli("import", "--jsonl", str(_jsonl(tmp_path, "f", N, "grebe")), "--no-index")
     assert r.returncode == 0, r.stderr
@@ -193,7 +193,7 @@ def test_mcp_search_through_the_daemon_gets_the_note_and_leaves_the_work_to_it(d
 
 
 def test_the_prompt_hook_answers_by_words_and_leaves_the_vectors_to_the_background(store, monkeypatch):
-    from gitmem import hookrun
+    from gitmem.frontends import hookrun
 
     store.remember("The deploy window is Tuesday afternoon")
     store.recall("deploy", record=False)

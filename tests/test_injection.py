@@ -15,9 +15,10 @@ import anyio
 import pytest
 
 from conftest import decode_blob, encode_blob, git, run_cli
-from gitmem import hookrun, injection
-from gitmem.context import context, render_context
-from gitmem.render import render_prompt
+from gitmem.frontends import hookrun
+from gitmem.policy import injection
+from gitmem.agents.context import context, render_context
+from gitmem.recall.render import render_prompt
 from test_transcripts import claude_line
 
 NOTES = Path(__file__).parent / "data" / "ordinary_notes.txt"
@@ -102,7 +103,7 @@ def _plant(store, tmp_path: Path) -> dict[str, list[int]]:
     jl.write_text("".join(json.dumps({"text": CANARIES[i], "type": "fact"}) + "\n" for i in paths["import"]))
     res = run_cli("import", "--jsonl", str(jl))
     assert res.returncode == 0, res.stderr
-    from gitmem.mcp import build_server
+    from gitmem.frontends.mcp import build_server
 
     server = build_server(store)
 
@@ -130,7 +131,7 @@ def _outputs(store, query: str) -> dict[str, str]:
     out["recall-prompt"] = render_prompt(store.injectable(store.recall(query, k=10)), 100_000, query=query)
     res = hookrun.run("prompt", {"prompt": query, "session_id": "hook-s"}, home=str(store.home), use_daemon=False)
     out["hook"] = res.stdout
-    from gitmem.mcp import build_server
+    from gitmem.frontends.mcp import build_server
 
     server = build_server(store)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gitmem import ledger
-from gitmem.errors import ConflictError
+from gitmem.memories import ledger
+from gitmem.core.errors import ConflictError
 
 
 def _record(n: int, ids: list[str]) -> dict:

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import git, run_cli
-from gitmem.model import check_scope
-from gitmem.links import normalise_url, parse_spec, project_key, public_url
+from gitmem.core.model import check_scope
+from gitmem.agents.links import normalise_url, parse_spec, project_key, public_url
 
 
 @pytest.fixture

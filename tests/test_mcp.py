@@ -119,7 +119,7 @@ def test_mcp_allow_redact_purges_history(gm_home):
 
 
 def test_importing_cli_does_not_import_mcp():
-    code = "import sys, gitmem.cli; print('mcp' in sys.modules)"
+    code = "import sys, gitmem.frontends.cli; print('mcp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False"
 

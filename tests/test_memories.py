@@ -6,7 +6,7 @@ import sys
 import pytest
 
 import gitmem
-from gitmem.errors import ImportFormatError, NotFound, UsageError
+from gitmem.core.errors import ImportFormatError, NotFound, UsageError
 
 from conftest import git, raw_forms
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from gitmem import model
-from gitmem.merge import conflict_path, merge_scope, union_lines
+from gitmem.core import model
+from gitmem.sync.merge import conflict_path, merge_scope, union_lines
 
 LINES = st.lists(st.text(alphabet="abcdef ", min_size=1, max_size=6).map(lambda s: "- " + s), max_size=8)
 

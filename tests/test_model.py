@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem import model
-from gitmem.errors import UsageError
+from gitmem.core import model
+from gitmem.core.errors import UsageError
 
 tag = st.text(alphabet=string.ascii_letters + string.digits + "-_:.éü中", min_size=1, max_size=20)
 any_text = st.text(min_size=1).filter(lambda t: t.strip() and "\x00" not in t)

@@ -60,11 +60,11 @@ def test_wheel_contains_every_package_templates_and_hooks(tmp_path):
         for module in folder.glob("*.py"):
             assert f"{pkg.replace('.', '/')}/{module.name}" in names, module
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "gitmem = gitmem.launch:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "gitmem = gitmem.frontends.launch:main" in zipfile.ZipFile(wheel).read(entry).decode()
 
 
 def test_copy_leaves_out_what_the_build_does_not_need(tmp_path):
     src = _copy_checkout(tmp_path)
-    assert (src / "pyproject.toml").is_file() and (src / "gitmem" / "cli.py").is_file()
+    assert (src / "pyproject.toml").is_file() and (src / "gitmem" / "frontends" / "cli.py").is_file()
     assert not (src / ".git").exists() and not (src / ".venv").exists()
     assert not list(src.rglob("__pycache__")) and not list(src.glob("*.egg-info"))

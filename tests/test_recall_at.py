@@ -9,7 +9,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gitmem.errors import NotFound, UsageError
+from gitmem.core.errors import NotFound, UsageError
 
 from conftest import daemon_requests, run_cli, start_daemon, stop_daemon
 
@@ -99,7 +99,7 @@ def test_recall_at_a_revision_reads_its_scope_there_and_forgotten_stays_out(stor
 
 
 def test_recall_at_embeds_a_past_version_once(store, history, gm_home, monkeypatch):
-    from gitmem import embed
+    from gitmem.index import embed
 
     seen: list[str] = []
     real = embed.FakeEmbedder.embed
@@ -169,7 +169,7 @@ def test_cli_recall_at_matches_the_api(store, history):
 def _cli(store, *args: str):
     from click.testing import CliRunner
 
-    from gitmem.cli import cli
+    from gitmem.frontends.cli import cli
 
     return CliRunner().invoke(cli, ["--home", str(store.home), *args])
 

@@ -3,7 +3,7 @@
 import pytest
 
 import gitmem
-from gitmem.tokens import tokenize
+from gitmem.core.tokens import tokenize
 
 pytestmark = pytest.mark.model
 

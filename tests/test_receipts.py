@@ -7,8 +7,9 @@ import re
 from click.testing import CliRunner
 
 import gitmem
-from gitmem import hookrun, receipts
-from gitmem.cli import cli
+from gitmem.frontends import hookrun
+from gitmem.agents import receipts
+from gitmem.frontends.cli import cli
 
 ID = re.compile(r"\b([0-9a-z]{13})\b")
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitmem.redact import redact
+from gitmem.policy.redact import redact
 
 SECRETS = [
     ("AKIAIOSFODNN7EXAMPLE", "aws-access-key"),

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import redact as R
+from gitmem.policy import redact as R
 from known_tokens import KNOWN
 
 with warnings.catch_warnings():
@@ -275,7 +275,7 @@ def test_long_lines_are_scanned_in_overlapping_windows(at):
 
 
 def test_a_missing_library_is_an_error_with_a_hint(monkeypatch):
-    from gitmem.errors import GitmemError
+    from gitmem.core.errors import GitmemError
 
     monkeypatch.setattr(R, "LIBRARY", "no_such_detect_secrets_pkg")
     with pytest.raises(GitmemError) as e:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gitmem.config import Config
-from gitmem.errors import UsageError
-from gitmem.scopes import linked_scope, lookup_order, read_scopes, session_scopes, write_scope
+from gitmem.core.config import Config
+from gitmem.core.errors import UsageError
+from gitmem.memories.scopes import linked_scope, lookup_order, read_scopes, session_scopes, write_scope
 
 
 def cfg(tmp_path, links=None, default="main"):

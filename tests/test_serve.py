@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from gitmem import hookrun, hooks_install, serve_client
+from gitmem.frontends import hookrun, hooks_install
+from gitmem.frontends.daemon import client as serve_client
 
 from conftest import daemon_requests, run_cli, start_daemon, stop_daemon, wait_for
 
@@ -130,7 +131,7 @@ def test_the_prompt_hook_uses_the_daemon(daemon, gm_home):
                          input=json.dumps(payload), capture_output=True, text=True)
     assert "Tuesdays" in res.stdout
     loaded = {ln.split("|")[-1].strip() for ln in res.stderr.splitlines() if ln.startswith("import time:")}
-    assert "gitmem.hookrun" in loaded and not loaded & {"numpy", "duckdb", "pygit2", "gitmem.api", "jinja2"}
+    assert "gitmem.frontends.hookrun" in loaded and not loaded & {"numpy", "duckdb", "pygit2", "gitmem.api", "jinja2"}
 
 
 @pytest.mark.slow
@@ -198,7 +199,7 @@ def test_a_bad_request_gets_an_error_not_a_dead_daemon(daemon, gm_home):
 
 
 def test_the_client_imports_no_heavy_modules():
-    code = ("import sys, gitmem.serve_client; "
+    code = ("import sys, gitmem.frontends.daemon.client; "
             "print(sorted(m for m in ('numpy', 'duckdb', 'fastembed', 'onnxruntime', 'pygit2') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]", out.stderr
@@ -214,7 +215,7 @@ def test_concurrent_clients_get_the_same_answers(daemon, gm_home):
 
 
 def test_linked_project_by_the_clients_cwd_and_config_changes(filled, daemon, gm_home, tmp_path):
-    from gitmem.config import write_config_value
+    from gitmem.core.config import write_config_value
 
     filled.remember("The widget repo builds with meson, not make.", scope="project/widget")
     repo = tmp_path / "widget"

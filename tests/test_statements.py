@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gitmem.statements import classify, statements_from_turns
-from gitmem.transcripts import read_turns
+from gitmem.agents.statements import classify, statements_from_turns
+from gitmem.agents.transcripts import read_turns
 
 
 @pytest.mark.parametrize("text,typ", [

@@ -7,12 +7,12 @@ import subprocess
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gitmem.errors import ConflictError, CorruptObject, UsageError
+from gitmem.core.errors import ConflictError, CorruptObject, UsageError
 from gitmem.store import Draft, GitStore, Keep, signature
 from gitmem.store.codec import IDENTITY, Reversed, select_codec
 from gitmem.store.pack import OBJ_BLOB, object_id, parse_tree, tree_bytes
 from gitmem.store.rewrite import rewrite, rewrite_roots
-from gitmem.trailers import format_message, parse_trailers
+from gitmem.core.trailers import format_message, parse_trailers
 
 from conftest import decode_blob, git, raw_forms
 

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 import gitmem
-from gitmem.cli import cli
-from gitmem.errors import ConflictError, RemoteError
+from gitmem.frontends.cli import cli
+from gitmem.core.errors import ConflictError, RemoteError
 
 from conftest import encode_blob, git, raw_forms
 

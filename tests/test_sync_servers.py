@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 import gitmem
-from gitmem.cli import cli
+from gitmem.frontends.cli import cli
 
 from conftest import git
 

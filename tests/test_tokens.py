@@ -3,7 +3,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitmem.tokens import CJK_STOP_CHARS, MAX_TOKEN_LEN, count_tokens, tokenize
+from gitmem.core.tokens import CJK_STOP_CHARS, MAX_TOKEN_LEN, count_tokens, tokenize
 
 HAN = st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from gitmem.trailers import format_message, parse_trailers, split_message
+from gitmem.core.trailers import format_message, parse_trailers, split_message
 
 KEYS = st.sampled_from(["Gitmem-Op", "Gitmem-Id", "Gitmem-Scope", "Gitmem-Session", "Gitmem-Reason"])
 VALUES = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=30) \

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from gitmem.transcripts import read_turns
+from gitmem.agents.transcripts import read_turns
 
 
 def claude_line(role: str, content) -> str:

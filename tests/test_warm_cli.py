@@ -1,4 +1,4 @@
-"""The warm CLI path (gitmem/launch.py): with `gitmem serve` running, the commands it
+"""The warm CLI path (gitmem/frontends/launch.py): with `gitmem serve` running, the commands it
 serves run in the daemon on the client's descriptors, directory and environment, and
 print exactly what they print in-process. Every comparison runs the same command line
 twice against the same store, once through the daemon and once with GITMEM_NO_DAEMON=1
@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from gitmem import serve_client
+from gitmem.frontends.daemon import client as serve_client
 
 from conftest import daemon_requests, wait_for
 
@@ -55,7 +55,7 @@ def filled(store):
 def both(home, *args, input=None, env=None, cwd=None, stdin_tty=False):
     """(warm, cold) CompletedProcess of the same command line; asserts the warm one was
     run by the daemon (one request besides our own status calls) and the cold one not."""
-    from gitmem.access import log_path
+    from gitmem.policy.access import log_path
 
     log = log_path(home)
     start = log.read_bytes() if log.exists() else b""
@@ -245,7 +245,7 @@ def test_the_clients_session_agent_cwd_and_relative_home(filled, daemon, gm_home
     filled.remember("The widget repo builds with meson, not make.", scope="project/widget", created=OLD.format(9))
     repo = tmp_path / "widget"
     repo.mkdir()
-    from gitmem.config import write_config_value
+    from gitmem.core.config import write_config_value
 
     write_config_value(gm_home, "links", str(repo.resolve()), "project/widget")
     res = same(gm_home, "recall", "meson", "--json", cwd=str(repo))
@@ -276,9 +276,9 @@ def test_another_configuration_runs_in_process(filled, daemon, gm_home):
 
 
 def test_the_client_path_imports_the_standard_library_only(filled, daemon, gm_home):
-    code = ("import sys; from gitmem import launch; code = launch.try_warm(['list', '--json']); "
+    code = ("import sys; from gitmem.frontends import launch; code = launch.try_warm(['list', '--json']); "
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'pygit2', 'duckdb', 'numpy', "
-            "'yaml', 'fastembed', 'jinja2') or m in ('gitmem.api', 'gitmem.cli', 'gitmem.serve_client')); "
+            "'yaml', 'fastembed', 'jinja2') or m in ('gitmem.api', 'gitmem.frontends.cli', 'gitmem.frontends.daemon.client')); "
             "sys.stderr.write(repr((code, heavy)))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.stderr == "(0, [])"
@@ -286,7 +286,7 @@ def test_the_client_path_imports_the_standard_library_only(filled, daemon, gm_ho
 
 
 def test_autostart_starts_a_daemon_for_the_next_call(filled, gm_home):
-    from gitmem.config import write_config_value
+    from gitmem.core.config import write_config_value
 
     write_config_value(gm_home, "serve", "autostart", True)
     write_config_value(gm_home, "serve", "idle_exit", 60)
@@ -334,7 +334,7 @@ def test_the_daemon_does_not_keep_a_finished_commands_streams():
 
     import click
 
-    from gitmem.serve import _click_forget, _stdio
+    from gitmem.frontends.daemon.server import _click_forget, _stdio
 
     r, w = os.pipe()
     os.close(r)
@@ -356,7 +356,7 @@ def test_the_daemon_does_not_keep_a_finished_commands_streams():
 def test_a_hooks_index_catch_up_is_done_by_the_daemon(filled, daemon, gm_home, monkeypatch):
     """After a stop hook wrote, the index catch-up goes to the running daemon (its model
     is loaded) instead of a detached process loading another copy."""
-    from gitmem import hookrun
+    from gitmem.frontends import hookrun
 
     same(gm_home, "recall", "deploy", "--json")  # the index is fresh now
     filled.remember("Eta: written by a hook's extract.", created=OLD.format(7))

@@ -11,7 +11,7 @@ import sys
 import time
 
 from conftest import run_cli
-from gitmem.watch import Watcher
+from gitmem.sync.watch import Watcher
 
 
 def _spawn_watch(*args: str) -> subprocess.Popen:
@@ -330,7 +330,7 @@ def test_changes_cursor_follows_tracking_refs(tmp_path):
     from click.testing import CliRunner
 
     from conftest import git
-    from gitmem.cli import cli
+    from gitmem.frontends.cli import cli
 
     url = _bare(tmp_path)
     a, b = _home(tmp_path, "a", url), _home(tmp_path, "b", url)

@@ -7,11 +7,11 @@ import time
 
 import pytest
 
-from gitmem import model
-from gitmem.config import Config
-from gitmem.model import Memory
-from gitmem.config import DEFAULTS
-from gitmem.weight import last_active, weight
+from gitmem.core import model
+from gitmem.core.config import Config
+from gitmem.core.model import Memory
+from gitmem.core.config import DEFAULTS
+from gitmem.policy.weight import last_active, weight
 
 DAY = 86400.0
 

@@ -14,20 +14,29 @@ other open ("Could not set lock on file"); read-only opens share. So:
   swaps it in with os.replace, so readers never see half an index;
 - git writes never touch this file or its lock.
 
-The only package that imports duckdb. It reads git only through the object layer's
+The only package that imports duckdb or fastembed. It reads git only through the object layer's
 GitStore (tips, diffs, decoded blobs).
 
 - chunks.py    what gets indexed: files split into chunks (pure)
 - db.py        the file: schema, lock-aware opens, state, batch writes, drop_ids
 - snapshot.py  the in-memory view: BM25 in SQL, vectors in numpy, in-place refresh
 - indexer.py   Index: catch-up from git, rebuild, status, vectors for dream
+- embed.py     the embedder (fastembed, or a local ONNX copy); the only code that loads the model
 """
 
-from .chunks import Chunk, chunks_of, indexable, split_lines, text_hash
-from .db import (INDEX_NAME, SCHEMA_VERSION, connect, delete_index, drop_ids, index_home_problem, index_path,
-                 lock_path)
-from .indexer import Index, Progress
-from .snapshot import Snapshot
+from gitmem.index.chunks import Chunk, chunks_of, indexable, split_lines, text_hash
+from gitmem.index.db import (
+           INDEX_NAME,
+           SCHEMA_VERSION,
+           connect,
+           delete_index,
+           drop_ids,
+           index_home_problem,
+           index_path,
+           lock_path,
+)
+from gitmem.index.indexer import Index, Progress
+from gitmem.index.snapshot import Snapshot
 
 __all__ = ["Chunk", "INDEX_NAME", "Index", "Progress", "SCHEMA_VERSION", "Snapshot",
            "chunks_of", "connect", "delete_index", "drop_ids", "index_home_problem", "index_path", "indexable",

@@ -22,9 +22,9 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..tokens import term_counts
-from .chunks import Chunk, chunks_of, indexable
-from .snapshot import Snapshot
+from gitmem.core.tokens import term_counts
+from gitmem.index.chunks import Chunk, chunks_of, indexable
+from gitmem.index.snapshot import Snapshot
 
 _names = itertools.count(1)
 # Chunks of historical files by (scope, path, blob id), for a warm process asking again.

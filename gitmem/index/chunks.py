@@ -7,7 +7,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from .. import model as mdl
+from gitmem.core import model as mdl
 
 _HEADING = re.compile(r"^#{1,6}\s")
 _DATE_IN_PATH = re.compile(r"(\d{4}-\d{2}-\d{2})")

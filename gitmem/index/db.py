@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..fsutil import file_lock, private_dir
-from ..tokens import TOKENIZER_VERSION, term_counts
-from .chunks import Chunk
+from gitmem.core.fsutil import file_lock, private_dir
+from gitmem.core.tokens import TOKENIZER_VERSION, term_counts
+from gitmem.index.chunks import Chunk
 
 # The tables' shape and the tokenizer that filled postings: either changing rebuilds.
 SCHEMA_VERSION = f"1/{TOKENIZER_VERSION}"

@@ -13,11 +13,11 @@ from typing import Any, Callable, ContextManager, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import ConflictError, IndexError_
-from ..fsutil import file_lock
-from . import asof, db
-from .chunks import Chunk, chunks_of, indexable
-from .snapshot import Snapshot, load_snapshot, refresh
+from gitmem.core.errors import ConflictError, IndexError_
+from gitmem.core.fsutil import file_lock
+from gitmem.index import asof, db
+from gitmem.index.chunks import Chunk, chunks_of, indexable
+from gitmem.index.snapshot import Snapshot, load_snapshot, refresh
 
 # progress(length, label) -> a context manager with update(n): click.progressbar fits.
 Progress = Callable[[int, str], ContextManager[Any]]

@@ -5,15 +5,14 @@ process holds no lock on the file; refreshed in place by re-reading changed path
 
 from __future__ import annotations
 
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..errors import IndexError_
-from .db import SCHEMA_VERSION, attach, load_duckdb
+from gitmem.core.errors import IndexError_
+from gitmem.index.db import SCHEMA_VERSION, attach, load_duckdb
 
 # A 63-bit term hash computed by DuckDB at snapshot and query time alike.
 _TERM_HASH = "(hash({}) >> 1)::BIGINT"

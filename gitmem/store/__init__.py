@@ -12,9 +12,9 @@
 - coderepo.py code repositories the user links (origin, notes on code commits, blame)
 """
 
-from .codec import Codec, select_codec, test_encrypt
-from .objects import Change, Draft, Keep, Signature, signature
-from .repo import NOTES_REF, SCOPE_PREFIX, GitStore, Rev, global_identity
+from gitmem.store.codec import Codec, select_codec, test_encrypt
+from gitmem.store.objects import Change, Draft, Keep, Signature, signature
+from gitmem.store.repo import NOTES_REF, SCOPE_PREFIX, GitStore, Rev, global_identity
 
 __all__ = ["Codec", "Change", "Draft", "GitStore", "Keep", "NOTES_REF", "Rev", "SCOPE_PREFIX",
            "Signature", "global_identity", "select_codec", "signature", "test_encrypt"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from typing import Mapping, Protocol
 
-from ..errors import UsageError
-from ..trailers import split_message
+from gitmem.core.errors import UsageError
+from gitmem.core.trailers import split_message
 
 TEST_CODEC_ENV = "GITMEM_TEST_CODEC"
 

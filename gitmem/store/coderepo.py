@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pygit2
 
-from ..errors import GitmemError, NotFound, UsageError
-from ..fsutil import file_lock
-from . import gitcmd
-from .repo import NOTES_REF
+from gitmem.core.errors import GitmemError, NotFound, UsageError
+from gitmem.core.fsutil import file_lock
+from gitmem.store import gitcmd
+from gitmem.store.repo import NOTES_REF
 
 
 class CodeRepo:

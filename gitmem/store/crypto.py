@@ -44,9 +44,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from ..errors import GitmemError, UsageError
-from .codec import select_codec
-from ..trailers import parse_trailers
+from gitmem.core.errors import GitmemError, UsageError
+from gitmem.core.trailers import parse_trailers
+from gitmem.store.codec import select_codec
 
 KEYRING_REF = "refs/gitmem/keyring"
 MAGIC = b"\x00gmE1"

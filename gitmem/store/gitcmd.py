@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import ConflictError, GitmemError, UsageError
-from ..fsutil import file_lock
+from gitmem.core.errors import ConflictError, GitmemError, UsageError
+from gitmem.core.fsutil import file_lock
 
 
 def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from . import gitcmd
+from gitmem.store import gitcmd
 
 MAX_PACKS = 32
 

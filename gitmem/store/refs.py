@@ -7,8 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from ..errors import ConflictError, GitmemError
-from . import gitcmd
+from gitmem.core.errors import ConflictError, GitmemError
+from gitmem.store import gitcmd
 
 ZERO = "0" * 40
 

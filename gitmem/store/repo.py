@@ -12,24 +12,16 @@ from typing import Callable, Iterable, Iterator, Mapping
 
 import pygit2
 
-from ..errors import (
-    ConflictError,
-    CorruptObject,
-    GitmemError,
-    NotFound,
-    StoreMissing,
-    UsageError,
-)
-from ..fsutil import file_lock
-from ..model import FORMAT_VERSION, check_scope
-from ..trailers import Commit, parse_trailers
-from . import gitcmd
-from . import refs as refmod
-from . import crypto
-from .codec import Codec, select_codec
-from .maintenance import Maintenance
-from .objects import Change, Draft, Keep, Signature
-from .pack import (
+from gitmem.core.errors import ConflictError, CorruptObject, GitmemError, NotFound, StoreMissing, UsageError
+from gitmem.core.fsutil import file_lock
+from gitmem.core.model import FORMAT_VERSION, check_scope
+from gitmem.core.trailers import Commit, parse_trailers
+from gitmem.store import crypto, gitcmd
+from gitmem.store import refs as refmod
+from gitmem.store.codec import Codec, select_codec
+from gitmem.store.maintenance import Maintenance
+from gitmem.store.objects import Change, Draft, Keep, Signature
+from gitmem.store.pack import (
     OBJ_BLOB,
     OBJ_COMMIT,
     OBJ_TREE,
@@ -39,7 +31,7 @@ from .pack import (
     parse_tree,
     tree_bytes,
 )
-from .transport import Transport
+from gitmem.store.transport import Transport
 
 SCOPE_PREFIX = "refs/heads/"
 NOTES_REF = "refs/notes/gitmem"

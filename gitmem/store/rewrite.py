@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .pack import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, parse_tree, tree_bytes
-from .repo import GitStore, Rev
+from gitmem.store.pack import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, parse_tree, tree_bytes
+from gitmem.store.repo import GitStore, Rev
 
 _GITLINK = 0o160000
 
@@ -99,7 +99,7 @@ class _Rewriter:
         try:
             return self.decoder.decode(path, raw)
         except ValueError as e:
-            from ..errors import CorruptObject
+            from gitmem.core.errors import CorruptObject
             raise CorruptObject(f"cannot decode {path}: {e}", hint="`git fsck`") from e
 
     def _decode_message(self, raw: str) -> str:

@@ -17,8 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import GitmemError, NotFound, RemoteError, UsageError
-from . import gitcmd
+from gitmem.core.errors import GitmemError, NotFound, RemoteError, UsageError
+from gitmem.store import gitcmd
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 

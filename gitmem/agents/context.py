@@ -1,0 +1,215 @@
+"""The session-start bundle: preferences, MEMORY.md, the last hours' memories and
+journal lines and the heaviest memories (gitmem.weight), fitted to a token budget, and
+its rendering as reference data for an agent's context.
+
+Works on the service layer (memories.py). Library code: no printing, no exiting."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from gitmem.agents import receipts
+from gitmem.core import model
+from gitmem.core.errors import UsageError
+from gitmem.core.tokens import count_tokens
+from gitmem.memories import scopes as scoping
+from gitmem.memories.service import Memories, daily_path
+from gitmem.policy import access
+from gitmem.policy.injection import injectable, suspect
+from gitmem.policy.redact import redact
+from gitmem.policy.weight import timestamp, weight
+from gitmem.recall.render import defang, load_template
+
+# The [capture] context_* settings are in config.SCHEMA.
+
+
+def _when(mem: model.Memory) -> float:
+    return timestamp(mem.updated or mem.created)
+
+
+def quote(text: str, limit: int = 300) -> str:
+    """One line of memory text that cannot open or close the data fence around it."""
+    t = " ".join(defang(redact(text)[0]).split())
+    return t if len(t) <= limit else t[: limit - 1] + "…"
+
+
+_JOURNAL_LINE = re.compile(r"^- (\d{2}):(\d{2}) (.*)$")
+
+
+@dataclass
+class _Item:
+    section: str
+    cost: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float | None = None,
+            budget: int | None = None, cwd: str | None = None, now: dt.datetime | None = None,
+            record: bool = True, at: str | None = None) -> dict[str, Any]:
+    """The session-start bundle as data: preferences, MEMORY.md, recent memories and
+    journal lines, top memories by weight; fitted to `budget` tokens, counting what was
+    left out. Quarantined memories, and any text with injection phrasing that a person
+    did not release, are never included (`withheld` counts such memories); text is
+    redacted again on the way out (`quote`).
+
+    `at` (a revision or date): the bundle a session would have got then, from each
+    scope as it stood at that instant (gitmem.timetravel), "the last hours" counted
+    back from it; forgotten memories stay out, and no use is counted (`as_of` says
+    which commits; `note` why there is nothing)."""
+    hours = float(svc.config.get("capture", "context_hours") if hours is None else hours)
+    budget = int(svc.config.get("capture", "context_budget") if budget is None else budget)
+    if hours < 0 or budget < 0:
+        raise UsageError("--hours and --budget must not be negative")
+    existing = svc.git.scopes()
+    if scopes:
+        chosen = [s for s in (model.check_scope(x) for x in scopes) if s in existing]
+    else:
+        chosen = scoping.session_scopes(svc.config, existing, cwd)
+    revs: dict[str, Any] = {}
+    forgotten: set[str] = set()
+    as_of = note = None
+    if at is not None:
+        from gitmem.recall import timetravel
+
+        asof = timetravel.resolve(svc, at, chosen)
+        asked = list(chosen)
+        chosen = [s for s in chosen if s in asof.revs] + [s for s in asof.revs if s not in chosen]
+        revs, forgotten = asof.revs, asof.forgotten
+        now = dt.datetime.fromtimestamp(asof.time, dt.timezone.utc)
+        as_of = {"at": at, "time": asof.iso(), "commits": {s: asof.revs[s].id for s in chosen}}
+        note = timetravel.empty_note(svc, asof, asked)
+    now = now or dt.datetime.now(dt.timezone.utc)
+    now_ts = now.timestamp()
+    since = now_ts - hours * 3600
+    counts = access.counts(svc.home)
+    mems: list[model.Memory] = []
+    memory_md: list[tuple[str, list[str]]] = []
+    journal: list[dict[str, Any]] = []
+    withheld = 0
+    for s in chosen:
+        tip = revs[s] if at is not None else svc.git.tip(s)
+        for m in svc.iter_memories(s, tip):
+            if m.id in forgotten:
+                continue
+            if not injectable(m.type, m.text, m.metadata):
+                withheld += 1
+            else:
+                mems.append(m)
+        md = svc.read_file(tip, "MEMORY.md")
+        if md:
+            lines = md.splitlines()
+            memory_md.append((s, [ln for ln in lines if not suspect(ln)]))
+        day = (now - dt.timedelta(hours=hours)).date()
+        while day <= now.date():
+            for line in (svc.read_file(tip, daily_path(day)) or "").splitlines():
+                m = _JOURNAL_LINE.match(line)
+                if not m or suspect(line):
+                    continue
+                at = dt.datetime(day.year, day.month, day.day, int(m.group(1)), int(m.group(2)),
+                                 tzinfo=dt.timezone.utc)
+                if since - 60 <= at.timestamp() <= now_ts + 60:
+                    journal.append({"scope": s, "day": f"{day:%Y-%m-%d}", "time": f"{m.group(1)}:{m.group(2)}",
+                                    "text": quote(m.group(3)), "at": at.timestamp()})
+            day += dt.timedelta(days=1)
+    weights = {m.id: weight(svc.config, m, counts, now_ts) for m in mems}
+    prefs = sorted((m for m in mems if m.type == "preference"), key=lambda m: -weights[m.id])
+    prefs = prefs[: int(svc.config.get("capture", "context_preferences"))]
+    recent = sorted((m for m in mems if _when(m) >= since), key=_when, reverse=True)
+    top = sorted(mems, key=lambda m: -weights[m.id])[: int(svc.config.get("capture", "context_top"))]
+    journal.sort(key=lambda j: j["at"], reverse=True)
+
+    def mem_item(section: str, m: model.Memory) -> _Item:
+        d = {"id": m.id, "scope": m.scope, "type": m.type, "importance": m.importance,
+             "text": quote(m.text), "weight": round(weights[m.id], 2), "updated": m.updated}
+        return _Item(section, count_tokens(f"- {d['text']} ({m.type}, {m.scope}, {m.id})") + 1, d)
+
+    # Priority order: what applies to nearly every prompt first, then the scope index,
+    # then what is new, then what weighs most.
+    candidates: list[_Item] = [mem_item("preferences", m) for m in prefs]
+    for s, lines in memory_md:
+        candidates += [_Item("memory_md", count_tokens(ln) + 1, {"scope": s, "line": quote(ln, 400)})
+                       for ln in lines]
+    candidates += [mem_item("recent", m) for m in recent]
+    candidates += [_Item("journal", count_tokens(j["text"]) + 8, j) for j in journal]
+    candidates += [mem_item("top", m) for m in top]
+    # The framing (header, the "left out" line with its fetch hints, the closing tag)
+    # is part of the budget: a budget below it is refused rather than exceeded.
+    overhead = framing_tokens(chosen, hours, budget, now, at) + 4 * len(
+        {it.section for it in candidates})  # section titles
+    if budget < overhead:
+        raise UsageError(f"--budget {budget} is below the {overhead} tokens the framing itself takes",
+                         hint=f"use --budget {overhead} or more (the default is "
+                              f"{svc.config.get('capture', 'context_budget')})")
+    used = overhead
+    placed: dict[str, list[dict[str, Any]]] = {k: [] for k in ("preferences", "memory_md", "recent", "journal", "top")}
+    seen_ids: set[str] = set()
+    omitted = {"memories": 0, "journal": 0, "memory_md": 0}
+    omitted_ids: set[str] = set()
+    for it in candidates:
+        mid = it.data.get("id")
+        if mid and mid in seen_ids:
+            continue
+        if used + it.cost <= budget:
+            used += it.cost
+            placed[it.section].append(it.data)
+            if mid:
+                seen_ids.add(mid)
+        elif mid:
+            omitted_ids.add(mid)
+        elif it.section == "journal":
+            omitted["journal"] += 1
+        else:
+            omitted["memory_md"] += 1
+    omitted["memories"] = len(omitted_ids - seen_ids)
+    shown_md: dict[str, list[str]] = {}
+    for d in placed["memory_md"]:
+        shown_md.setdefault(d["scope"], []).append(d["line"])
+    if record and seen_ids:
+        if at is None:  # a look back is not a use of what is known now
+            access.record(svc.home, sorted(seen_ids), kind="context")
+        by_id = {m.id: m for m in mems}  # commit and path known: no lookups for the receipt
+        receipts.record(svc, "context", None, [
+            {"id": m.id, "scope": m.scope, "commit": m.commit, "path": m.path}
+            for m in (by_id.get(d["id"]) for k in ("preferences", "recent", "top") for d in placed[k]) if m])
+    fetch = []
+    if omitted["memories"]:
+        fetch.append(" ".join(["gitmem list"] + [f"--scope {s}" for s in chosen]))
+        fetch.append('gitmem recall "<topic>"' + (f" --at {at}" if at is not None else ""))
+    if omitted["journal"]:
+        fetch.append(f"gitmem get daily/{now:%Y-%m-%d}.md --scope {journal[0]['scope']}")
+    if omitted["memory_md"]:
+        fetch.append(f"gitmem get MEMORY.md --scope {memory_md[0][0]}")
+    for j in placed["journal"]:
+        j.pop("at", None)
+    return {"scopes": chosen, "hours": hours, "budget": budget, "tokens": used,
+            "generated": now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+            "preferences": placed["preferences"], "memory_md": shown_md, "recent": placed["recent"],
+            "journal": placed["journal"], "top": placed["top"], "omitted": omitted, "fetch": fetch,
+            "withheld": withheld,
+            "total_memories": len(mems), **({"as_of": as_of, "note": note} if at is not None else {})}
+
+
+def framing_tokens(scopes: list[str], hours: float, budget: int, now: dt.datetime, at: str | None = None) -> int:
+    """Tokens of the context with nothing in it but the header, the longest "left out"
+    line and the closing tag."""
+    many = 10 ** 6
+    bundle = {"scopes": scopes, "hours": hours, "budget": budget, "tokens": 0,
+              "generated": now.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+              "preferences": [], "memory_md": {}, "recent": [], "journal": [], "top": [],
+              "omitted": {"memories": many, "journal": many, "memory_md": many},
+              "fetch": [" ".join(["gitmem list"] + [f"--scope {s}" for s in scopes]),
+                        'gitmem recall "<topic>"' + (f" --at {at}" if at is not None else ""),
+                        f"gitmem get daily/{now:%Y-%m-%d}.md --scope {scopes[0] if scopes else 'main'}",
+                        f"gitmem get MEMORY.md --scope {scopes[0] if scopes else 'main'}"],
+              "withheld": 0, "total_memories": 0}
+    if at is not None:
+        bundle["as_of"] = {"at": at, "time": bundle["generated"], "commits": {}}
+    return count_tokens(render_context(bundle))
+
+
+def render_context(bundle: dict[str, Any]) -> str:
+    """The bundle as text for an agent's context (templates/context.j2)."""
+    return load_template("context.j2").render(**bundle)

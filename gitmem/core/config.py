@@ -1,0 +1,478 @@
+"""Configuration: one schema of every section and key gitmem reads, and a frozen Config
+built from flags > GITMEM_* environment > $GITMEM_HOME/config.toml > defaults. No
+module-level cache: every call reads afresh.
+
+The schema (`SCHEMA`) is the one place a setting's type, default and allowed values
+live. `load_config` checks the file, the environment and the overrides against it, so
+a misspelt section or `w_bm25 = "heavy"` is a one-line `error:`/`hint:` (exit 2) naming
+the file and the key, before any command runs. Imports nothing from the features: they
+read their numbers through `Config.get`."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from gitmem.core.errors import UsageError
+
+DEFAULT_TYPES = ("preference", "decision", "fact", "todo", "lesson", "reference", "note")
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+class _Invalid(Exception):
+    """A value the schema does not allow; carries what is allowed."""
+
+    def __init__(self, expected: str, detail: str | None = None):
+        super().__init__(expected)
+        self.expected, self.detail = expected, detail
+
+
+_KINDS = {
+    "int": "an integer", "number": "a number", "bool": "true or false", "str": "a string",
+    "scope": "a scope (main, channel/<name> or project/<key>)",
+    "str_list": "a list of strings", "regex_list": "a list of regular expressions",
+    "number_table": "a table of model id = number",
+    "number_or_table": "a number or a table of model id = number",
+}
+
+
+@dataclass(frozen=True)
+class Key:
+    """One setting: its kind (a key of _KINDS), default, allowed range or choices, and
+    what it does."""
+
+    kind: str
+    default: Any
+    doc: str
+    lo: float | None = None  # lowest allowed value (inclusive unless lo_open)
+    hi: float | None = None  # highest allowed value (inclusive)
+    lo_open: bool = False
+    choices: tuple[str, ...] = ()
+    non_empty: bool = False  # lists: at least one item, none empty
+    env: str | None = None  # the GITMEM_* variable that sets it
+
+    def expected(self) -> str:
+        """What the key accepts, in words (for error messages)."""
+        if self.choices:
+            return "one of " + ", ".join(f'"{c}"' for c in self.choices)
+        text = _KINDS[self.kind]
+        if self.non_empty:
+            text = "a non-empty " + text[2:]
+        if self.lo is not None and self.hi is not None:
+            return f"{text} from {_num(self.lo)} to {_num(self.hi)}"
+        if self.lo is not None:
+            return f"{text} {'>' if self.lo_open else '>='} {_num(self.lo)}"
+        return f"{text} <= {_num(self.hi)}" if self.hi is not None else text
+
+    def check(self, value: Any) -> Any:
+        """The value as Config keeps it, or _Invalid."""
+        k = self.kind
+        if k == "number_or_table":
+            return self._table(value) if isinstance(value, dict) else self._number(value)
+        if k == "number_table":
+            return self._table(value)
+        if k in ("int", "number"):
+            return self._number(value)
+        if k == "bool" and isinstance(value, bool):
+            return value
+        if k in ("str", "scope") and isinstance(value, str):
+            if self.choices and value not in self.choices:
+                raise _Invalid(self.expected())
+            if k == "scope":
+                _check_scope(value, self.expected())
+            return value
+        if k.endswith("_list") and isinstance(value, list) and all(isinstance(v, str) for v in value) \
+                and not (self.non_empty and not all(value or [""])):
+            for v in value if k == "regex_list" else ():
+                try:
+                    re.compile(v)
+                except re.error as e:
+                    raise _Invalid(self.expected(), f"{_show(v)}: {e}") from None
+            return tuple(value)  # frozen: a Config is never mutated
+        raise _Invalid(self.expected())
+
+    def _number(self, value: Any) -> float | int:
+        """A number (an int for kind int) within the range."""
+        if isinstance(value, bool) or not isinstance(value, int if self.kind == "int" else (int, float)):
+            raise _Invalid(self.expected())
+        if isinstance(value, float) and not math.isfinite(value):
+            raise _Invalid(self.expected(), "not a finite number")
+        low_ok = self.lo is None or (value > self.lo if self.lo_open else value >= self.lo)
+        if not low_ok or (self.hi is not None and value > self.hi):
+            raise _Invalid(self.expected())
+        return value
+
+    def _table(self, value: Any) -> dict[str, float | int]:
+        if not isinstance(value, dict):
+            raise _Invalid(self.expected())
+        out = {}
+        for name, v in value.items():
+            try:
+                out[name] = self._number(v)
+            except _Invalid as e:
+                raise _Invalid(self.expected(), f"{_show(name)} = {_show(v)}") from e
+        return out  # a plain dict, not a proxy: readers test isinstance(value, dict)
+
+    def parse_env(self, text: str) -> Any:
+        """An environment variable's text as this key's type (checked afterwards)."""
+        low = text.strip().lower()
+        if self.kind == "bool":
+            if low in _TRUE or low in _FALSE:
+                return low in _TRUE
+            raise _Invalid("true or false (1/0, yes/no, on/off)")
+        try:
+            return {"int": int, "number": float}.get(self.kind, lambda _: text)(low)
+        except ValueError:
+            raise _Invalid(self.expected()) from None
+
+
+@dataclass(frozen=True)
+class Section:
+    """A [section]: its known keys, or (free-form) any key with values of one kind."""
+
+    doc: str
+    keys: Mapping[str, Key] = field(default_factory=dict)
+    any_key: Key | None = None  # free-form tables such as [links]
+
+
+# Every section and key gitmem reads. Defaults of None mean "decided by the code at
+# use" (e.g. the embedding model's own threshold); Config.get then returns the
+# caller's default.
+SCHEMA: dict[str, Section] = {
+    "store": Section("the store itself", {
+        "max_text_bytes": Key("int", 64 * 1024, "largest memory text, in bytes", lo=1,
+                              env="GITMEM_MAX_TEXT_BYTES"),
+        "fsync": Key("bool", True, "fsync every write (packs, refs)", env="GITMEM_FSYNC"),
+        "gc_every": Key("int", 200, "run `git gc --auto` about once per this many commits (0: never)", lo=0),
+        "default_scope": Key("scope", "main", "where writes go outside a linked repo",
+                             env="GITMEM_DEFAULT_SCOPE"),
+        "types": Key("str_list", DEFAULT_TYPES, "the memory types a write may use", non_empty=True),
+    }),
+    "identity": Section("the commit author", {
+        "name": Key("str", "", "author name (default: git's user.name)", env="GITMEM_NAME"),
+        "email": Key("str", "", "author email (default: git's user.email)", env="GITMEM_EMAIL"),
+    }),
+    "redact": Section("secret redaction at write time", {
+        "allow": Key("regex_list", (), "regexes of strings never redacted (false positives)"),
+        "entropy": Key("bool", True, "also redact long high-entropy strings"),
+    }),
+    "embed": Section("the embedding model", {
+        "model": Key("str", DEFAULT_MODEL, 'fastembed model id ("none": BM25 only)', env="GITMEM_EMBED_MODEL"),
+        "path": Key("str", None, "a local model folder", env="GITMEM_EMBED_PATH"),
+        "threads": Key("int", None, "onnxruntime threads (default: fastembed's)", lo=1),
+        "retry_after": Key("number", 6 * 3600, "seconds a failed model load is remembered", lo=0),
+        "download_timeout": Key("number", 20.0, "seconds one model download may take", lo=0, lo_open=True),
+    }),
+    "recall": Section("ranking (BENCHMARKS.md, Recall settings)", {
+        "fusion": Key("str", "linear", "how BM25 and vectors combine", choices=("linear", "rrf")),
+        "norm": Key("str", "minmax", "linear fusion: scale each ranking by its range (minmax), its spread "
+                    "(std: (s - lo) / sd) or its z-score (z)", choices=("minmax", "std", "z")),
+        "bm25_confidence": Key("number", 0.25, "BM25's side is scaled down when its top hit scores less than "
+                               "this share of the query's idf mass (0: off)", lo=0, hi=1),
+        "rrf_k": Key("number", 60, "RRF constant: 1 / (rrf_k + rank)", lo=0),
+        "w_bm25": Key("number", 1.0, "weight of the BM25 side in the fusion", lo=0),
+        "w_vector": Key("number", 0.6, "weight of the vector side in the fusion", lo=0),
+        "candidates": Key("int", 100, "depth taken from each ranking before fusion", lo=1),
+        "bm25_k1": Key("number", 1.2, "BM25 term saturation", lo=0),
+        "bm25_b": Key("number", 0.5, "BM25 length normalisation", lo=0, hi=1),
+        "mmr": Key("bool", False, "re-rank for diversity (maximal marginal relevance)"),
+        "mmr_lambda": Key("number", 0.7, "relevance vs diversity in MMR", lo=0, hi=1),
+        "recency_weight": Key("number", 0.1, "share of the score subject to recency decay", lo=0, hi=1),
+        "half_life_days": Key("number", 30.0, "age at which a memory keeps half that share", lo=0, lo_open=True),
+        "importance_weight": Key("number", 0.1, "importance boost", lo=0),
+        "neighbour_weight": Key("number", 0.5, "share of a hit's score given to the memory beside it "
+                                "(same session or import batch, next chunk of a journal)", lo=0, hi=1),
+        "neighbours": Key("str", "both", "which neighbours share: the next one or both",
+                          choices=("next", "both")),
+        "neighbour_lenders": Key("int", 0, "only the best this many candidates lend (0: every one)", lo=0),
+        "date_weight": Key("number", 0.5, "boost (share of the top score) for memories created in a date "
+                           "or period the query names", lo=0),
+        "vector_weights": Key("number_table", None, "w_vector per model id (a model's own fusion weight)", lo=0),
+        "cjk_vector_weights": Key("number_table", None, "per model id: share of w_vector kept for a query "
+                                  "in a CJK script (default 0 for English-only models, 1 otherwise)", lo=0, hi=1),
+        "vector_floors": Key("number_table", None, "cosine floor per model id for vector-only hits", lo=-1, hi=1),
+        "prompt_min_score": Key("number", 0.2, "prompt output (recall --format prompt, the prompt hook, MCP "
+                                "search) carries only hits scoring at least this (BENCHMARKS.md, Prompt "
+                                "relevance floor)", lo=0),
+    }),
+    "index": Section("the derived DuckDB index", {
+        "chunk_lines": Key("int", 20, "a chunk of a long file spans at most this many lines", lo=1),
+        "chunk_chars": Key("int", 1500, "... and at most about this many characters", lo=1),
+        "lock_timeout": Key("number", 120.0, "seconds to wait for another process building the index", lo=0),
+        "open_retry": Key("number", 10.0, "seconds to retry a DuckDB open refused by a lock", lo=0),
+    }),
+    "dream": Section("consolidation and the memory weight", {
+        # No single default: 0.88 for real models, fake_near_threshold for the test
+        # embedder; dream decides per model, so a set value must win over both.
+        "near_threshold": Key("number_or_table", None,
+                              "cosine above which two memories are near duplicates (default 0.88)", lo=-1, hi=1),
+        "fake_near_threshold": Key("number", 0.8, "the same for the hashed test embedder", lo=-1, hi=1),
+        "min_hours": Key("number", 24, "hours between dreams of a scope", lo=0),
+        "min_sessions": Key("int", 5, "sessions between dreams of a scope", lo=0),
+        "archive_below": Key("number", 2.0, "weight under which a memory is archived"),
+        "protect_importance": Key("int", 8, "importance at which a memory is never archived"),
+        "access_cap": Key("int", 10, "recalls beyond this many add no weight", lo=0),
+        "access_weight": Key("number", 0.5, "weight per recall, up to the cap", lo=0),
+        "idle_weight": Key("number", 0.3, "weight lost per idle day", lo=0),
+        "lock_stale_seconds": Key("number", 3600, "age at which a dream lock is taken over", lo=0, lo_open=True),
+        "memory_md_lines": Key("int", 200, "MEMORY.md: at most this many lines", lo=1),
+        "memory_md_bytes": Key("int", 25 * 1024, "MEMORY.md: at most this many bytes", lo=1),
+        "memory_md_line_chars": Key("int", 150, "MEMORY.md: characters per line", lo=1),
+    }),
+    "capture": Section("extract, flush and the context bundle", {
+        "context_hours": Key("number", 24, "`context`: window for new memories and journal lines", lo=0),
+        "context_budget": Key("int", 1500, "`context`: tokens", lo=1),
+        "context_preferences": Key("int", 10, "`context`: top preferences always offered first", lo=0),
+        "context_top": Key("int", 10, "`context`: top memories by weight", lo=0),
+        "max_statement_chars": Key("int", 500, "`extract`: longest statement kept", lo=1),
+        "max_bytes_per_run": Key("int", 4 << 20, "`extract`: transcript bytes read per run", lo=1),
+        "endpoint": Key("str", "", "OpenAI-compatible chat endpoint for `extract` (optional)"),
+        "endpoint_model": Key("str", "", "model asked at the endpoint (default gpt-4o-mini)"),
+        "endpoint_key_env": Key("str", "OPENAI_API_KEY", "environment variable holding the endpoint's key"),
+        "endpoint_timeout": Key("number", 8.0, "seconds an endpoint call may take", lo=0, lo_open=True),
+    }),
+    "hooks": Section("agent and git hooks", {
+        "budget": Key("number", 2.0, "seconds a hook may hold up the agent", lo=0, lo_open=True,
+                      env="GITMEM_HOOK_BUDGET"),
+        "recall_k": Key("int", 5, "recalled memories offered before a prompt", lo=1),
+        "prompt_budget": Key("int", 800, "tokens offered before a prompt", lo=1),
+        "prompt_preferences": Key("int", 5, "top preferences offered before every prompt", lo=0),
+        "prompt_changes": Key("int", 8, "other sessions' writes shown before a prompt", lo=0),
+        "read_assistant": Key("bool", False, "extract from assistant turns too"),
+        "warm_index": Key("bool", True, "catch the index up in the background after a hook wrote"),
+        "autostart_serve": Key("bool", True, "a prompt hook with no daemon starts `gitmem serve`"),
+        "serve_idle_exit": Key("number", 1800.0, "seconds an autostarted daemon waits for requests", lo=0),
+        "sync": Key("bool", False, "session start pulls and stop pushes every remote (`gitmem sync`)"),
+    }),
+    "serve": Section("`gitmem serve`, the warm daemon (README, serve)", {
+        "autostart": Key("bool", False, "a command that finds no daemon starts one in the background "
+                         "for the next call (the hooks have [hooks] autostart_serve)"),
+        "idle_exit": Key("number", 1800.0, "seconds a daemon started that way waits for requests", lo=0),
+    }),
+    "mcp": Section("`gitmem mcp`, the MCP server", {
+        "search_timeout_ms": Key("int", 2000, "memory_search spends at most about this long embedding new "
+                                 "memories; beyond it, it answers by words (BM25) with a note while their "
+                                 "vectors are embedded in the background", lo=0),
+    }),
+    "sync": Section("sync with git remotes", {
+        "private": Key("str_list", (), "scopes that never leave this machine (`gitmem scopes private`)"),
+        "retries": Key("int", 3, "fetch-merge-push rounds when someone pushed first", lo=1, hi=20),
+        "timeout": Key("number", 120.0, "seconds one fetch or push may take", lo=0, lo_open=True),
+    }),
+    "links": Section("code repositories linked by `gitmem link`: root path = scope",
+                     any_key=Key("scope", None, "the project scope of the repository at this path")),
+}
+
+# The defaults alone, section -> key -> value (None-defaulted keys left out).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    name: {k: key.default for k, key in sec.keys.items() if key.default is not None}
+    for name, sec in SCHEMA.items()
+}
+
+# GITMEM_* variable -> (section, key); the schema says how to parse it.
+ENV_VARS: dict[str, tuple[str, str]] = {
+    key.env: (name, k) for name, sec in SCHEMA.items() for k, key in sec.keys.items() if key.env
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    home: Path
+    data: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    session: str | None = None
+    agent: str | None = None
+
+    def get(self, section: str, key: str, default: Any = None) -> Any:
+        """The value set for [section] key, else the schema's default, else `default`."""
+        sec = self.data.get(section, {})
+        if key in sec:
+            return sec[key]
+        spec = SCHEMA.get(section)
+        known = spec.keys.get(key) if spec else None
+        if known is not None and known.default is not None:
+            return known.default
+        return default
+
+    def section(self, name: str) -> dict[str, Any]:
+        """A section's defaults overlaid with what is set (a copy)."""
+        merged = dict(DEFAULTS.get(name, {}))
+        merged.update(self.data.get(name, {}))
+        return merged
+
+    # Frequently used fields, spelled out for readability at call sites.
+    @property
+    def max_text_bytes(self) -> int:
+        return int(self.get("store", "max_text_bytes"))
+
+    @property
+    def fsync(self) -> bool:
+        return bool(self.get("store", "fsync"))
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        return tuple(self.get("store", "types"))
+
+
+
+# ---- validation ---------------------------------------------------------------------
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """A value as it would look in TOML, shortened for a one-line message."""
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _check_scope(value: str, expected: str) -> None:
+    from gitmem.core import model  # the one owner of scope syntax (loads yaml: only when set)
+
+    try:
+        model.check_scope(value)
+    except UsageError:
+        raise _Invalid(expected) from None
+
+
+def _near(word: str, options: list[str], fmt: str = "{}") -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return f"did you mean {fmt.format(close[0])}? " if close else ""
+
+
+def _key(name: str) -> str:
+    """A key as TOML spells it: bare when it can be, else quoted (paths in [links])."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else _show(name, limit=200)
+
+
+def validate(data: Mapping[str, Any], where: str) -> dict[str, dict[str, Any]]:
+    """Check a parsed config.toml (or overrides) against SCHEMA; the values as Config
+    keeps them. Raises UsageError naming `where`, the key and what is allowed."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, values in data.items():
+        sec = SCHEMA.get(name)
+        if sec is None:
+            if not isinstance(values, dict):
+                raise UsageError(f"{where}: {name} = {_show(values)} is outside any section",
+                                 hint="put each setting under its [section]; sections: " + ", ".join(SCHEMA))
+            raise UsageError(f"{where}: unknown section [{_key(name)}]",
+                             hint=_near(name, list(SCHEMA), "[{}]") + "sections: " + ", ".join(SCHEMA))
+        if not isinstance(values, dict):
+            raise UsageError(f"{where}: {name} = {_show(values)}: expected a [{name}] section",
+                             hint=f"write it as [{name}] followed by key = value lines")
+        out[name] = {k: check_value(name, k, v, where) for k, v in values.items()}
+    return out
+
+
+def check_value(section: str, key: str, value: Any, where: str) -> Any:
+    """One [section] key = value checked against SCHEMA (UsageError if not allowed)."""
+    sec = SCHEMA.get(section)
+    if sec is None:
+        raise UsageError(f"{where}: unknown section [{_key(section)}]",
+                         hint=_near(section, list(SCHEMA), "[{}]") + "sections: " + ", ".join(SCHEMA))
+    spec = sec.keys.get(key) or sec.any_key
+    if spec is None:
+        raise UsageError(f"{where}: [{section}] unknown key {_key(key)}",
+                         hint=_near(key, list(sec.keys)) + f"[{section}] keys: " + ", ".join(sec.keys))
+    try:
+        return spec.check(value)
+    except _Invalid as e:
+        detail = f" ({e.detail})" if e.detail else ""
+        raise UsageError(f"{where}: [{section}] {_key(key)} = {_show(value)}: expected {e.expected}{detail}",
+                         hint=_hint(section, key, spec)) from None
+
+
+def _hint(section: str, key: str, spec: Key) -> str:
+    text = f"[{section}] {_key(key)}: {spec.doc}"
+    if spec.default is not None and spec.default != ():
+        default = list(spec.default) if isinstance(spec.default, tuple) else spec.default
+        text += f"; default {_show(default, limit=200)}"
+    return (text + "; remove the line to use the default") if spec.default is not None else text
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for var, (section, key) in ENV_VARS.items():
+        text = env.get(var)
+        if not text:
+            continue
+        spec = SCHEMA[section].keys[key]
+        try:
+            value = spec.check(spec.parse_env(text))
+        except _Invalid as e:
+            detail = f" ({e.detail})" if e.detail else ""
+            raise UsageError(f"{var}={_show(text)}: expected {e.expected}{detail}",
+                             hint=f"{var} sets [{section}] {key}: {spec.doc}; fix or unset it") from None
+        out.setdefault(section, {})[key] = value
+    return out
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (tomllib.TOMLDecodeError, OSError) as e:
+        raise UsageError(f"cannot read {path}: {e}", hint="fix or remove the file") from e
+
+
+def load_config(
+    home: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    session: str | None = None,
+    agent: str | None = None,
+) -> Config:
+    """Build a Config: overrides > env > config.toml > defaults, each checked against
+    SCHEMA (UsageError, exit 2, on an unknown section or key or a bad value)."""
+    env = os.environ if env is None else env
+    home_path = Path(home) if home else Path(env.get("GITMEM_HOME") or Path.home() / ".gitmem")
+    home_path = home_path.expanduser()
+    path = home_path / "config.toml"
+    data: dict[str, dict[str, Any]] = {}
+    layers = (validate(read_toml(path), str(path)), _from_env(env),
+              validate(dict(overrides or {}), "overrides"))
+    for layer in layers:
+        for sec, values in layer.items():
+            data.setdefault(sec, {}).update(values)
+    frozen = MappingProxyType({k: MappingProxyType(v) for k, v in data.items()})
+    return Config(
+        home=home_path,
+        data=frozen,
+        session=session or env.get("GITMEM_SESSION") or None,
+        agent=agent or env.get("GITMEM_AGENT") or None,
+    )
+
+
+def write_config_value(home: Path, section: str, key: str, value: Any) -> None:
+    """Set one value in config.toml atomically (used by `link`, `init --name`); the
+    value is checked first, so what is written always loads."""
+    import tomli_w
+
+    from gitmem.core.fsutil import atomic_write
+
+    path = Path(home) / "config.toml"
+    data = read_toml(path)
+    if value is None:
+        data.get(section, {}).pop(key, None)
+    else:
+        check_value(section, key, value, str(path))
+        data.setdefault(section, {})[key] = value
+    atomic_write(path, tomli_w.dumps(data).encode())

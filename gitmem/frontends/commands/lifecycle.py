@@ -1,0 +1,156 @@
+"""Lifecycle commands: forget, redact, dream, undream."""
+
+from __future__ import annotations
+
+import click
+
+from gitmem.core.errors import UsageError
+from gitmem.frontends.cli import emit_json, json_option, pass_store
+
+
+@click.command()
+@click.argument("ids", nargs=-1)
+@click.option("--query", "-q", help="Forget the live memories matching every word of Q (needs --yes).")
+@click.option("--yes", is_flag=True, help="Act on the --query matches instead of listing them.")
+@click.option("--reason", "-r", help="Why: recorded in the commit and the redaction record.")
+@click.option("--keep-history", is_flag=True,
+              help="Soft forget: one revert commit only; the text stays readable in history.")
+@json_option
+@pass_store
+def forget(store, ids, query, yes, reason, keep_history, as_json):
+    """Forget memories ID... (ids or keys): remove them and purge their text from history.
+
+    One `Gitmem-Op: forget` commit records who forgot which ids, when and why; then every
+    object, commit message, reflog and index entry holding the text is rewritten or
+    pruned. Other memories keep their blob ids. This rewrites history.
+
+    \b
+    Examples:
+      gitmem forget 0mhx2k3a9b1cd --reason "user asked"
+      gitmem forget --query "old vpn password"          # shows matches
+      gitmem forget --query "old vpn password" --yes    # forgets them
+      gitmem forget deploy-window --keep-history        # outdated, not secret
+    """
+    if query and ids:
+        raise UsageError("give ids or --query, not both")
+    if query:
+        matches = store.find(query)
+        if not yes:
+            if as_json:
+                emit_json({"matches": [_brief(m) for m in matches], "forgotten": False})
+            else:
+                for m in matches:
+                    click.echo(f"{m.id}  {m.scope:<12} {m.summary}")
+                click.echo(f"{len(matches)} match(es); rerun with --yes to forget them", err=True)
+            return
+        if not matches:
+            raise UsageError(f"no memory matches {query!r}", hint="`gitmem list` shows memories")
+        ids = tuple(m.id for m in matches)
+    if not ids:
+        raise UsageError("give ids to forget or --query Q", hint="`gitmem list` shows ids")
+    result = store.forget(list(ids), reason=reason, keep_history=keep_history)
+    if as_json:
+        emit_json(result)
+        return
+    how = "removed (history kept)" if keep_history else "forgotten and purged from history"
+    click.echo(f"{', '.join(result['ids'])}: {how}")
+    if result.get("merged"):
+        click.echo(f"also forgotten (merged into them by dream): {', '.join(result['merged'])}")
+    if result.get("purged"):
+        click.echo(f"rewrote {result['rewritten_commits']} commit(s), replaced {result['replaced_blobs']} "
+                   f"blob(s); record {result['record']} on refs/gitmem/redactions; index {result['index']}")
+
+
+def _brief(m) -> dict:
+    return {"id": m.id, "scope": m.scope, "summary": m.summary, "path": m.path}
+
+
+@click.command()
+@click.option("--text", "text", required=True, help="The leaked string to purge (>= 6 characters).")
+@click.option("--reason", "-r", help="Why: recorded in the commit and the redaction record.")
+@json_option
+@pass_store
+def redact(store, text, reason, as_json):
+    """Purge a leaked STRING (say, a token) from every scope and all history.
+
+    Every blob and commit message holding it is rewritten with `[redacted]`, reflogs are
+    expired, old objects pruned and the index dropped. The string itself is never
+    recorded.
+
+    \b
+    Example:
+      gitmem redact --text "ghp_abc123..." --reason "token leaked in a note"
+    """
+    result = store.redact_text(text, reason=reason)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(f"redacted: rewrote {result['rewritten_commits']} commit(s), {result['replaced_blobs']} "
+                   f"blob(s) in {', '.join(result['commits']) or 'no scope tips'}; record {result['record']}")
+
+
+@click.command()
+@click.option("--scope", "-s", "scope", help="Only this scope (default: every scope).")
+@click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
+@click.option("--force", is_flag=True, help="Skip the gates (24 h and 5 sessions since the last dream).")
+@json_option
+@pass_store
+def dream(store, scope, dry_run, force, as_json):
+    """Consolidate memories: merge duplicates, archive faded ones, rebuild MEMORY.md.
+
+    Each scope gets at most ONE `Gitmem-Op: dream` commit on top of its history; the
+    previous tip stays at refs/gitmem/archive/<scope>/<time> and `gitmem undream` reverts
+    it. Near duplicates that differ in numbers or names are reported, never merged.
+
+    Gates (skipped by --force): 24 h and 5 sessions since the scope's last dream, where
+    sessions are distinct Gitmem-Session trailers and commits without one count as one
+    session per UTC day. Every number (near_threshold, archive_below, protect_importance,
+    min_hours, min_sessions, ...) can be set under [dream] in config.toml.
+
+    \b
+    Examples:
+      gitmem dream --dry-run
+      gitmem dream --scope main --force --json
+    """
+    result = store.dream(scope=scope, dry_run=dry_run, force=force)
+    if as_json:
+        emit_json(result)
+        return
+    for s, r in result["scopes"].items():
+        click.echo(_dream_summary(s, r, dry_run))
+
+
+def _dream_summary(scope: str, r: dict, dry_run: bool) -> str:
+    lines = []
+    if r.get("skipped"):
+        return f"{scope}: skipped ({r['skipped']})"
+    head = "plan" if dry_run else ("dreamt" if r.get("commit") else "nothing to do")
+    lines.append(f"{scope}: {head}" + (f" ({r['commit'][:10]})" if r.get("commit") else ""))
+    for g in r["merges"]:
+        lines.append(f"  merge {', '.join(g['merged'])} into {g['survivor']} ({g['kind']})")
+    for a in r["archive"]:
+        lines.append(f"  archive {a['id']} (weight {a['weight']:.1f}) {a['summary']}")
+    for p in r["possible_updates"]:
+        lines.append(f"  possible update/contradiction: {p['a']} vs {p['b']} (cosine {p['cosine']:.2f})")
+    if r.get("memory_md_changed"):
+        lines.append(f"  MEMORY.md: {r['memory_md_lines']} line(s)")
+    return "\n".join(lines)
+
+
+@click.command()
+@click.option("--scope", "-s", "scope", help="Scope whose last dream to revert (default scope if absent).")
+@json_option
+@pass_store
+def undream(store, scope, as_json):
+    """Revert the last dream of a scope with a new commit, keeping later writes.
+
+    \b
+    Example:
+      gitmem undream --scope main
+    """
+    result = store.undream(scope=scope)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(f"{result['scope']}: reverted dream {result['reverted'][:10]} ({result['commit'][:10]}); "
+                   f"restored {len(result['restored'])} path(s), kept {len(result['kept'])} later change(s)")

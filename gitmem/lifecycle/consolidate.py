@@ -1,0 +1,385 @@
+"""The dream plan: what consolidating a scope would change, as a function of the
+scope's tip, the access counts and the clock. Nothing here writes.
+
+Exact duplicates merge; near duplicates merge when their embeddings agree (cosine >=
+`dream.near_threshold`) and they do not differ in numbers or names; memories whose
+weight (gitmem.weight) fell below `dream.archive_below` move to `archive/`; `MEMORY.md`
+is rebuilt within its line, byte and width limits."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitmem.core import model
+from gitmem.core.model import Memory
+from gitmem.index.embed import get_embedder
+from gitmem.memories.service import INTERNAL_TYPES, Memories, key_path
+from gitmem.policy import weight as weighing
+from gitmem.store import Change, Keep, Rev
+
+MEMORY_MD = "MEMORY.md"
+POSSIBLE_UPDATES_SHOWN = 200  # the most similar pairs; the plan also gives the total
+
+# Every number of the lifecycle is a [dream] setting in gitmem.config.SCHEMA. With no
+# near_threshold set, real models use NEAR_THRESHOLD and the hashed test embedder
+# (coarser) `fake_near_threshold`.
+NEAR_THRESHOLD = 0.88
+
+
+def setting(config, key: str) -> Any:
+    """One [dream] setting: config.toml, else its default."""
+    return config.get("dream", key)
+
+
+def near_threshold(config, model_id: str) -> float:
+    """`dream.near_threshold`: one float for every model, or a table by model id."""
+    value = config.get("dream", "near_threshold", None)
+    if isinstance(value, dict):
+        value = value.get(model_id)
+    if value is None:
+        fake = model_id.startswith("fake")
+        value = setting(config, "fake_near_threshold") if fake else NEAR_THRESHOLD
+    return float(value)
+
+
+# ---- the numbers-and-names guard ---------------------------------------------------------
+_NUM = re.compile(r"\d+(?:[.,:]\d+)*")
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
+_SENTENCE_END = re.compile(r"[.!?:;]\s*$")
+
+
+def facts(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """Number tokens and capitalised name tokens (not a sentence's first word)."""
+    nums = frozenset(_NUM.findall(text))
+    names = set()
+    for line in text.splitlines():
+        prev_end = 0
+        for m in _WORD.finditer(line):
+            w = m.group(0)
+            starts = prev_end == 0 or bool(_SENTENCE_END.search(line[:m.start()]))
+            prev_end = m.end()
+            if w[0].isupper() and (not starts or w.isupper() and len(w) > 1):
+                names.add(w)
+    return nums, frozenset(names)
+
+
+def same_facts(a: str, b: str) -> bool:
+    return facts(a) == facts(b)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+# ---- the plan ----------------------------------------------------------------------------
+@dataclass
+class Plan:
+    """What a dream would do to one scope; `changes` is the commit's change set."""
+
+    scope: str
+    tip: str | None
+    merges: list[dict[str, Any]] = field(default_factory=list)
+    archive: list[dict[str, Any]] = field(default_factory=list)
+    possible_updates: list[dict[str, Any]] = field(default_factory=list)
+    changes: dict[str, Change] = field(default_factory=dict)
+    memory_md: bytes | None = None
+    memory_md_changed: bool = False
+    memory_md_lines: int = 0
+    near: str | None = None
+    gates: dict[str, Any] = field(default_factory=dict)
+    ids: list[str] = field(default_factory=list)
+    possible_updates_total: int = 0
+    vectors_from: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not self.changes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scope": self.scope, "tip": self.tip, "merges": self.merges, "archive": self.archive,
+                "possible_updates": self.possible_updates,
+                "possible_updates_total": self.possible_updates_total, "memory_md_changed": self.memory_md_changed,
+                "memory_md_lines": self.memory_md_lines, "near_model": self.near, "vectors_from": self.vectors_from,
+                "gates": self.gates}
+
+
+def _newest_key(m: Memory) -> tuple[float, float, str]:
+    """Newest text: last updated, then (an import's ties) latest created, then id."""
+    return (weighing.timestamp(m.updated), weighing.timestamp(m.created), m.id)
+
+
+class _Groups:
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+        self.members = {i: [i] for i in range(n)}
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, a: int, b: int) -> None:
+        a, b = self.find(a), self.find(b)
+        if a != b:
+            self.parent[b] = a
+            self.members[a].extend(self.members.pop(b))
+
+
+def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
+              counts: weighing.Counts, embedder: Any = "load") -> Plan:
+    """What a dream would do to `scope` at `tip`: merges, archive moves, MEMORY.md.
+    `embedder` "load" loads the configured model only when there are pairs to compare;
+    None merges exact duplicates only."""
+    plan = Plan(scope=scope, tip=tip.id if tip is not None else None)
+    if tip is None:
+        return plan
+    cfg = svc.config
+    mems: list[Memory] = []
+    blobs: dict[str, str] = {}
+    for path, oid in svc.memory_files(tip):
+        blobs[path] = oid
+        mem = model.parse(svc.git.blob(oid, path), path=path)
+        mems.append(mem.with_(scope=scope, path=path, commit=tip.id))
+    # Quarantined (internal-type) memories wait for a person: dream neither merges,
+    # archives nor lists them in MEMORY.md, which agents load as context.
+    mems = [m for m in mems if m.type not in INTERNAL_TYPES]
+    mems.sort(key=lambda m: m.id)
+    counts = dict(counts)
+
+    # 1. Exact duplicates, then near duplicates by complete linkage over units.
+    by_text: dict[str, list[int]] = {}
+    for i, m in enumerate(mems):
+        by_text.setdefault(_norm(m.text), []).append(i)
+    units = list(by_text.values())
+    groups = _Groups(len(units))
+    cosf: Any = None
+    if embedder == "load":
+        embedder = get_embedder(cfg)[0] if len(units) > 1 else None
+    if embedder is not None and len(units) > 1:
+        plan.near = embedder.model_id
+        th = near_threshold(cfg, embedder.model_id)
+        reps = [max(u, key=lambda k: _newest_key(mems[k])) for u in units]
+        import numpy as np
+
+        vecs = _vectors(svc, scope, embedder, [mems[r] for r in reps], plan)
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        vecs = vecs / np.where(norms == 0, 1, norms)
+        # Blocks of rows keep memory at O(block * n), not O(n^2), on large scopes.
+        cand = []
+        step = 1024
+        for lo in range(0, len(units), step):
+            block = vecs[lo:lo + step] @ vecs.T
+            rows, cols = np.nonzero(block >= th)
+            for r, c in zip(rows.tolist(), cols.tolist()):
+                a = lo + r
+                if c > a:
+                    cand.append((float(block[r, c]), a, c))
+        cand.sort(reverse=True)
+        pair_sim = {(a, b): s for s, a, b in cand}
+
+        def cos(a: int, b: int) -> float:
+            key = (a, b) if a < b else (b, a)
+            if key not in pair_sim:
+                pair_sim[key] = float(vecs[key[0]] @ vecs[key[1]])
+            return pair_sim[key]
+
+        cosf = cos
+        unit_facts: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+
+        def facts_of(u: int) -> tuple[frozenset[str], frozenset[str]]:
+            if u not in unit_facts:
+                unit_facts[u] = facts(mems[reps[u]].text)
+            return unit_facts[u]
+
+        def compatible(a: int, b: int) -> str | None:
+            ma, mb = mems[reps[a]], mems[reps[b]]
+            if cos(a, b) < th:
+                return "below threshold"
+            if facts_of(a) != facts_of(b):
+                return "numbers or names differ"
+            if ma.key and mb.key and ma.key != mb.key:
+                return "different keys"
+            return None
+
+        for s, a, b in cand:
+            why = compatible(a, b)
+            if why is not None:
+                if why != "below threshold":
+                    plan.possible_updates.append({"a": mems[reps[a]].id, "b": mems[reps[b]].id,
+                                                  "cosine": round(s, 4), "why": why})
+                continue
+            ra, rb = groups.find(a), groups.find(b)
+            if ra == rb:
+                continue
+            if all(compatible(x, y) is None for x in groups.members[ra] for y in groups.members[rb]):
+                groups.union(ra, rb)
+    # Keys: exact duplicates with different keys stay apart too.
+    merged_away: set[str] = set()
+    survivors: dict[str, Memory] = {}
+    group_updated: dict[str, float] = {}
+    for root, members in groups.members.items():
+        idx = [k for u in members for k in units[u]]
+        if len(idx) < 2:
+            continue
+        group = [mems[k] for k in idx]
+        keys = {m.key for m in group if m.key}
+        if len(keys) > 1:  # two stable names: the caller means two memories
+            keyed = sorted((m for m in group if m.key), key=lambda m: m.id)
+            plan.possible_updates.append({"a": keyed[0].id, "b": keyed[1].id, "cosine": 1.0,
+                                          "why": "different keys"})
+            continue
+        group.sort(key=_newest_key, reverse=True)
+        top, rest = group[0], group[1:]
+        merged = _merge(top, rest, keys)
+        survivors[top.id] = merged
+        group_updated[top.id] = max(max(weighing.timestamp(m.updated), weighing.timestamp(m.created)) for m in group)
+        merged_away |= {m.id for m in rest}
+        # Recalls of the merged copies count for the survivor.
+        uses = [counts.get(m.id, (0, 0)) for m in group]
+        counts[top.id] = (sum(n for n, _ in uses), max(t for _, t in uses))
+        kind = "exact" if len({_norm(m.text) for m in group}) == 1 else "near"
+        entry: dict[str, Any] = {"survivor": top.id, "merged": [m.id for m in rest], "kind": kind}
+        if kind == "near":
+            us = sorted(set(members))
+            entry["cosine"] = round(min(cosf(a, b) for a in us for b in us if a < b), 4)
+        plan.merges.append(entry)
+
+    # 2. Decay.
+    below = float(setting(cfg, "archive_below"))
+    protect = int(setting(cfg, "protect_importance"))
+    live: list[Memory] = []
+    for m in mems:
+        if m.id in merged_away:
+            continue
+        cur = survivors.get(m.id, m)
+        w = weighing.weight(cfg, cur, counts, now, updated=group_updated.get(m.id))
+        if w < below and cur.importance < protect:
+            plan.archive.append({"id": m.id, "weight": round(w, 3), "summary": cur.summary,
+                                 "importance": cur.importance})
+            continue
+        live.append(cur)
+    archived = {a["id"] for a in plan.archive}
+
+    # 3. The change set.
+    changes: dict[str, Change] = {}
+    for m in mems:
+        if m.id in merged_away:
+            changes[m.path] = None
+    for mid, merged in survivors.items():
+        changes[merged.path] = model.render(merged)
+        if merged.key and svc.key_id(tip, merged.key) != mid:
+            changes[key_path(merged.key)] = (mid + "\n").encode()
+    for m in mems:
+        if m.id in archived:
+            body = changes.pop(m.path, None)
+            changes[m.path] = None
+            dest = model.memory_path(m.id, m.type, "archive")
+            if body is None:
+                changes[dest] = Keep(blobs[m.path])  # a move keeps the blob id
+            else:
+                changes[dest] = body
+    md, nlines = render_memory_md(cfg, scope, live)
+    plan.memory_md, plan.memory_md_lines = md, nlines
+    current_md = svc.git.read(tip, MEMORY_MD)
+    if current_md != md and (live or current_md is not None):  # no index for a scope without memories
+        changes[MEMORY_MD] = md
+        plan.memory_md_changed = True
+    plan.changes = changes if (plan.merges or plan.archive or plan.memory_md_changed) else {}
+    if len(plan.possible_updates) > POSSIBLE_UPDATES_SHOWN:
+        plan.possible_updates_total = len(plan.possible_updates)
+        plan.possible_updates = plan.possible_updates[:POSSIBLE_UPDATES_SHOWN]
+    else:
+        plan.possible_updates_total = len(plan.possible_updates)
+    plan.ids = sorted({e["survivor"] for e in plan.merges} | merged_away | archived)
+    return plan
+
+
+def _vectors(svc: Memories, scope: str, embedder: Any, mems: list[Memory], plan: Plan) -> Any:
+    """Embeddings of the memories' texts: from a warm index of the same model when it
+    has them (re-embedding a large scope with a real model costs seconds), else fresh."""
+    import numpy as np
+
+    known: dict[str, Any] = {}
+    try:
+        from gitmem.index import Index, index_path
+
+        # Only where the index embedded exactly the text: one chunk, no tags appended
+        # (so a warm and a cold index give the same plan).
+        plain = [m.id for m in mems if not m.tags and len(m.text) <= 1000 and m.text.count("\n") < 20]
+        if plain and index_path(svc.home).exists():
+            ix = Index(svc.home, svc.git, svc.config, embedder)
+            try:
+                known = ix.vectors_for(plain, scopes=[scope])
+            finally:
+                ix.close()
+    except Exception:  # the index is an optimisation here, never a requirement
+        known = {}
+    missing = [k for k, m in enumerate(mems) if m.id not in known]
+    fresh = embedder.embed([mems[k].text for k in missing]) if missing else []
+    out = np.zeros((len(mems), embedder.dim), dtype=np.float32)
+    for k, m in enumerate(mems):
+        if m.id in known and len(known[m.id]) == embedder.dim:
+            out[k] = known[m.id]
+    for row, k in enumerate(missing):
+        out[k] = fresh[row]
+    plan.vectors_from = {"index": len(mems) - len(missing), "embedded": len(missing)}
+    return out
+
+
+def _merge(top: Memory, rest: list[Memory], keys: set[str]) -> Memory:
+    tags = list(top.tags)
+    for m in rest:
+        tags += [t for t in m.tags if t not in tags]
+    created = [c for c in (m.created for m in [top, *rest]) if c]
+    earliest = min(created, key=weighing.timestamp) if created else top.created
+    sup = list(top.supersedes)
+    for m in rest:
+        for s in (m.id, *m.supersedes):
+            if s not in sup and s != top.id:
+                sup.append(s)
+    links = list(top.links)
+    for m in rest:
+        links += [l for l in m.links if l not in links]
+    return top.with_(
+        tags=tuple(tags), importance=max(m.importance for m in [top, *rest]), created=earliest,
+        supersedes=tuple(sup), key=top.key or (next(iter(keys)) if keys else None),
+        links=tuple(links), updated=model.now_iso(),
+    )
+
+
+def render_memory_md(config, scope: str, live: list[Memory]) -> tuple[bytes, int]:
+    """The importance-ordered index of a scope, within the line, byte and width limits."""
+    import importlib.resources as resources
+
+    import jinja2
+
+    width = int(setting(config, "memory_md_line_chars"))
+    max_lines = int(setting(config, "memory_md_lines"))
+    max_bytes = int(setting(config, "memory_md_bytes"))
+    src = resources.files("gitmem.templates").joinpath("MEMORY.md.j2").read_text(encoding="utf-8")
+    tmpl = jinja2.Environment(keep_trailing_newline=True, autoescape=False).from_string(src)
+    ordered = sorted(live, key=lambda m: (-m.importance, [-ord(c) for c in m.id]))
+
+    def line(m: Memory) -> str:
+        tail = f" ({m.type}, {m.id})"
+        head = f"- [{m.importance}] "
+        summary = " ".join((m.summary or model.summarise(m.text)).split())
+        room = width - len(head) - len(tail)
+        if len(summary) > room:
+            summary = summary[: max(0, room - 1)].rstrip() + "…"
+        return head + summary + tail
+
+    lines = [line(m) for m in ordered]
+    k = len(lines)
+    while True:
+        out = tmpl.render(scope=scope, total=len(live), lines=lines[:k], more=len(lines) - k)
+        data = out.encode("utf-8")
+        n = out.count("\n")
+        if (n <= max_lines and len(data) <= max_bytes) or k == 0:
+            return data, n
+        k = max(0, min(k - 1, k - (n - max_lines), int(k * 0.9)))
+
+

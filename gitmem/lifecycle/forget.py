@@ -1,0 +1,529 @@
+"""Forget: a revert commit, then a history rewrite that purges the text, then a prune.
+
+The one operation that rewrites history. Everything runs under the store's write lock,
+so no gitmem write is in flight while objects are pruned, and every ref moves in one
+`git update-ref --stdin` transaction that checks each ref's old value
+(GitStore.update_refs). The rewrite itself is the object layer's generic one
+(store/rewrite.py); what it changes is decided here, by a PurgePolicy.
+
+What counts as "the forgotten text" of a memory id: every version of its file in any
+scope's history (those blobs are replaced whole by a placeholder), plus, inside any
+other blob or commit message, the text, its whitespace-collapsed form, its summary, its
+key and its long lines. Needles shorter than MIN_BLOB_NEEDLE are searched for in commit
+messages only, not inside other memories' files, so that forgetting "pin 4711" does
+not silently edit another memory that mentions it; a commit whose only Gitmem-Id is a
+forgotten memory has its subject (the summary) scrubbed whatever its length.
+`redact --text` applies its string everywhere. Memories that dream merged into a
+forgotten one (its `supersedes`) are forgotten with it.
+
+Every operation leaves a redaction record (ids, blob hashes, the commit map; never the
+text) on `refs/gitmem/redactions`, moved in the same ref transaction: see ledger.py for
+its format and what a clone does with it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from gitmem.agents import receipts
+from gitmem.core import model
+from gitmem.core.errors import NotFound, UsageError
+from gitmem.core.fsutil import atomic_write
+from gitmem.core.trailers import format_message, parse_trailers
+from gitmem.encryption import manage as encryption
+from gitmem.memories import ledger
+from gitmem.memories.service import Memories, key_path
+from gitmem.policy import access
+from gitmem.store import SCOPE_PREFIX, Change, GitStore
+from gitmem.store.rewrite import Rewrite, rewrite, rewrite_roots, scan_versions
+
+MIN_NEEDLE = 6
+MIN_BLOB_NEEDLE = 12  # shorter texts are not hunted inside *other* memories' files
+MIN_LINE_NEEDLE = 24
+FORGOTTEN_MARK = "[forgotten]"
+REDACTED_MARK = "[redacted]"
+
+
+def placeholder(mem_id: str) -> bytes:
+    """What every historical version of a forgotten memory's file becomes."""
+    return (f"---\nid: {mem_id}\nsummary: '{FORGOTTEN_MARK}'\n---\n{FORGOTTEN_MARK}\n").encode()
+
+
+def needles_of(mem: model.Memory) -> set[str]:
+    """Strings that identify a memory's text inside other blobs and messages."""
+    out = {mem.text.strip(), " ".join(mem.text.split()), mem.summary.rstrip("…").strip()}
+    if mem.key:
+        out.add(mem.key)
+    out.update(ln.strip() for ln in mem.text.splitlines() if len(ln.strip()) >= MIN_LINE_NEEDLE)
+    return {n for n in out if len(n) >= MIN_NEEDLE}
+
+
+@dataclass
+class Purge:
+    """What a rewrite removes: whole files of some ids, and needles everywhere."""
+
+    ids: set[str] = field(default_factory=set)
+    needles: set[str] = field(default_factory=set)  # from the memories' versions
+    strings: set[str] = field(default_factory=set)  # given explicitly (redact --text)
+    key_paths: set[str] = field(default_factory=set)
+    blob_ids: set[str] = field(default_factory=set)  # replaced whole, unread (from a ledger record)
+    mark: str = FORGOTTEN_MARK
+
+
+class PurgePolicy:
+    """The rewrite policy of a purge (see store.rewrite.Policy). Blobs arrive decoded;
+    the rewriter caches its answer per (blob, file name), so it depends on nothing else
+    (a key path's name is its hash, unique to it)."""
+
+    def __init__(self, purge: Purge):
+        self.purge = purge
+        self.blob_ids = set(purge.blob_ids)
+        self.files = {f"{i}.md" for i in purge.ids}
+        self.bids = [i.encode() for i in purge.ids]
+        inside = {n for n in purge.needles if len(n) >= MIN_BLOB_NEEDLE} | purge.strings
+        self.bneedles = sorted({n.encode() for n in inside}, key=len, reverse=True)
+        self.sneedles = sorted(purge.needles | purge.strings, key=len, reverse=True)
+        self.mark = purge.mark.encode()
+
+    def whole(self, path: str) -> bytes | None:
+        """A blob another clone purged (named by id in a ledger record)."""
+        name = path.rsplit("/", 1)[-1]
+        if path in self.purge.key_paths:
+            return None
+        if name.endswith(".md") and model.is_id(name[:-3]):
+            return placeholder(name[:-3])
+        return f"{self.purge.mark}\n".encode()
+
+    def blob(self, path: str, data: bytes) -> bytes | None:
+        if path in self.purge.key_paths:
+            return None
+        name = path.rsplit("/", 1)[-1]
+        if name in self.files:
+            return placeholder(name[:-3])
+        if name.endswith(".md") and model.is_id(name[:-3]) and any(n in data for n in self.bneedles):
+            scrubbed = self._scrub_memory(data)
+            if scrubbed is not None:
+                return scrubbed
+        out = data
+        if name == "MEMORY.md" and self.bids:
+            # The generated index names forgotten ids next to (possibly cut) summaries.
+            out = b"".join(ln for ln in out.splitlines(True) if not any(i in ln for i in self.bids))
+        for n in self.bneedles:
+            if n in out:
+                out = out.replace(n, self.mark)
+        return out
+
+    def _scrub_memory(self, data: bytes) -> bytes | None:
+        """Another memory that quotes the forgotten text: scrubbed field by field and
+        written again, so its front matter stays valid YAML (a bare `[forgotten]` inside
+        a plain scalar would not parse). None: not a parseable memory (raw replace)."""
+        try:
+            mem = model.parse(data)
+        except Exception:
+            return None
+
+        def scrub(v: str) -> str:
+            for n in self.bneedles:
+                t = n.decode("utf-8", "replace")
+                if t in v:
+                    v = v.replace(t, self.purge.mark)
+            return v
+        mem = mem.with_(text=scrub(mem.text), summary=scrub(mem.summary),
+                        tags=tuple(scrub(t) for t in mem.tags),
+                        key=scrub(mem.key) if mem.key else mem.key)
+        return model.render(mem)
+
+    def message(self, msg: str) -> str:
+        for n in self.sneedles:
+            if n in msg:
+                msg = msg.replace(n, self.purge.mark)
+        # A commit about exactly one forgotten memory has its summary as subject: scrub
+        # it whatever its length (short summaries are not searched for as needles).
+        trailers = parse_trailers(msg)
+        ids = trailers.get("Gitmem-Id", [])
+        if len(ids) == 1 and ids[0] in self.purge.ids and trailers.get("Gitmem-Op"):
+            subject, sep, rest = msg.partition("\n")
+            op = trailers["Gitmem-Op"][0]
+            if op not in ("forget", "dream", "undream") and subject != f"{op}: {self.purge.mark}":
+                msg = f"{op}: {self.purge.mark}" + sep + rest
+        return msg
+
+
+# ---- finding what to forget ------------------------------------------------------------
+def _live(svc: Memories, ids: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+    """id -> [(scope, path)] where the id is live (memories/ or archive/) at a tip."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for scope in svc.git.scopes():
+        tip = svc.git.tip(scope)
+        for i in ids:
+            path = svc.find_in(tip, i)
+            if path:
+                out.setdefault(i, []).append((scope, path))
+    return out
+
+
+def resolve(svc: Memories, refs: Iterable[str]) -> list[str]:
+    """Ids for ids-or-keys; ids that are only in history are accepted too."""
+    out: list[str] = []
+    for ref in refs:
+        try:
+            _, mem_id, _ = svc.locate(ref)
+        except NotFound:
+            if not model.is_id(ref):
+                raise
+            mem_id = ref  # maybe only in history (soft-forgotten, merged): checked later
+        if mem_id not in out:
+            out.append(mem_id)
+    if not out:
+        raise UsageError("no ids given", hint="gitmem forget ID... or gitmem forget --query Q")
+    return out
+
+
+def find(svc: Memories, query: str, *, archived: bool = True) -> list[model.Memory]:
+    """Live memories whose text, summary, key or tags contain every word of `query`."""
+    words = [w.casefold() for w in query.split()]
+    if not words:
+        raise UsageError("empty query")
+    out = []
+    for m in svc.list(svc.scopes_for_read(all_scopes=True), archived=archived):
+        hay = " ".join([m.text, m.summary, m.key or "", " ".join(m.tags)]).casefold()
+        if all(w in hay for w in words):
+            out.append(m)
+    return out
+
+
+# ---- the operations --------------------------------------------------------------------
+def _revert_changes(svc: Memories, tip, mem_id: str, path: str) -> dict[str, Change]:
+    changes: dict[str, Change] = {path: None}
+    data = svc.git.read(tip, path)
+    mem = model.parse(data, path=path) if data else None
+    if mem and mem.key and svc.key_id(tip, mem.key) == mem_id:
+        changes[key_path(mem.key)] = None
+    return changes
+
+
+def _revert_message(svc: Memories, op: str, ids: list[str], scope: str, reason: str | None) -> str:
+    red = svc.redactor()
+    n = len(ids)
+    if n:
+        subject = f"{op}: {n} memor{'y' if n == 1 else 'ies'} ({', '.join(ids[:3])}{'…' if n > 3 else ''})"
+    else:
+        subject = f"{op}: purged a leaked string from this scope's history"
+    trailers = svc.trailers(op, ids, scope, red)
+    if reason:
+        trailers.append(("Gitmem-Reason", red.text(reason, "reason")))
+    return format_message(subject, None, trailers)
+
+
+def forget(svc: Memories, refs: Iterable[str], reason: str | None = None, keep_history: bool = False) -> dict[str, Any]:
+    """Remove memories with one revert commit per scope, then (unless keep_history)
+    purge their text from every object, reflog and the index."""
+    ids = resolve(svc, refs)
+    if keep_history:
+        live = _live(svc, ids)
+        missing = [i for i in ids if i not in live]
+        if missing:
+            raise NotFound(f"no live memory {missing[0]}", hint="`gitmem list` shows ids")
+        commits = {}
+        for scope in sorted({s for places in live.values() for s, _ in places}):
+            mine = [i for i in ids if any(s == scope for s, _ in live[i])]
+
+            def build(tip, mine=mine, scope=scope):
+                changes: dict[str, Change] = {}
+                for i in mine:
+                    path = svc.find_in(tip, i)
+                    if path:
+                        changes.update(_revert_changes(svc, tip, i, path))
+                if not changes:
+                    return None
+                return changes, _revert_message(svc, "forget", mine, scope, reason)
+
+            c = svc.git.commit(scope, build, svc.author())
+            if c:
+                commits[scope] = c
+        return {"ids": ids, "commits": commits, "keep_history": True, "purged": False}
+    return _purge(svc, ids=ids, text=None, reason=reason)
+
+
+def redact_text(svc: Memories, text: str, reason: str | None = None) -> dict[str, Any]:
+    """Purge a leaked string from every scope's history and the index."""
+    if not isinstance(text, str) or len(text.strip()) < MIN_NEEDLE:
+        raise UsageError(f"the string to redact must be at least {MIN_NEEDLE} characters",
+                         hint="a shorter string would rewrite unrelated memories")
+    return _purge(svc, ids=[], text=text, reason=reason)
+
+
+def _collect(git: GitStore, roots: list[str], ids: list[str], text: str | None,
+             found_first: dict[str, set[str]] | None = None) -> tuple[Purge, set[str]]:
+    """The purge for `ids` (closed over what dream merged into them) and `text`, and
+    the ids that have any version in the given histories."""
+    purge = Purge(mark=FORGOTTEN_MARK if ids else REDACTED_MARK)
+    if text is not None:
+        purge.strings.add(text)
+    todo = set(ids)
+    found_ids: set[str] = set()
+    while todo:
+        purge.ids |= todo
+        if found_first is not None:  # the caller scanned for these ids already
+            found, found_first = {i: b for i, b in found_first.items() if i in todo}, None
+        else:
+            found = scan_versions(git, roots, {f"{i}.md": i for i in todo})
+        todo = set()
+        for i, blobs in found.items():
+            found_ids.add(i)
+            for b in blobs:
+                # scan_versions knows blobs by file name, not full path: the name is
+                # what identifies a memory's file wherever it moved (memories/, archive/).
+                mem = model.parse(git.blob(b, f"{i}.md"))
+                purge.needles |= needles_of(mem)
+                if mem.key:
+                    purge.key_paths.add(key_path(mem.key))
+                todo |= {s for s in mem.supersedes if model.is_id(s)} - purge.ids
+    return purge, found_ids
+
+
+def _audit_commits(svc: Memories, op: str, all_ids: list[str], reason: str | None) -> dict[str, str]:
+    """The revert commits (objects only): the audit trail of ids, who, when and why,
+    never text. A redaction gets one per scope with the tree unchanged."""
+    git = svc.git
+    out: dict[str, str] = {}
+    live = _live(svc, all_ids)
+    for scope in sorted({s for places in live.values() for s, _ in places}):
+        tip = git.tip(scope)
+        mine = [i for i in all_ids if any(s == scope for s, _ in live.get(i, []))]
+        changes: dict[str, Change] = {}
+        for i in mine:
+            for s, path in live[i]:
+                if s == scope:
+                    changes.update(_revert_changes(svc, tip, i, path))
+        msg = _revert_message(svc, op, mine, scope, reason)
+        out[scope] = git.write_commit(tip, changes, msg, svc.author())
+    if op == "redact":
+        # Which scopes, never the string.
+        for scope in git.scopes():
+            msg = _revert_message(svc, "redact", [], scope, reason)
+            out[scope] = git.write_commit(git.tip(scope), {}, msg, svc.author())
+    return out
+
+
+def remove_live(svc: Memories, scope: str, ids: Iterable[str], reason: str | None = None) -> str | None:
+    """One commit removing the forgotten `ids` still live in `scope` (after sync applied
+    a ledger record and merged); None when none is."""
+    ids = sorted(set(ids))
+
+    def build(tip):
+        gone = [(i, p) for i in ids if (p := svc.find_in(tip, i))]
+        if not gone:
+            return None
+        changes: dict[str, Change] = {}
+        for i, p in gone:
+            changes.update(_revert_changes(svc, tip, i, p))
+        return changes, _revert_message(svc, "forget", [i for i, _ in gone], scope, reason)
+
+    return svc.git.commit(scope, build, svc.author()) if ids else None
+
+
+def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
+                  clean: Iterable[str] = (), commits: dict[str, str] | None = None,
+                  blob_map: dict[str, str] | None = None, keys: Iterable[str] = ()) -> dict[str, Any] | None:
+    """Apply redaction records another clone wrote (sync): purge their ids and blobs
+    from every local ref, tracking refs of remotes included, the same way, without a
+    new record. None when nothing here holds them. History reachable from `clean`
+    (tips already checked against the same records) is not scanned again."""
+    ids, blob_ids = sorted(set(ids)), set(blob_ids)
+    git = svc.git
+    roots, _ = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
+    commits = dict(commits or {})
+    found = scan_versions(git, list(roots.values()), {f"{i}.md": i for i in ids}, hide=list(clean),
+                          blob_ids=blob_ids, commit_ids=set(commits))
+    # A version that is already the placeholder holds nothing to purge.
+    hits = {i: {b for b in bs if i == "" or git.blob(b, f"{i}.md") != placeholder(i)}
+            for i, bs in found.items()}
+    hits = {i: bs for i, bs in hits.items() if bs}
+    # Data keys a record shredded that this store still holds: whatever here is sealed
+    # with them is re-sealed (an encrypted store), even where no id matched.
+    keys = encryption.held(svc, keys)
+    if not hits and not keys:
+        return None
+    return _purge(svc, ids=[i for i in ids if i in hits], text=None,
+                  reason="applied from the redaction ledger", record=False, blob_ids=blob_ids,
+                  known=commits, known_blobs=blob_map, found=found, keys=keys)
+
+
+def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, *,
+           record: bool = True, blob_ids: set[str] = frozenset(),
+           known: dict[str, str] | None = None,
+           known_blobs: dict[str, str] | None = None,
+           found: dict[str, set[str]] | None = None, keys: Iterable[str] = ()) -> dict[str, Any]:
+    git = svc.git
+    op = "forget" if ids or not record else "redact"
+    with git.write_lock(timeout=120.0):
+        roots, tags = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
+        tag_roots = {f"{ref}^{{}}": peeled for ref, (_, peeled) in tags.items()}
+        purge, found = _collect(git, list(roots.values()) + list(tag_roots.values()), ids, text,
+                                found_first=found)
+        purge.blob_ids = set(blob_ids)
+        missing = [i for i in ids if i not in found]
+        if missing and record:
+            raise NotFound(f"no memory {missing[0]} in any scope or history",
+                           hint="`gitmem list` shows ids; `gitmem log` shows history")
+        all_ids = sorted(purge.ids & found)
+        # 0. An encrypted store: the forgotten memories' data keys are shredded, so what
+        # the rewrite keeps that was sealed with them is re-sealed under fresh keys.
+        shred = encryption.begin_shred(svc, all_ids, keys)
+        # 1. The revert commits.
+        # Applying another clone's record rewrites history only: the live copies go by
+        # merging the remote (which has that clone's revert) or by remove_live after it,
+        # so the rewritten history stays the one every clone computes.
+        reverts = _audit_commits(svc, op, all_ids, reason) if record else {}
+        # 2. Rewrite every history that holds the text (the new revert commits included).
+        start = {**roots, **tag_roots}
+        for scope, c in reverts.items():
+            start[SCOPE_PREFIX + scope] = c
+        rw = rewrite(git, start, PurgePolicy(purge), known=known, known_blobs=known_blobs)
+        rw = encryption.reseal(svc, shred, start, rw)
+        if op == "redact":
+            # Scopes the string never touched keep their history: drop their audit commit.
+            for scope, c in reverts.items():
+                ref = SCOPE_PREFIX + scope
+                new = rw.refs.get(ref, (c, c))[1]
+                if git.commit_obj(new).parents[0] == roots[ref]:
+                    rw.refs.pop(ref, None)
+                    start[ref] = roots[ref]
+        updates, dropped_tags = _ref_updates(roots, tags, start, rw)
+        if op == "redact" and not updates:
+            raise NotFound("the string is in no memory, message or history",
+                           hint="nothing was changed")
+
+        # 3. The redaction record, moved with the histories it describes.
+        rec_path = None
+        if record:
+            entry = ledger.new_record(
+                op, all_ids, time=int(svc.clock()), who="{} <{}>".format(*svc.identity()),
+                reason=reason, blobs=rw.blobs, commits=rw.commits, blob_map=rw.blob_map,
+                refs=[u for u in updates if ledger.shared_ref(u[0], svc.config)])
+            entry.update(encryption.shred_record(svc, shred, advance=True))
+            rec_path, ledger_update = ledger.stage(git, entry, svc.author())
+        ring = encryption.finish_shred(svc, shred, advance=record)
+        # A process killed once the refs have moved would leave the old text in
+        # unreachable objects and the index: the marker makes the next open finish the
+        # job (finish_interrupted). It names ids only, never the text.
+        pending = pending_path(svc.home)
+        atomic_write(pending, json.dumps({"op": op, "ids": all_ids}).encode())
+        try:
+            git.update_refs(updates + ring + ([ledger_update] if record else []), message=f"gitmem {op}")
+        except BaseException:
+            pending.unlink(missing_ok=True)
+            raise
+        encryption.end_shred(svc)
+        svc.drop_parsed()
+        # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
+        touched = set(all_ids) | _ids_with_replaced_blobs(git, roots, rw.blobs)
+        git.prune()
+        access.drop(svc.home, all_ids)
+        receipts.purge(svc.home, all_ids, text=text)
+        index_note = purge_index(svc, touched)
+        pending.unlink(missing_ok=True)
+    return {
+        "op": op, "ids": all_ids, "merged": [i for i in all_ids if i not in ids],
+        "reason": reason, "commits": {r[len(SCOPE_PREFIX):]: n for r, n, _ in updates if r.startswith(SCOPE_PREFIX)},
+        "rewritten_commits": len(rw.commits), "replaced_blobs": len(rw.blobs),
+        "refs": [u[0] for u in updates], "deleted_tags": dropped_tags, "record": rec_path, "index": index_note, "purged": True,
+        "keep_history": False,
+    }
+
+
+def _ref_updates(roots: dict[str, str], tags: dict[str, tuple[str, str]], start: dict[str, str],
+                 rw: Rewrite) -> tuple[list[tuple[str, str, str | None]], list[str]]:
+    """(ref, new, old) for every ref that moves, and the annotated tags that go."""
+    updates: list[tuple[str, str, str | None]] = []
+    for ref, old in roots.items():
+        new = rw.refs[ref][1] if ref in rw.refs else start.get(ref, old)
+        if new != old:
+            updates.append((ref, new, old))
+    # An annotated tag would keep the old history reachable: it goes (reported).
+    dropped = []
+    for ref, (tag_obj, peeled) in tags.items():
+        if rw.refs.get(f"{ref}^{{}}", (peeled, peeled))[1] != peeled:
+            updates.append((ref, "", tag_obj))
+            dropped.append(ref)
+    return updates, dropped
+
+
+def _ids_with_replaced_blobs(git: GitStore, roots: dict[str, str], blobs: set[str]) -> set[str]:
+    """Memories at the old scope tips whose file the rewrite changed (the index holds
+    their old text)."""
+    out: set[str] = set()
+    for ref, old in roots.items():
+        if ref.startswith(SCOPE_PREFIX):
+            for path, blob in git.walk_files(git.commit_obj(old)):
+                name = path.rsplit("/", 1)[-1]
+                if blob in blobs and name.endswith(".md") and model.is_id(name[:-3]):
+                    out.add(name[:-3])
+    return out
+
+
+def purge_index(svc: Memories, ids: Iterable[str]) -> str:
+    """Remove the index's copy of forgotten text: drop the ids, then rebuild into a new
+    file that is swapped in (compacting in place would leave old pages behind). If that
+    fails, delete the index files: the index is derived and rebuilds itself."""
+    ids = sorted(set(ids))
+    home = Path(svc.home)
+    try:
+        from gitmem.index import Index, drop_ids, index_path
+    except ImportError:
+        return _delete_index(home)
+    if not index_path(home).exists():
+        return "absent"
+    try:
+        from gitmem.index.embed import get_embedder
+
+        drop_ids(home, ids, config=svc.config)
+        Index(home, svc.git, svc.config, get_embedder(svc.config)[0]).rebuild()
+        return "rebuilt"
+    except Exception:  # any index trouble: the safe fallback is no index at all
+        return _delete_index(home)
+
+
+def pending_path(home: Path) -> Path:
+    """The marker of a purge whose refs moved but whose prune may not have run."""
+    return Path(home) / "state" / "purge-pending.json"
+
+
+def finish_interrupted(svc: Memories) -> dict[str, Any] | None:
+    """Finish a forget or redact killed after its refs moved: prune the unreachable
+    objects that still hold the text, drop the forgotten ids' access counts and
+    receipts, and delete the index (it rebuilds from the purged trees). None when no
+    purge was interrupted."""
+    pending = pending_path(svc.home)
+    if not pending.exists():
+        return None
+    with svc.git.write_lock(timeout=120.0):
+        if not pending.exists():
+            return None  # another process finished it meanwhile
+        try:
+            rec = json.loads(pending.read_text())
+            ids = [i for i in rec.get("ids", []) if isinstance(i, str)]
+        except (OSError, ValueError, AttributeError):
+            ids = []
+        live = _live(svc, ids)
+        gone = [i for i in ids if i not in live]
+        svc.git.prune()
+        access.drop(svc.home, gone)
+        receipts.purge(svc.home, gone)
+        note = _delete_index(Path(svc.home))
+        pending.unlink(missing_ok=True)
+    return {"ids": gone, "index": note}
+
+
+def _delete_index(home: Path) -> str:
+    removed = 0
+    for p in home.glob("index.duckdb*"):
+        p.unlink(missing_ok=True)
+        removed += 1
+    for p in home.glob(".index.duckdb*"):
+        p.unlink(missing_ok=True)
+    return "deleted" if removed else "absent"
