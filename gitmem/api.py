@@ -9,7 +9,7 @@ import datetime as dt
 import os
 from typing import Any, Callable, Iterable, Iterator
 
-from gitmem.core import model
+from gitmem.core import model, paths
 from gitmem.core.config import Config, load_config
 from gitmem.core.errors import UsageError
 from gitmem.core.model import Memory
@@ -70,7 +70,7 @@ class Store:
         self.memories = Memories(config, git)
         self._recall_engine: Any = recaller
         self._last_redactions: list[dict[str, Any]] = []
-        if (self.home / "state" / "purge-pending.json").exists():
+        if paths.state_file(self.home, "purge-pending.json").exists():
             # A forget killed after its history rewrite: finish its purge first.
             from gitmem.lifecycle.forget import finish_interrupted
 

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 from gitmem.agents.statements import GREETING, PERSONAL, PROJECT, Statement, normalise, sentences, statements_from_turns
 from gitmem.agents.transcripts import Turn, read_turns
-from gitmem.core import model
+from gitmem.core import model, paths
 from gitmem.core.config import Config
 from gitmem.core.fsutil import atomic_write, file_lock
 from gitmem.memories import transfer
@@ -86,7 +86,7 @@ def statements_from_endpoint(config: Config, turns: list[Turn], roles: Iterable[
 def _cursor_path(home: Path, session: str) -> Path:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", session)[:80]
     digest = hashlib.sha1(session.encode()).hexdigest()[:8]
-    return Path(home) / "state" / "extract" / f"{safe}-{digest}.json"
+    return paths.state_file(home, "extract", f"{safe}-{digest}.json")
 
 
 def read_cursor(home: Path, session: str, transcript: str) -> int:
@@ -161,7 +161,7 @@ def extract(svc: Memories, transcript: str | os.PathLike[str], *, session: str |
     # Dedup and write under one lock: two sessions' hooks firing together must not both
     # store the same statement.
     lock = contextlib.nullcontext() if dry_run else file_lock(
-        svc.home / "state" / "locks" / "extract.lock", timeout=10)
+        paths.lock(svc.home, "extract"), timeout=10)
     with lock:
         _dedup_and_write(svc, targets, sid, result, dry_run)
         if not dry_run:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from gitmem.core import paths
 from gitmem.core.errors import NotFound, UsageError
 from gitmem.store.coderepo import CodeRepo
 
@@ -183,7 +184,7 @@ def note_code_commit(svc: "Memories", mem: "Memory", link_info: dict[str, Any],
     repo = CodeRepo.discover(cwd)
     name, email = svc.identity()
     return repo.add_note_line(link_info["commit"], f"gitmem: {mem.id} scope={mem.scope}", name, email,
-                              svc.home / "state" / "locks")
+                              paths.locks(svc.home))
 
 
 # ---- why ----------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from gitmem.core import model
+from gitmem.core import model, paths
 from gitmem.core.errors import GitmemError
 from gitmem.core.fsutil import atomic_write, file_lock
 from gitmem.memories.service import Memories
@@ -26,11 +26,11 @@ KEEP = 3  # receipts.jsonl, .1, .2
 
 
 def _path(home: Path, n: int = 0) -> Path:
-    return Path(home) / "state" / (NAME if n == 0 else f"{NAME}.{n}")
+    return paths.state_file(home, NAME if n == 0 else f"{NAME}.{n}")
 
 
 def _lock(home: Path):
-    return file_lock(Path(home) / "state" / "locks" / "receipts.lock", timeout=10)
+    return file_lock(paths.lock(home, "receipts"), timeout=10)
 
 
 def record(svc: Memories, kind: str, query: str | None, items: Iterable[dict[str, Any]]) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from gitmem.core import paths
 from gitmem.core.errors import UsageError
 
 DEFAULT_TYPES = ("preference", "decision", "fact", "todo", "lesson", "reference", "note")
@@ -443,7 +444,7 @@ def load_config(
     """Build a Config: overrides > env > config.toml > defaults, each checked against
     SCHEMA (UsageError, exit 2, on an unknown section or key or a bad value)."""
     env = os.environ if env is None else env
-    home_path = Path(home) if home else Path(env.get("GITMEM_HOME") or Path.home() / ".gitmem")
+    home_path = paths.home_dir(home, env)
     home_path = home_path.expanduser()
     path = home_path / "config.toml"
     data: dict[str, dict[str, Any]] = {}

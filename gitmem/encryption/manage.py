@@ -27,6 +27,7 @@ import stat
 import time
 from typing import Any, Callable, Iterable
 
+from gitmem.core import paths
 from gitmem.core.errors import GitmemError, RemoteError, UsageError
 from gitmem.memories import ledger
 from gitmem.memories.service import Memories
@@ -357,7 +358,7 @@ def secure_home(home) -> None:
         os.chmod(home, 0o700)
     except OSError:
         return
-    for p in [home / "state", *home.glob("index.duckdb*"), *(home / "state").rglob("*")]:
+    for p in [paths.state(home), *home.glob("index.duckdb*"), *paths.state(home).rglob("*")]:
         try:
             mode = p.lstat().st_mode
             if stat.S_ISDIR(mode):

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import click
 
+from gitmem.core import paths
 from gitmem.core.errors import EXIT_INTERNAL, GitmemError
 
 # command name -> "module:attribute". Feature modules register their commands here.
@@ -251,7 +252,7 @@ def _crash_log(text: str) -> str | None:
 
     from gitmem.core.version import __version__
 
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = str(paths.cache_dir().parent)
     path = os.path.join(base, "gitmem", "crash.log")
     # The command's name, never its arguments: they can hold the very secrets gitmem redacts.
     command = next((a for a in sys.argv[1:] if a in COMMANDS), "?")

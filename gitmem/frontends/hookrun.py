@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from gitmem.core import paths
 from gitmem.core.errors import GitmemError, UsageError
 from gitmem.core.fsutil import atomic_write
 
@@ -148,7 +149,7 @@ def _run_served(event: str, payload: dict[str, Any], home: str | None, agent: st
 
     if budget is None and os.environ.get("GITMEM_HOOK_BUDGET"):
         budget = hook_setting(None, "budget")
-    home = home or os.environ.get("GITMEM_HOME") or os.path.expanduser("~/.gitmem")
+    home = str(paths.home_dir(home))
     elapsed = time.monotonic() - started
     left = float(hook_setting(None, "budget") if budget is None else budget) - elapsed
     if left <= 0.2:
@@ -280,7 +281,7 @@ def on_session_start(store: "Store", payload: dict[str, Any], deadline: float, r
 # Preferences are offered before a prompt once per context, not before every prompt: the
 # agent keeps what it was given, and repeating them would fill its window.
 def _shown_path(store: "Store", session: str) -> Path:
-    return store.home / "state" / "hook-sessions" / f"{cursor_name(session)}.json"
+    return paths.state_file(store.home, "hook-sessions", f"{cursor_name(session)}.json")
 
 
 def _load_shown(store: "Store", session: str | None) -> set[str]:

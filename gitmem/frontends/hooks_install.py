@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gitmem.core import paths
 from gitmem.core.config import Config
 from gitmem.core.errors import UsageError
 from gitmem.core.fsutil import atomic_write
@@ -53,7 +54,7 @@ def _is_ours(entry: Any) -> bool:
 
 
 def _installed_path(home: Path) -> Path:
-    return Path(home) / "state" / "hooks-installed.json"
+    return paths.state_file(home, "hooks-installed.json")
 
 
 def _load_installed(home: Path) -> dict[str, Any]:

@@ -27,6 +27,8 @@ from __future__ import annotations
 import os
 import sys
 
+from gitmem.core import paths
+
 # The commands a warm daemon runs for the CLI.
 WARM_COMMANDS = frozenset({"recall", "remember", "append", "get", "list", "context", "changes", "status"})
 # Commands that never start a daemon by themselves (`hook` has [hooks] autostart_serve).
@@ -73,7 +75,7 @@ def resolve_home(argv: list[str], env: dict[str, str] | None = None) -> str:
     --home, else $GITMEM_HOME, else ~/.gitmem)."""
     env = os.environ if env is None else env  # type: ignore[assignment]
     opts, _ = split_globals(argv)
-    home = opts.get("home") or env.get("GITMEM_HOME") or os.path.join(os.path.expanduser("~"), ".gitmem")
+    home = paths.home_str(opts.get("home"), env)
     return os.path.abspath(os.path.expanduser(home))
 
 
@@ -115,7 +117,7 @@ def run_in_daemon(home: str, argv: list[str], connect_timeout: float = 5.0) -> i
 
     global last_declined
     last_declined = False
-    path = os.path.join(home, "state", "serve.sock")
+    path = paths.serve_socket(home)
     if not os.path.exists(path):
         return None
     streams = _streams()

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+from gitmem.core import paths
 from gitmem.core.fsutil import file_lock, private_dir
 from gitmem.core.tokens import TOKENIZER_VERSION, term_counts
 from gitmem.index.chunks import Chunk
@@ -59,7 +60,7 @@ def index_home_problem(home: Path) -> str | None:
 
 
 def lock_path(home: Path) -> Path:
-    return Path(home) / "state" / "locks" / "index.lock"
+    return paths.lock(home, "index")
 
 
 def sql_str(s: str) -> str:

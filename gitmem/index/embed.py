@@ -14,6 +14,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from gitmem.core import paths
+
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 LOCAL_MODEL_NAME = "local/all-MiniLM-L6-v2"
 
@@ -126,7 +128,7 @@ MULTILINGUAL_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v
 
 
 def _failure_path(config) -> Path:
-    return Path(config.home) / "state" / FAILURE_FILE
+    return paths.state_file(config.home, FAILURE_FILE)
 
 
 def recorded_failure(config, model: str, path: str | None) -> str | None:

@@ -22,7 +22,7 @@ import json
 import time
 from typing import Any, Iterator
 
-from gitmem.core import model
+from gitmem.core import model, paths
 from gitmem.core.errors import ConflictError, NotFound
 from gitmem.core.fsutil import pid_lock
 from gitmem.core.trailers import Commit, format_message
@@ -114,7 +114,7 @@ def dream(svc: Memories, scope: str | None = None, dry_run: bool = False, force:
             plan.gates = gates(svc, s, now)
             out["scopes"][s] = {**plan.to_dict(), "commit": None, "skipped": None}
         return out
-    with pid_lock(svc.home / "state" / "locks" / "dream.lock", float(setting(svc.config, "lock_stale_seconds")),
+    with pid_lock(paths.lock(svc.home, "dream"), float(setting(svc.config, "lock_stale_seconds")),
                   what="dream"):
         for s in scopes:
             out["scopes"][s] = _dream_scope(svc, s, force, now)

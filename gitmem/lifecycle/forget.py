@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gitmem.agents import receipts
-from gitmem.core import model
+from gitmem.core import model, paths
 from gitmem.core.errors import NotFound, UsageError
 from gitmem.core.fsutil import atomic_write
 from gitmem.core.trailers import format_message, parse_trailers
@@ -490,7 +490,7 @@ def purge_index(svc: Memories, ids: Iterable[str]) -> str:
 
 def pending_path(home: Path) -> Path:
     """The marker of a purge whose refs moved but whose prune may not have run."""
-    return Path(home) / "state" / "purge-pending.json"
+    return paths.state_file(home, "purge-pending.json")
 
 
 def finish_interrupted(svc: Memories) -> dict[str, Any] | None:

@@ -11,13 +11,14 @@ import time
 from pathlib import Path
 from typing import Iterable
 
+from gitmem.core import paths
 from gitmem.core.fsutil import file_mode
 
 LOG_NAME = "access.log"
 
 
 def log_path(home: Path) -> Path:
-    return Path(home) / "state" / LOG_NAME
+    return paths.state_file(home, LOG_NAME)
 
 
 def record(home: Path, ids: Iterable[str], kind: str = "recall", when: float | None = None) -> None:

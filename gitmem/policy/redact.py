@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from gitmem.core import paths
+
 PLACEHOLDER = "[REDACTED:{kind}]"
 LIBRARY = "detect_secrets"  # the import name of the detect-secrets distribution
 DATA = Path(__file__).resolve().parent / "data"
@@ -250,7 +252,7 @@ def _library_key() -> str | None:
 
 
 def _cache_path(key: str) -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = paths.cache_dir().parent
     return Path(base) / "gitmem" / f"secret-rules-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
 
 

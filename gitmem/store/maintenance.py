@@ -9,6 +9,7 @@ import os
 import time
 from pathlib import Path
 
+from gitmem.core import paths
 from gitmem.store import gitcmd
 
 MAX_PACKS = 32
@@ -17,7 +18,7 @@ MAX_PACKS = 32
 class Maintenance:
     def __init__(self, git_dir: Path, home: Path, gc_every: int):
         self.git_dir = Path(git_dir)
-        self.locks = Path(home) / "state" / "locks"
+        self.locks = paths.locks(home)
         self.gc_every = gc_every
         self._repack_started = -1e9
 

@@ -12,6 +12,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 
 import pygit2
 
+from gitmem.core import paths
 from gitmem.core.errors import ConflictError, CorruptObject, GitmemError, NotFound, StoreMissing, UsageError
 from gitmem.core.fsutil import file_lock
 from gitmem.core.model import FORMAT_VERSION, check_scope
@@ -119,8 +120,7 @@ class GitStore:
         repo.config["gc.auto"] = "1000"
         # Small packs are folded by a geometric repack (see maintenance.py), not by a full gc.
         repo.config["gc.autoPackLimit"] = "0"
-        for sub in ("state", "state/locks"):
-            (Path(home) / sub).mkdir(parents=True, exist_ok=True)
+        paths.locks(home).mkdir(parents=True, exist_ok=True)
         return True
 
     def format_version(self) -> int:
@@ -173,7 +173,7 @@ class GitStore:
 
     @property
     def write_lock_path(self) -> Path:
-        return self.home / "state" / "locks" / "write.lock"
+        return paths.lock(self.home, "write")
 
     def write_lock(self, timeout: float = 60.0):
         """The store-wide write lock; history rewrites hold it for their whole run."""

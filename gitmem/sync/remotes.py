@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gitmem.core import model
+from gitmem.core import model, paths
 from gitmem.core.errors import NotFound
 from gitmem.core.fsutil import atomic_write
 from gitmem.memories import ledger
@@ -18,7 +18,7 @@ from gitmem.store.transport import Transport, tracking_prefix, tracking_ref
 
 def sync_lock_path(home: Path) -> Path:
     """The flock a sync holds for its whole run (a watcher's fetch takes it too)."""
-    return Path(home) / "state" / "locks" / "sync.lock"
+    return paths.lock(home, "sync")
 
 
 def private_scopes(svc: Memories) -> set[str]:
@@ -26,7 +26,7 @@ def private_scopes(svc: Memories) -> set[str]:
 
 
 def state_path(home: Path, name: str) -> Path:
-    return Path(home) / "state" / "sync" / f"{name}.json"
+    return paths.state_file(home, "sync", f"{name}.json")
 
 
 def read_state(home: Path, name: str) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from gitmem.core import paths
 from gitmem.core.errors import ConflictError, GitmemError, UsageError
 from gitmem.core.fsutil import atomic_write, file_lock
 from gitmem.core.model import check_scope
@@ -330,7 +331,7 @@ def cursor_path(svc: Memories, name: str) -> Path:
     if not _CURSOR_RE.match(name or "") or name.endswith(".lock"):
         raise UsageError(f"bad cursor name {name!r}",
                          hint="letters, digits, '.', '_' and '-', e.g. --cursor session-42")
-    return svc.home / "state" / "cursors" / f"{name}.json"
+    return paths.state_file(svc.home, "cursors", f"{name}.json")
 
 
 def _load_cursor(path: Path) -> tuple[dict[str, RefState], list[str]] | None:
@@ -361,7 +362,7 @@ def changes(svc: Memories, cursor: str, *, scopes: Iterable[str] | None = None,
     left them: no network here. The first time an existing cursor is asked about a
     remote, that remote starts where its tracking refs are: their history is not news."""
     path = cursor_path(svc, cursor)
-    lock = svc.home / "state" / "locks" / f"cursor-{cursor}.lock"
+    lock = paths.lock(svc.home, f"cursor-{cursor}")
     with file_lock(lock, timeout=30):
         loaded = _load_cursor(path)
         state, followed = loaded if loaded is not None else (None, [])
@@ -392,7 +393,7 @@ def changes(svc: Memories, cursor: str, *, scopes: Iterable[str] | None = None,
 
 
 def list_cursors(svc: Memories) -> list[str]:
-    d = svc.home / "state" / "cursors"
+    d = paths.state_file(svc.home, "cursors")
     return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
 
 

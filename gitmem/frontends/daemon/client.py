@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+from gitmem.core import paths
 from gitmem.core.fsutil import is_locked
 from gitmem.recall.hits import Hit
 
@@ -36,19 +37,19 @@ enabled = True
 
 
 def socket_path(home: str | os.PathLike[str]) -> Path:
-    return Path(home) / "state" / "serve.sock"
+    return Path(paths.serve_socket(home))
 
 
 def pid_path(home: str | os.PathLike[str]) -> Path:
-    return Path(home) / "state" / "serve.pid"
+    return paths.state_file(home, "serve.pid")
 
 
 def lock_path(home: str | os.PathLike[str]) -> Path:
-    return Path(home) / "state" / "locks" / "serve.lock"
+    return paths.lock(home, "serve")
 
 
 def log_path(home: str | os.PathLike[str]) -> Path:
-    return Path(home) / "state" / "serve.log"
+    return paths.state_file(home, "serve.log")
 
 
 def env_fingerprint(env: dict[str, str] | None = None) -> dict[str, str]:
