@@ -19,7 +19,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import recall_locomo as RL  # noqa: E402
 
-from gitmem.recall.engine import vector_top  # noqa: E402
+from gitmem.recall.vectors import vector_top  # noqa: E402
 from gitmem.core.tokens import tokenize  # noqa: E402
 
 

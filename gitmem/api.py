@@ -70,6 +70,7 @@ class Store:
         self.memories = Memories(config, git)
         self._recall_engine: Any = recaller
         self._last_redactions: list[dict[str, Any]] = []
+        self._last_recall: dict[str, Any] = {}
         if paths.state_file(self.home, "purge-pending.json").exists():
             # A forget killed after its history rewrite: finish its purge first.
             from gitmem.lifecycle.forget import finish_interrupted
@@ -352,10 +353,21 @@ class Store:
         archived, mode ("hybrid"|"bm25"|"vector"), mmr, explain, record, progress, cwd, timeout_ms
         (BM25 only while new memories wait for their vectors, never embedding in the query),
         at (a revision or date: the memory as it stood then, hits citing those commits;
-        see gitmem.timetravel). Snippets and text are redacted again on the way out: a secret that reached the
-        store by a hand edit or plain git is not handed on."""
+        see gitmem.recall.timetravel). How it ran: `search` returns it with the hits."""
+        return self.search(query, k, scopes, **filters).hits
+
+    def search(self, query: str, k: int = 10, scopes: Iterable[str] | None = None, *, progress=None,
+               **filters: Any):
+        """`recall`, answered as a RecallResult: the hits and how the recall ran (backend,
+        scopes, pending vectors, notes). Snippets and text are redacted again on the way
+        out: a secret that reached the store by a hand edit or plain git is not handed on."""
+        from gitmem.recall.request import RecallRequest
+
+        result = self.recaller.run(RecallRequest.of(query, k, scopes, **filters), progress=progress)
         red = self.memories.redactor()
-        return [h.redacted(red) for h in self.recaller.recall(query, k=k, scopes=scopes, **filters)]
+        result.hits = [h.redacted(red) for h in result.hits]
+        self._last_recall = result.info
+        return result
 
     def injectable(self, hits: Iterable[Any]) -> list[Any]:
         """The hits that may go into an agent's prompt (`recall --format prompt`, the
@@ -394,8 +406,9 @@ class Store:
 
     @property
     def last_recall(self) -> dict[str, Any]:
-        """How the last recall ran (backend, model, timings)."""
-        return self.recaller.last
+        """How this Store's last recall ran (backend, model, timings): `search` hands the
+        same with its hits, which is what a threaded caller should use."""
+        return self._last_recall
 
     def index_status(self) -> dict[str, Any]:
         """Backend (hybrid | bm25), model, memories indexed, lag behind each scope tip."""

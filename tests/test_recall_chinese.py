@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import gitmem
 
 from conftest import dialogue_set
-from gitmem.recall.engine import query_window
+from gitmem.recall.dates import query_window
 
 UTC = dt.timezone.utc
 DATA = Path(__file__).parent / "data"

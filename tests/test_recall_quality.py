@@ -172,7 +172,7 @@ def test_the_turn_after_a_match_shares_its_score(store):
 def test_query_window_names_a_day(query, day):
     import datetime as dt
 
-    from gitmem.recall.engine import query_window
+    from gitmem.recall.dates import query_window
 
     a, b, _ = query_window(query, 0)
     assert dt.datetime.fromtimestamp(a, dt.timezone.utc).date().isoformat() == day
@@ -184,7 +184,7 @@ def test_query_window_names_a_day(query, day):
 def test_query_window_contains_the_date_it_names(day, fmt):
     import datetime as dt
 
-    from gitmem.recall.engine import query_window
+    from gitmem.recall.dates import query_window
 
     text = fmt.format(d=day.day, dd=f"{day.day:02d}", m=f"{day.month:02d}", B=day.strftime("%B"),
                       b=day.strftime("%b"), Y=day.year)
@@ -196,7 +196,7 @@ def test_query_window_contains_the_date_it_names(day, fmt):
 def test_relative_periods_and_no_date():
     import datetime as dt
 
-    from gitmem.recall.engine import query_window
+    from gitmem.recall.dates import query_window
 
     now = dt.datetime(2024, 3, 14, 15, tzinfo=dt.timezone.utc).timestamp()   # a Thursday
     a, b, _ = query_window("what did we decide last week", now)

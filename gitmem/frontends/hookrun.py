@@ -329,8 +329,9 @@ def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: i
         hits = remote[0]
     else:
         store = open_store(home, session, None)
-        hits = store.recall(prompt, k=k + 3, scopes=scopes, timeout_ms=timeout_ms)
-        if (store.last_recall.get("vectors") or {}).get("pending"):
+        result = store.search(prompt, k=k + 3, scopes=scopes, timeout_ms=timeout_ms)
+        hits = result.hits
+        if (result.info.get("vectors") or {}).get("pending"):
             warm_index(store)
     return list(hits)
 

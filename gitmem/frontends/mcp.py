@@ -81,8 +81,8 @@ def build_server(store: "Store", *, allow_redact: bool = False):
                 if served is not None:
                     hits, info = served
                 else:
-                    hits = store.recall(query, k=k, scopes=scopes or None, timeout_ms=timeout_ms, **filters)
-                    info = dict(store.last_recall)
+                    result = store.search(query, k=k, scopes=scopes or None, timeout_ms=timeout_ms, **filters)
+                    hits, info = result.hits, dict(result.info)
                 hits = store.injectable(hits)
                 store.record_receipt("mcp-search", query, hits)
         except GitmemError as e:

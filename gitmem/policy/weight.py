@@ -1,9 +1,15 @@
-"""Memory weight: how much a memory still matters. The one definition (DESIGN §3):
+"""How much a memory matters: the one owner of the rules that weigh a memory by its
+importance, its use and its age. Two uses, two documented formulas:
 
-    weight = importance + min(access, access_cap) * access_weight - days_since_access * idle_weight
+- its weight as a memory (DESIGN §3), for `dream` (retire below `dream.archive_below`)
+  and `context` (the heaviest first), set under [dream]:
 
-`dream` moves memories whose weight fell below `dream.archive_below` to `archive/`;
-`context` shows the heaviest. The numbers are set under [dream] in config.toml."""
+      weight = importance + min(access, access_cap) * access_weight - days_since_access * idle_weight
+
+- its lift as a recall hit, set under [recall] (`recall_factors`): a hit's fused score is
+  multiplied by (1 - recency_weight + recency_weight * 0.5 ** (age_days / half_life_days))
+  and by 1 + importance_weight * (importance - 5) / 5, so a default-importance hit of any
+  age keeps its order among equals and the lift is bounded."""
 
 from __future__ import annotations
 
@@ -45,3 +51,18 @@ def weight(config, mem: Memory, counts: Counts, now: float, *, updated: float | 
     per_access = float(config.get("dream", "access_weight"))
     per_day = float(config.get("dream", "idle_weight"))
     return mem.importance + min(n, cap) * per_access - idle_days * per_day
+
+
+def importance_of(value: object) -> int:
+    """A stored importance clamped to 1-10 (missing: model.DEFAULT_IMPORTANCE)."""
+    return min(10, max(1, int(value or model.DEFAULT_IMPORTANCE)))
+
+
+def recall_factors(created: float | None, now: float, half_life_days: float, importance: object,
+                   importance_weight: float) -> tuple[float, float]:
+    """(recency, importance factor) of a recall hit created at `created` (unix time;
+    missing: now): recency halves every `half_life_days` (1.0 when that is 0)."""
+    age_days = max(0.0, (now - (created or now)) / 86400.0)
+    rec = 0.5 ** (age_days / half_life_days) if half_life_days > 0 else 1.0
+    imp = importance_of(importance)
+    return rec, 1.0 + importance_weight * (imp - model.DEFAULT_IMPORTANCE) / model.DEFAULT_IMPORTANCE

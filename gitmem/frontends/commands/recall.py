@@ -129,8 +129,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     if served is not None:
         hits, info = served
     else:
-        hits = store.recall(query, k=k, scopes=list(scopes) or None, progress=progress_bars(), **filters)
-        info = store.last_recall
+        result = store.search(query, k=k, scopes=list(scopes) or None, progress=progress_bars(), **filters)
+        hits, info = result.hits, result.info
     if info.get("backend") == "bm25" and info.get("reason") and mode != "bm25":
         click.echo(f"note: {info['reason']}; recall is BM25 only", err=True)
     if info.get("note"):

@@ -161,9 +161,9 @@ class Daemon:
             store = self.store
             t0 = time.perf_counter()
             # The client's cwd, not the daemon's, picks the linked project's scope.
-            hits = store.recall(query, k=int(req.get("k") or 10), scopes=req.get("scopes") or None,
-                                cwd=req.get("cwd"), **filters)
-            info = dict(store.last_recall)
+            result = store.search(query, k=int(req.get("k") or 10), scopes=req.get("scopes") or None,
+                                  cwd=req.get("cwd"), **filters)
+            hits, info = result.hits, dict(result.info)
             info["daemon_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         if (info.get("vectors") or {}).get("pending"):
             self._catch_up_later(quiet=False)  # the next query is hybrid, nobody runs reindex
@@ -175,8 +175,8 @@ class Daemon:
         by words while vectors are pending, which the worker then embeds."""
         with self.recall_lock:
             self._refresh_config()
-            hits = self.store.recall(query, k=k, scopes=scopes, timeout_ms=timeout_ms)
-            pending = (self.store.last_recall.get("vectors") or {}).get("pending")
+            result = self.store.search(query, k=k, scopes=scopes, timeout_ms=timeout_ms)
+            hits, pending = result.hits, (result.info.get("vectors") or {}).get("pending")
         if pending:
             self._catch_up_later(quiet=False)
         return hits
