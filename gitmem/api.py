@@ -41,24 +41,9 @@ def init(home: str | os.PathLike[str] | None = None, *, encrypt: bool = False, *
     return store
 
 
-def open(home: str | os.PathLike[str] | None = None, **kw: Any) -> "Store":  # noqa: A001
+def open(home: Any = None, **kw: Any) -> "Store":  # noqa: A001 - gitmem.open mirrors it
     """Open an existing store at `home` (default $GITMEM_HOME or ~/.gitmem)."""
-    if warm_open is not None:
-        store = warm_open(home, **kw)
-        if store is not None:
-            return store
     return Store(load_config(home, **kw))
-
-
-# Set by `gitmem serve` in its own process while it runs a client's command: given
-# open()'s arguments, a Store on the daemon's warm engines (Store.sharing), or None to
-# open one as usual. Nothing else sets it.
-warm_open: Callable[..., "Store | None"] | None = None
-
-# Set by `gitmem serve` in its own process: given a Store's home, have the daemon index
-# and embed in the background what is pending there (True when it took it). Nothing
-# else sets it.
-index_later: Callable[[Any], bool] | None = None
 
 
 class Store:
@@ -397,12 +382,6 @@ class Store:
         threads using this Store), it is held only to read and write the index, never
         while embedding: run it in a thread beside queries. stop() ends it early."""
         return self.recaller.catch_up(progress=progress, lock=lock, stop=stop)
-
-    def index_in_background(self) -> bool:
-        """Hand pending vectors to the warm daemon this command runs in (`gitmem
-        serve`), which embeds them in the background: False when there is none (the
-        caller then starts its own catch-up)."""
-        return index_later is not None and bool(index_later(self.home))
 
     @property
     def last_recall(self) -> dict[str, Any]:

@@ -10,11 +10,11 @@ import json
 
 import anyio
 import pytest
+from conftest import run_cli, start_daemon, stop_daemon, wait_for
 
 import gitmem
 from gitmem.frontends.daemon import client as serve_client
-
-from conftest import run_cli, start_daemon, stop_daemon, wait_for
+from gitmem.frontends.runtime import Runtime
 
 N = 300  # imported memories: more than a timeout of 0 (or the MCP default) embeds inline
 
@@ -201,7 +201,7 @@ def test_the_prompt_hook_answers_by_words_and_leaves_the_vectors_to_the_backgrou
     spawned = []
     monkeypatch.setattr(hookrun.subprocess, "Popen", lambda cmd, **kw: spawned.append(cmd))
     res = hookrun.run("prompt", {"session_id": "s", "prompt": "albatross mast 7"}, home=str(store.home),
-                      budget=2.0, use_daemon=False)
+                      budget=2.0, runtime=Runtime(ask_daemon=False))
     assert "albatross 7 circles mast 7" in res.stdout
     # It indexed the words and embedded none of the 500 (a 2 s budget allows ~200 inline)…
     assert gitmem.open(store.home).index_status()["index_pending"] == 500

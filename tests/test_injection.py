@@ -13,13 +13,14 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from conftest import decode_blob, encode_blob, git, run_cli
-from gitmem.frontends import hookrun
-from gitmem.policy import injection
-from gitmem.agents.context import context, render_context
-from gitmem.recall.render import render_prompt
 from test_transcripts import claude_line
+
+from gitmem.agents.context import context, render_context
+from gitmem.frontends import hookrun
+from gitmem.frontends.runtime import Runtime
+from gitmem.policy import injection
+from gitmem.recall.render import render_prompt
 
 NOTES = Path(__file__).parent / "data" / "ordinary_notes.txt"
 
@@ -129,7 +130,7 @@ def _outputs(store, query: str) -> dict[str, str]:
     out = {}
     out["context"] = render_context(context(store.memories, hours=24 * 365, budget=100_000, record=False))
     out["recall-prompt"] = render_prompt(store.injectable(store.recall(query, k=10)), 100_000, query=query)
-    res = hookrun.run("prompt", {"prompt": query, "session_id": "hook-s"}, home=str(store.home), use_daemon=False)
+    res = hookrun.run("prompt", {"prompt": query, "session_id": "hook-s"}, home=str(store.home), runtime=Runtime(ask_daemon=False))
     out["hook"] = res.stdout
     from gitmem.frontends.mcp import build_server
 

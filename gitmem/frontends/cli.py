@@ -138,13 +138,14 @@ def cli(ctx: click.Context, home: str | None, session: str | None, agent: str | 
 def store_from(ctx: click.Context, create: bool = False, encrypt: bool = False):
     """Open (or create) the store named by the global options."""
     from gitmem import api
+    from gitmem.frontends import runtime
 
     root = ctx.find_root()
     o = root.obj or {}
     kw = dict(session=o.get("session"), agent=o.get("agent"))
     if create:
         return api.init(o.get("home"), encrypt=encrypt, **kw)
-    return api.open(o.get("home"), **kw)
+    return runtime.of(ctx).open(o.get("home"), **kw)
 
 
 def pass_store(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -269,7 +270,8 @@ def _crash_log(text: str) -> str | None:
         return None
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, rt: Any = None) -> None:
     """Run the command line in this process and exit. The console script's entry point
-    is gitmem.frontends.launch.main, which first offers the command to a running `gitmem serve`."""
-    cli.main(args=argv, prog_name="gitmem")
+    is gitmem.frontends.launch.main, which first offers the command to a running `gitmem
+    serve`; `rt` (a frontends.runtime.Runtime) says how this run reaches the store."""
+    cli.main(args=argv, prog_name="gitmem", obj={} if rt is None else {"runtime": rt})

@@ -25,6 +25,7 @@ from gitmem.core.fsutil import atomic_write
 if TYPE_CHECKING:
     from gitmem.api import Store
     from gitmem.core.config import Config
+    from gitmem.frontends.runtime import Runtime
 
 # Agent CLI event -> our event name. Claude Code, Qwen Code and Codex share these names.
 AGENT_EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "prompt",
@@ -100,25 +101,23 @@ class HookResult:
     abandoned: bool = False  # a worker thread is still running: exit hard
 
 
-def open_store(home: str | None, session: str | None, agent: str | None) -> "Store":
-    from gitmem import api
-
-    return api.open(home, session=session, agent=agent)
-
-
 def run(event: str, payload: dict[str, Any], *, home: str | None = None, agent: str | None = None,
         budget: float | None = None, started: float | None = None, session: str | None = None,
-        use_daemon: bool = True) -> HookResult:
+        runtime: "Runtime | None" = None) -> HookResult:
     """Do what hook EVENT does with the agent's payload, within the budget. A prompt hook
-    is handed whole to a running `gitmem serve` when one answers (use_daemon)."""
+    is handed whole to a running `gitmem serve` when one answers (unless `runtime` says
+    not to ask it: in the daemon itself, which also answers its recall warm)."""
+    from gitmem.frontends.runtime import DEFAULT
+
+    rt = runtime or DEFAULT
     started = time.monotonic() if started is None else started
     session = (session or payload.get("session_id") or payload.get("sessionId")
                or os.environ.get("GITMEM_SESSION"))
-    if use_daemon and event in SERVED_EVENTS:
+    if rt.ask_daemon and event in SERVED_EVENTS:
         served = _run_served(event, payload, home, agent, budget, started, session)
         if served is not None:
             return served
-    store = open_store(home, session, agent)
+    store = rt.open(home, session=session, agent=agent)
     budget = float(hook_setting(store.config, "budget") if budget is None else budget)
     deadline = started + budget - 0.15  # leave time to print and exit
     handler = HANDLERS.get(event)
@@ -126,7 +125,7 @@ def run(event: str, payload: dict[str, Any], *, home: str | None = None, agent: 
         raise UsageError(f"unknown hook event {event!r}", hint="one of: " + ", ".join(sorted(HANDLERS)))
     res = HookResult()
     try:
-        handler(store, payload, deadline, res)
+        handler(store, payload, deadline, res, rt)
     except HookTimeout as e:
         res.abandoned = True
         res.notes.append(f"{event}: {e}; went on without it")
@@ -136,10 +135,6 @@ def run(event: str, payload: dict[str, Any], *, home: str | None = None, agent: 
 
 # Before each prompt is the hook on the agent's clock; the others may take their time.
 SERVED_EVENTS = ("prompt",)
-
-# Set by `gitmem serve` in its own process: recall on its warm Store, not over the socket.
-warm_recall: Callable[..., list[Any]] | None = None  # (query, k, scopes, timeout_ms)
-
 
 def _run_served(event: str, payload: dict[str, Any], home: str | None, agent: str | None,
                 budget: float | None, started: float, session: str | None) -> HookResult | None:
@@ -260,7 +255,7 @@ def sync_remotes(store: "Store", seconds: float, res: HookResult) -> None:
             res.notes.append(f"gitmem: sync {name}: {out.get('hint') or 'the remote refused a rewind'}")
 
 
-def on_session_start(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:
+def on_session_start(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult, rt: "Runtime") -> None:
     from gitmem.agents.context import render_context
 
     cwd = payload.get("cwd")
@@ -309,7 +304,7 @@ def _preferences(store: "Store", scopes: list[str], n: int) -> list[Any]:
     return prefs[:n]
 
 
-def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: int,
+def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: int, rt: "Runtime",
             timeout: float = 2.0, box: dict[str, Any] | None = None) -> list[Any]:
     """Recall from a running `gitmem serve` if one answers within `timeout`, else in its
     own Store (it runs in a worker thread). box["served"] says which it was; the caller
@@ -319,20 +314,21 @@ def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: i
     # Never wait on embedding a bulk import: by words (BM25) while vectors are pending,
     # and they are embedded in the background (the daemon's worker, else warm_index).
     timeout_ms = max(0, int(timeout * 1000))
-    if warm_recall is not None:
-        remote: Any = (warm_recall(prompt, k + 3, scopes, timeout_ms), {})
-    else:
+    remote: Any = None
+    if rt.recall is not None:
+        remote = (rt.recall(prompt, k + 3, scopes, timeout_ms), {})
+    elif rt.ask_daemon:
         remote = serve_client.recall(home, prompt, k + 3, scopes, timeout=timeout, timeout_ms=timeout_ms)
     if box is not None:
         box["served"] = remote is not None
     if remote is not None:
         hits = remote[0]
     else:
-        store = open_store(home, session, None)
+        store = rt.open(home, session=session, agent=None)
         result = store.search(prompt, k=k + 3, scopes=scopes, timeout_ms=timeout_ms)
         hits = result.hits
         if (result.info.get("vectors") or {}).get("pending"):
-            warm_index(store)
+            warm_index(store, rt)
     return list(hits)
 
 
@@ -360,7 +356,7 @@ def _changes(store: "Store", session: str, scopes: list[str], limit: int) -> lis
     return out[-limit:]
 
 
-def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:
+def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult, rt: "Runtime") -> None:
     from gitmem.agents.context import quote
     from gitmem.core.tokens import count_tokens
     from gitmem.recall.render import load_template, render_prompt
@@ -379,7 +375,7 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
         def work() -> None:
             t = time.monotonic()
             try:
-                box["hits"] = _recall(str(store.home), sid, prompt, scopes, k, _left(deadline), box)
+                box["hits"] = _recall(str(store.home), sid, prompt, scopes, k, rt, _left(deadline), box)
             except BaseException as e:  # noqa: BLE001
                 box["error"] = e
             box["time"] = time.monotonic() - t
@@ -474,7 +470,7 @@ def _roles(store: "Store") -> tuple[str, ...]:
     return ("user", "assistant") if hook_setting(store.config, "read_assistant") else ("user",)
 
 
-def on_stop(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:
+def on_stop(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult, rt: "Runtime") -> None:
     path = payload.get("transcript_path")
     if not path:
         res.notes.append("stop: no transcript_path in the payload; nothing to extract")
@@ -484,12 +480,12 @@ def on_stop(store: "Store", payload: dict[str, Any], deadline: float, res: HookR
         if out["kept"]:
             res.notes.append(f"gitmem: kept {len(out['kept'])} statement(s) from this session")
         if out["commits"]:
-            warm_index(store)
+            warm_index(store, rt)
     # Push what this session wrote (extracted or remembered along the way) to the remotes.
     sync_remotes(store, _left(deadline), res)
 
 
-def on_pre_compact(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:
+def on_pre_compact(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult, rt: "Runtime") -> None:
     path = payload.get("transcript_path")
     if not path:
         res.notes.append("pre-compact: no transcript_path in the payload; nothing to flush")
@@ -497,10 +493,10 @@ def on_pre_compact(store: "Store", payload: dict[str, Any], deadline: float, res
     out = with_deadline(lambda: store.flush(path, session=payload.get("session_id"),
                                             cwd=payload.get("cwd")), _left(deadline))
     res.notes.append(f"gitmem: session summary stored at {out['path']} in {out['scope']}")
-    warm_index(store)
+    warm_index(store, rt)
 
 
-def warm_index(store: "Store") -> None:
+def warm_index(store: "Store", rt: "Runtime") -> None:
     """Index (and embed) what a hook just wrote, so the next prompt's recall finds the
     index fresh instead of doing that work on its clock: in a running `gitmem serve`,
     else in a detached process."""
@@ -509,7 +505,8 @@ def warm_index(store: "Store") -> None:
     from gitmem.frontends.daemon import client as serve_client
 
     # A running daemon does it with the model it has loaded: no second model in memory.
-    ans = serve_client.request(store.home, {"op": "refresh", "env": serve_client.env_fingerprint()}, timeout=1.0)
+    ans = serve_client.request(store.home, {"op": "refresh", "env": serve_client.env_fingerprint()},
+                               timeout=1.0) if rt.ask_daemon else None
     if ans and ans.get("ok"):
         return
     code = "import sys, gitmem; gitmem.open(sys.argv[1]).index.ensure_fresh()"
@@ -520,7 +517,7 @@ def warm_index(store: "Store") -> None:
         pass  # an optimisation: the next recall catches up by itself
 
 
-def on_git_post_commit(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult) -> None:
+def on_git_post_commit(store: "Store", payload: dict[str, Any], deadline: float, res: HookResult, rt: "Runtime") -> None:
     from gitmem.store.coderepo import CodeRepo, toplevel
 
     cwd = payload.get("cwd") or os.getcwd()

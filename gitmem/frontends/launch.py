@@ -92,6 +92,11 @@ def code_id() -> str:
     return f"{__version__} {pkg} {stamp}"
 
 
+# run_in_daemon's and try_warm's answer when the daemon declined this client (another
+# configuration or copy of gitmem): the in-process command must not ask it either.
+DECLINED = -1
+
+
 class Lost(Exception):
     """The daemon accepted the command and then went away before saying how it ended."""
 
@@ -106,17 +111,16 @@ def _streams() -> list[list[str | None]] | None:
 
 
 def run_in_daemon(home: str, argv: list[str], connect_timeout: float = 5.0) -> int | None:
-    """Have the daemon of `home` run `gitmem ARGV` on our descriptors: its exit code, or
-    None when no daemon took it (the caller runs it in-process). Raises Lost when the
-    daemon took it and died; "declined" is None with `last_declined` set."""
+    """Have the daemon of `home` run `gitmem ARGV` on our descriptors: its exit code,
+    None when no daemon answered, DECLINED when one answered and would not run it (the
+    caller runs it in-process either way). Raises Lost when the daemon took it and died."""
     # _socket, not socket: the module around it costs 5 ms (enum, selectors) of a
     # command that should cost about a Python start-up.
     import _socket as socket
-    import json
     from array import array
 
-    global last_declined
-    last_declined = False
+    from gitmem.frontends.daemon import wire
+
     path = paths.serve_socket(home)
     if not os.path.exists(path):
         return None
@@ -127,7 +131,7 @@ def run_in_daemon(home: str, argv: list[str], connect_timeout: float = 5.0) -> i
         req = {"op": "run", "argv": list(argv), "cwd": os.getcwd(), "env": dict(os.environ),
                "umask": _umask(), "argv0": sys.argv[0] if sys.argv else "gitmem", "code": code_id(),
                "streams": streams}
-        data = json.dumps(req, ensure_ascii=False).encode("utf-8") + b"\n"
+        data = wire.encode(req)
     except (OSError, ValueError):  # a deleted cwd, undecodable argv or environment
         return None
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -139,19 +143,18 @@ def run_in_daemon(home: str, argv: list[str], connect_timeout: float = 5.0) -> i
             sent = s.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array("i", [0, 1, 2]))])
             if sent < len(data):
                 s.sendall(data[sent:])
-            ans = _read(s, buf)
+            ans = wire.read_dict(lambda: s.recv(65536), buf)
         except (OSError, ValueError):
             return None
         if not ans or not ans.get("accepted"):
-            last_declined = bool(ans)
-            return None
+            return DECLINED if ans else None
         try:
             s.sendall(b'{"op": "go"}\n')
         except OSError:
             return None  # it never heard "go": it does not run the command
         s.settimeout(None)  # the command may take as long as it takes in-process
         try:
-            ans = _read(s, buf)
+            ans = wire.read_dict(lambda: s.recv(65536), buf)
         except (OSError, ValueError) as e:
             raise Lost(str(e)) from e
         if not ans or not isinstance(ans.get("exit"), int):
@@ -159,23 +162,6 @@ def run_in_daemon(home: str, argv: list[str], connect_timeout: float = 5.0) -> i
         return int(ans["exit"])
     finally:
         s.close()
-
-
-last_declined = False
-
-
-def _read(s, buf: bytearray) -> dict | None:
-    import json
-
-    while b"\n" not in buf:
-        chunk = s.recv(65536)
-        if not chunk:
-            return None
-        buf += chunk
-    line, _, rest = bytes(buf).partition(b"\n")
-    buf[:] = rest
-    data = json.loads(line)
-    return data if isinstance(data, dict) else None
 
 
 def _umask() -> int:
@@ -205,7 +191,8 @@ def autostart(home: str, cmd: str | None) -> None:
 
 
 def try_warm(argv: list[str]) -> int | None:
-    """Run the command line in a warm daemon if one takes it: the exit code, else None.
+    """Run the command line in a warm daemon if one takes it: the exit code; DECLINED
+    when the daemon would not (the command then must not ask it either); else None.
     Starts a daemon for the next call when `[serve] autostart` says so and none runs."""
     if os.environ.get("GITMEM_NO_DAEMON") == "1":
         return None
@@ -226,9 +213,6 @@ def try_warm(argv: list[str]) -> int | None:
             return 130
         if code is not None:
             return code
-        if last_declined:
-            _no_daemon_recall()
-            return None
     try:
         autostart(home, cmd)
     except Exception:  # noqa: BLE001 - an optimisation for the next call must not fail this one
@@ -236,20 +220,17 @@ def try_warm(argv: list[str]) -> int | None:
     return None
 
 
-def _no_daemon_recall() -> None:
-    """The daemon does not serve this client (another configuration or copy of gitmem):
-    the in-process command must not ask it either."""
-    from gitmem.frontends.daemon import client as serve_client
-
-    serve_client.enabled = False
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point (the `gitmem` console script and `python -m gitmem`)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     code = try_warm(argv)
-    if code is not None:
+    if code is not None and code != DECLINED:
         sys.exit(code)
     from gitmem.frontends.cli import main as cli_main
 
-    cli_main(argv)
+    rt = None
+    if code == DECLINED:
+        from gitmem.frontends.runtime import Runtime
+
+        rt = Runtime(ask_daemon=False)
+    cli_main(argv, rt)

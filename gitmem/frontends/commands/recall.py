@@ -46,6 +46,13 @@ def _line_progress(length: int, label: str) -> _Lines:
     return _Lines(length, label)
 
 
+def _runtime():
+    """How this command reaches the store and the daemon (frontends.runtime)."""
+    from gitmem.frontends import runtime
+
+    return runtime.of(click.get_current_context(silent=True))
+
+
 def index_after_import(store, result: dict, as_json: bool, progress: bool | None = None) -> dict | None:
     """After a bulk write: when a `gitmem serve` runs for the store, hand the indexing
     to it (it embeds in the background with its warm model; recall --timeout answers by
@@ -56,7 +63,7 @@ def index_after_import(store, result: dict, as_json: bool, progress: bool | None
     if result.get("created", 0) + result.get("updated", 0) == 0:
         return None
     ans = serve_client.request(store.home, {"op": "refresh", "now": True, "env": serve_client.env_fingerprint()},
-                               timeout=2.0)
+                               timeout=2.0) if _runtime().ask_daemon else None
     if ans and ans.get("ok"):
         if not as_json:
             click.echo(f"indexing: gitmem serve (pid {ans.get('pid')}) embeds them in the background; "
@@ -123,7 +130,9 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     # The daemon is a transport, not a library: `serve` is a front end over the same
     # api, so one front end handing a request to another stays out of api.Store (which
     # would otherwise hold socket code and call itself over the socket from the daemon).
-    served = serve_client.recall(store.home, query, k, list(scopes) or None, timeout=60.0, **filters)
+    rt = _runtime()
+    served = serve_client.recall(store.home, query, k, list(scopes) or None, timeout=60.0,
+                                 **filters) if rt.ask_daemon else None
     if served is not None and at is not None and not served[1].get("at"):
         served = None  # a daemon from before --at would have answered for now: ask here
     if served is not None:
@@ -138,7 +147,7 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     if explain and info.get("language"):
         click.echo(f"note: {info['language']}", err=True)
     pending = (info.get("vectors") or {}).get("pending")
-    if pending and not store.index_in_background():  # a warm daemon embeds them itself
+    if pending and not rt.hand_off_indexing(store.home):  # a warm daemon embeds them itself
         _catch_up_in_background(store.home)
     if fmt == "json":
         out = [h.to_dict(explain=explain) for h in hits]

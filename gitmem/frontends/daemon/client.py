@@ -30,10 +30,6 @@ from gitmem.recall.hits import Hit
 _ENV_IGNORED = {"GITMEM_HOME", "GITMEM_SESSION", "GITMEM_AGENT", "GITMEM_PYTHON", "GITMEM_DEBUG",
                 "GITMEM_HOOK_BUDGET", "GITMEM_HOOK_T0", "GITMEM_HOOK_AUTOSTART", "GITMEM_NO_DAEMON"}
 
-# False in the daemon itself (a command it runs must not ask it over its own socket) and
-# in a client the daemon declined (gitmem.frontends.launch): request() then answers None at once,
-# as it does with GITMEM_NO_DAEMON=1 in the environment.
-enabled = True
 
 
 def socket_path(home: str | os.PathLike[str]) -> Path:
@@ -61,7 +57,7 @@ def env_fingerprint(env: dict[str, str] | None = None) -> dict[str, str]:
 def request(home: str | os.PathLike[str], payload: dict[str, Any], timeout: float = 5.0) -> dict[str, Any] | None:
     """Send one request; the answer, or None when no daemon answered in time."""
     path = socket_path(home)
-    if not enabled or os.environ.get("GITMEM_NO_DAEMON") == "1" or not path.exists():
+    if os.environ.get("GITMEM_NO_DAEMON") == "1" or not path.exists():
         return None
     deadline = time.monotonic() + max(0.01, timeout)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -47,6 +47,7 @@ from gitmem.core.errors import ConflictError, GitmemError, UsageError
 from gitmem.frontends import launch
 from gitmem.frontends.daemon import client as serve_client
 from gitmem.frontends.daemon.client import lock_path, pid_path, socket_path
+from gitmem.frontends.runtime import Runtime
 
 BUSY_WAIT = 0.5  # seconds a command waits for the one running before it runs in its own process
 DEFAULT_IDLE_EXIT = 1800.0  # seconds without a request before the daemon exits (0: never)
@@ -89,6 +90,10 @@ class Daemon:
         self._count_lock = threading.Lock()
         self._config_stamp = self._stamp()
         self.server: socketserver.BaseServer | None = None
+        # What commands and hooks run here get instead of a cold open: the warm Store,
+        # pending vectors to the worker, recall in process, never our own socket.
+        self.runtime = Runtime(warm_open=self.warm_open, index_later=self.index_later, recall=self.warm_recall,
+                               ask_daemon=False)
         self._stopping = threading.Event()
         self.stop_reason: str | None = None
 
@@ -171,7 +176,7 @@ class Daemon:
                 "info": _jsonable(info)}
 
     def warm_recall(self, query: str, k: int, scopes: list[str], timeout_ms: float | None = None) -> list[Any]:
-        """Recall for a hook run in this process (hookrun.warm_recall); with a timeout,
+        """Runtime.recall for a hook run in this process; with a timeout,
         by words while vectors are pending, which the worker then embeds."""
         with self.recall_lock:
             self._refresh_config()
@@ -202,7 +207,7 @@ class Daemon:
         try:
             res = hookrun.run(event, payload, home=str(self.home), agent=req.get("agent"),
                               budget=None if budget is None else float(budget), started=started,
-                              session=req.get("session"), use_daemon=False)
+                              session=req.get("session"), runtime=self.runtime)
         finally:
             self.run_lock.release()
         return {"ok": True, "stdout": res.stdout, "notes": res.notes, "timings": res.timings}
@@ -314,7 +319,7 @@ class Daemon:
                 self._catching = False
 
     def index_later(self, home: Any) -> bool:
-        """api.index_later: a command run here found vectors pending (recall --timeout)."""
+        """Runtime.index_later: a command run here found vectors pending (recall --timeout)."""
         if threading.get_ident() != self._run_thread or os.path.realpath(home) != self.real_home:
             return False
         self._catch_up_later(quiet=False)
@@ -345,7 +350,7 @@ class Daemon:
             sys.argv = [str(req.get("argv0") or "gitmem"), *req["argv"]]
             self._run_thread = threading.get_ident()
             try:
-                cli.cli.main(args=list(req["argv"]), prog_name="gitmem")
+                cli.cli.main(args=list(req["argv"]), prog_name="gitmem", obj={"runtime": self.runtime})
                 code = 0
             except SystemExit as e:
                 code = _exit_code(e.code)
@@ -374,7 +379,7 @@ class Daemon:
             _swap_env(saved_env)
 
     def warm_open(self, home: Any = None, **kw: Any) -> Any:
-        """api.open while a client's command runs on this thread: a Store on the warm
+        """Runtime.warm_open while a client's command runs on this thread: a Store on the warm
         engines when it names this store with these settings, else None (a cold open)."""
         if threading.get_ident() != self._run_thread or set(kw) - {"session", "agent"}:
             return None
@@ -693,13 +698,6 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
             os.umask(old_mask)
         os.chmod(sock, 0o600)
         server.daemon_state = daemon  # type: ignore[attr-defined]
-        from gitmem import api
-        from gitmem.frontends import hookrun
-
-        hookrun.warm_recall = daemon.warm_recall
-        api.warm_open = daemon.warm_open
-        api.index_later = daemon.index_later
-        serve_client.enabled = False  # a command run here must not ask us over the socket
         daemon.server = server
         daemon.last_request = time.monotonic()
         previous = {}
@@ -717,13 +715,6 @@ def serve(home: str | os.PathLike[str] | None = None, idle_exit: float = DEFAULT
                 signal.signal(sig, h)
         return daemon.stop_reason or "stopped"
     finally:
-        from gitmem import api
-        from gitmem.frontends import hookrun
-
-        hookrun.warm_recall = None
-        api.warm_open = None
-        api.index_later = None
-        serve_client.enabled = True
         if server is not None:
             server.server_close()
         worker = daemon._worker
