@@ -334,7 +334,7 @@ def test_the_daemon_does_not_keep_a_finished_commands_streams():
 
     import click
 
-    from gitmem.frontends.daemon.server import _click_forget, _stdio
+    from gitmem.frontends.daemon.runner import _click_forget, _stdio
 
     r, w = os.pipe()
     os.close(r)

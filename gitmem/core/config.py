@@ -257,7 +257,7 @@ SCHEMA: dict[str, Section] = {
     "serve": Section("`gitmem serve`, the warm daemon (README, serve)", {
         "autostart": Key("bool", False, "a command that finds no daemon starts one in the background "
                          "for the next call (the hooks have [hooks] autostart_serve)"),
-        "idle_exit": Key("number", 1800.0, "seconds a daemon started that way waits for requests", lo=0),
+        "idle_exit": Key("number", 1800.0, "seconds a daemon waits for a request before it exits (0: never; serve --idle-exit overrides)", lo=0),
     }),
     "mcp": Section("`gitmem mcp`, the MCP server", {
         "search_timeout_ms": Key("int", 2000, "memory_search spends at most about this long embedding new "

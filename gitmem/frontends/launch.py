@@ -16,7 +16,7 @@ command: gitmem.frontends.cli runs it in this process as before. `[serve] autost
 makes a command that found no daemon start one in the background for the next call.
 GITMEM_NO_DAEMON=1 keeps every command in-process.
 
-Protocol (JSON lines, see serve.Daemon.run): the client sends {"op": "run", ...} with
+Protocol (JSON lines, see daemon.server.Daemon.run): the client sends {"op": "run", ...} with
 its three descriptors; the daemon answers {"ok": true, "accepted": true} or declines
 ({"ok": false}); the client says {"op": "go"}; the daemon runs the command and answers
 {"ok": true, "exit": N}. The extra "go" means a client that gave up waiting (and runs
@@ -176,18 +176,17 @@ def autostart(home: str, cmd: str | None) -> None:
     if cmd is None or cmd in NO_AUTOSTART or not os.path.isdir(os.path.join(home, "repo.git")):
         return
     try:
-        import tomllib
+        # The schema reads config.toml and the environment (a cold path: no daemon answered).
+        from gitmem.core.config import load_config
 
-        with open(os.path.join(home, "config.toml"), "rb") as fh:
-            section = tomllib.load(fh).get("serve")
-    except (OSError, ValueError):
-        return  # no config, or a broken one: the command itself reports that
-    if not isinstance(section, dict) or section.get("autostart") is not True:
+        config = load_config(home)
+    except Exception:  # noqa: BLE001 - no config, or a broken one: the command itself reports that
         return
-    idle = section.get("idle_exit", 1800.0)
+    if config.get("serve", "autostart") is not True:
+        return
     from gitmem.frontends.daemon import client as serve_client
 
-    serve_client.spawn(home, idle_exit=float(idle) if isinstance(idle, (int, float)) else None)
+    serve_client.spawn(home, idle_exit=float(config.get("serve", "idle_exit")))
 
 
 def try_warm(argv: list[str]) -> int | None:

@@ -39,6 +39,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
 
     from gitmem.core.version import __version__
     from gitmem.frontends.daemon import client as serve_client
+    from gitmem.frontends.daemon.worker import IndexWorker
 
     server = MCPServer("gitmem", instructions=INSTRUCTIONS, version=__version__)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
@@ -49,7 +50,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         return ToolError(e.message + (f" (hint: {e.hint})" if e.hint else ""))
 
     lock = threading.Lock()  # one user of the Store at a time: tools and the index worker
-    indexer = _Indexer(store, lock)
+    indexer = IndexWorker(lambda: store, lock, quiet=0.0)
     server.gitmem_indexer = indexer  # type: ignore[attr-defined]  # serve() stops it
 
     @server.tool(annotations=read_only)
@@ -93,7 +94,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
             out["note"] = (f"{pending} new memory chunk(s) are not embedded yet: these results match by words "
                            "only; matches by meaning follow once they are (in the background)")
             if served is None:
-                indexer.start()  # a daemon that answered embeds them itself
+                indexer.later(after_write=False)  # a daemon that answered embeds them itself
         elif at and info.get("note"):
             out["note"] = info["note"]
         return out
@@ -186,35 +187,6 @@ def _plain(v: Any) -> Any:
     if isinstance(v, (str, int, float, bool)) or v is None:
         return v
     return str(v)
-
-
-class _Indexer:
-    """The MCP server's index worker: embeds pending vectors in a thread (one at a time)."""
-
-    def __init__(self, store: "Store", lock: threading.Lock):
-        self.store, self.lock = store, lock
-        self.stopping = threading.Event()
-        self.thread: threading.Thread | None = None
-        self.last: dict[str, Any] | None = None
-        self._guard = threading.Lock()
-
-    def start(self) -> None:
-        with self._guard:
-            if self.thread is not None and self.thread.is_alive():
-                return
-            self.thread = threading.Thread(target=self._run, daemon=True, name="gitmem-index")
-            self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.last = self.store.index_catch_up(lock=self.lock, stop=self.stopping.is_set)
-        except Exception as e:  # noqa: BLE001 - the next search tries again and reports it
-            self.last = {"error": f"{type(e).__name__}: {e}"}
-
-    def stop(self, wait: float = 10.0) -> None:
-        self.stopping.set()
-        if self.thread is not None:
-            self.thread.join(wait)  # it stops between two batches, not in the middle of a write
 
 
 def serve(store: "Store", *, allow_redact: bool = False) -> None:

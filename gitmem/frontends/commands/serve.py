@@ -13,8 +13,9 @@ from gitmem.frontends.cli import emit_json, json_option, store_from
 
 
 @click.command()
-@click.option("--idle-exit", "idle_exit", type=click.FloatRange(min=0), default=1800, show_default=True,
-              metavar="SECONDS", help="Exit after this long without a request (0: never).")
+@click.option("--idle-exit", "idle_exit", type=click.FloatRange(min=0), default=None,
+              metavar="SECONDS", help="Exit after this long without a request (0: never)  "
+              "[default: [serve] idle_exit, 1800].")
 @click.option("--detach", is_flag=True, help="Run in the background; return once it answers.")
 @click.option("--status", "show_status", is_flag=True, help="Show the running daemon, if any, and exit.")
 @click.option("--stop", is_flag=True, help="Stop the running daemon (SIGTERM) and exit.")
@@ -69,7 +70,7 @@ def serve(ctx, idle_exit, detach, show_status, stop, as_json):
                        f"{res['requests']} requests, backend {res['backend']}"
                        + (f" ({res['model']})" if res.get("model") else ""))
         return
-    from gitmem.frontends.daemon import server as daemon
+    from gitmem.frontends.daemon import process as daemon
 
     if detach:
         out = daemon.start_detached(home, idle_exit)

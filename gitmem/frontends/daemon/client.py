@@ -12,7 +12,6 @@ answers carry `ok` and either the data or `error`."""
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -23,6 +22,7 @@ from typing import Any, Iterable
 
 from gitmem.core import paths
 from gitmem.core.fsutil import is_locked
+from gitmem.frontends.daemon import wire
 from gitmem.recall.hits import Hit
 
 # Environment the daemon must share with a client for its answers to be the client's
@@ -71,18 +71,16 @@ def request(home: str | os.PathLike[str], payload: dict[str, Any], timeout: floa
                 if time.monotonic() > deadline:
                     return None
                 time.sleep(0.005)
-        s.sendall(json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n")
-        buf = bytearray()
-        while not buf.endswith(b"\n"):
+        s.sendall(wire.encode(payload))
+
+        def recv() -> bytes:
             left = deadline - time.monotonic()
             if left <= 0:
-                return None
+                raise TimeoutError("no answer in time")
             s.settimeout(left)
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-        data = json.loads(buf.decode("utf-8"))
+            return s.recv(65536)
+
+        data = wire.read(recv, bytearray())
     except (OSError, ValueError):
         return None
     finally:
