@@ -412,33 +412,33 @@ class Store:
     # ---- encryption -----------------------------------------------------------------
     def encryption(self) -> dict[str, Any]:
         """Whether the store is encrypted, its key's fingerprint and state."""
-        from gitmem.encryption import manage as encryption
+        from gitmem.encryption import marker
 
-        return encryption.status(self.memories)
+        return marker.status(self.memories)
 
     def encrypt_enable(self, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
         """Encrypt this store: a new master key, its whole history rewritten sealed."""
-        from gitmem.encryption import manage as encryption
+        from gitmem.encryption import convert
 
-        return encryption.enable(self.memories, progress)
+        return convert.enable(self.memories, progress)
 
     def key_export(self) -> str:
         """The master key as a key file's text (keep it secret)."""
-        from gitmem.encryption import manage as encryption
+        from gitmem.encryption import keys
 
-        return encryption.export_key(self.memories)
+        return keys.export_key(self.memories)
 
     def key_import(self, text: str, source: str = "key file") -> dict[str, Any]:
         """Install a key made by `key_export` (refused when the store has another one)."""
-        from gitmem.encryption import manage as encryption
+        from gitmem.encryption import keys
 
-        return encryption.import_key(self.memories, text, source)
+        return keys.import_key(self.memories, text, source)
 
     def key_rotate(self) -> dict[str, Any]:
         """A new master key; the keyring re-wrapped; the old key opens nothing here."""
-        from gitmem.encryption import manage as encryption
+        from gitmem.encryption import keys
 
-        return encryption.rotate(self.memories)
+        return keys.rotate(self.memories)
 
     # ---- lifecycle ------------------------------------------------------------------
     def forget(self, ids: Iterable[str], reason: str | None = None, keep_history: bool = False) -> dict[str, Any]:

@@ -19,8 +19,9 @@ from typing import Any
 
 from gitmem.core import model
 from gitmem.core.errors import GitmemError, MalformedMemory
-from gitmem.encryption import manage as encryption
+from gitmem.encryption import convert, marker
 from gitmem.memories.service import Memories
+from gitmem.store import crypto
 from gitmem.sync.remotes import remote_status
 
 LOCK_AGE = 60.0
@@ -98,7 +99,7 @@ def check_locks(svc: Memories) -> dict[str, Any]:
 
 
 def check_keys(svc: Memories) -> dict[str, Any]:
-    st = encryption.status(svc)
+    st = marker.status(svc)
     if not st["encrypted"]:
         return _check("keys", "ok", "not encrypted")
     if st["key"] != "present":
@@ -174,8 +175,8 @@ def _repair(svc: Memories, c: dict[str, Any]) -> None:
         for p in c.get("paths", []):
             svc.git.remove_lock(Path(p))
     elif c["check"] == "keys":
-        encryption.secure_home(svc.home)
-        key = encryption.crypto.master_path(svc.home)
+        convert.secure_home(svc.home)
+        key = crypto.master_path(svc.home)
         if key.exists():
             os.chmod(key, 0o600)
             os.chmod(key.parent, 0o700)

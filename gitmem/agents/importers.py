@@ -34,7 +34,7 @@ TOPIC_TYPES = {"user": "preference", "feedback": "lesson", "project": "fact",
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
 _LINK_LINE = re.compile(r"^\s*[-*]\s*\[[^\]]*\]\(([^)\s]+)\)")
 _MAX_FILE = 4 * 1024 * 1024
-_TAG = re.compile(r"^[^\s\x00-\x1f,]{1,64}$")
+_TAG = re.compile(r"^[^\s\x00-\x1f,]{1,64}\Z")
 
 
 def _safe_files(root: Path) -> tuple[list[Path], list[str]]:

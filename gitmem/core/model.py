@@ -18,7 +18,7 @@ FORMAT_VERSION = 1
 DEFAULT_IMPORTANCE = 5
 
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
-ID_RE = re.compile(r"^[0-9a-z]{13}$")
+ID_RE = re.compile(r"^[0-9a-z]{13}\Z")
 
 
 def _b36(n: int, width: int) -> str:
@@ -312,7 +312,7 @@ def check_importance(value: Any) -> int:
     return imp
 
 
-_TAG_RE = re.compile(r"^[^\s\x00-\x1f,]{1,64}$")
+_TAG_RE = re.compile(r"^[^\s\x00-\x1f,]{1,64}\Z")
 
 
 def check_tags(tags: Any) -> tuple[str, ...]:
@@ -333,7 +333,7 @@ def check_tags(tags: Any) -> tuple[str, ...]:
     return tuple(out)
 
 
-_SCOPE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_SCOPE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
 
 
 def check_scope(scope: str) -> str:

@@ -33,7 +33,7 @@ from gitmem.core import model, paths
 from gitmem.core.errors import NotFound, UsageError
 from gitmem.core.fsutil import atomic_write
 from gitmem.core.trailers import format_message, parse_trailers
-from gitmem.encryption import manage as encryption
+from gitmem.encryption import shred as shredding
 from gitmem.memories import ledger
 from gitmem.memories.service import Memories, key_path
 from gitmem.policy import access
@@ -345,7 +345,7 @@ def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
     hits = {i: bs for i, bs in hits.items() if bs}
     # Data keys a record shredded that this store still holds: whatever here is sealed
     # with them is re-sealed (an encrypted store), even where no id matched.
-    keys = encryption.held(svc, keys)
+    keys = shredding.held(svc, keys)
     if not hits and not keys:
         return None
     return _purge(svc, ids=[i for i in ids if i in hits], text=None,
@@ -373,7 +373,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         all_ids = sorted(purge.ids & found)
         # 0. An encrypted store: the forgotten memories' data keys are shredded, so what
         # the rewrite keeps that was sealed with them is re-sealed under fresh keys.
-        shred = encryption.begin_shred(svc, all_ids, keys)
+        shred = shredding.begin_shred(svc, all_ids, keys)
         # 1. The revert commits.
         # Applying another clone's record rewrites history only: the live copies go by
         # merging the remote (which has that clone's revert) or by remove_live after it,
@@ -384,7 +384,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         for scope, c in reverts.items():
             start[SCOPE_PREFIX + scope] = c
         rw = rewrite(git, start, PurgePolicy(purge), known=known, known_blobs=known_blobs)
-        rw = encryption.reseal(svc, shred, start, rw)
+        rw = shredding.reseal(svc, shred, start, rw)
         if op == "redact":
             # Scopes the string never touched keep their history: drop their audit commit.
             for scope, c in reverts.items():
@@ -405,9 +405,9 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
                 op, all_ids, time=int(svc.clock()), who="{} <{}>".format(*svc.identity()),
                 reason=reason, blobs=rw.blobs, commits=rw.commits, blob_map=rw.blob_map,
                 refs=[u for u in updates if ledger.shared_ref(u[0], svc.config)])
-            entry.update(encryption.shred_record(svc, shred, advance=True))
+            entry.update(shredding.shred_record(svc, shred, advance=True))
             rec_path, ledger_update = ledger.stage(git, entry, svc.author())
-        ring = encryption.finish_shred(svc, shred, advance=record)
+        ring = shredding.finish_shred(svc, shred, advance=record)
         # A process killed once the refs have moved would leave the old text in
         # unreachable objects and the index: the marker makes the next open finish the
         # job (finish_interrupted). It names ids only, never the text.
@@ -418,7 +418,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         except BaseException:
             pending.unlink(missing_ok=True)
             raise
-        encryption.end_shred(svc)
+        shredding.end_shred(svc)
         svc.drop_parsed()
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
         touched = set(all_ids) | _ids_with_replaced_blobs(git, roots, rw.blobs)

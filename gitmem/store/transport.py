@@ -20,7 +20,7 @@ from pathlib import Path
 from gitmem.core.errors import GitmemError, NotFound, RemoteError, UsageError
 from gitmem.store import gitcmd
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
 def tracking_prefix(name: str) -> str:

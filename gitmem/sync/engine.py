@@ -31,11 +31,13 @@ from gitmem.core import model
 from gitmem.core.errors import ConflictError, RemoteError, UsageError
 from gitmem.core.fsutil import file_lock
 from gitmem.core.trailers import format_message
-from gitmem.encryption import manage as encryption
+from gitmem.encryption import convert, marker, shred
+from gitmem.encryption import keyring as keyring_sync
 from gitmem.lifecycle import forget as forgetting
 from gitmem.memories import ledger
 from gitmem.memories.service import Memories
 from gitmem.store import SCOPE_PREFIX, Draft, Keep
+from gitmem.store.crypto import KEYRING_REF
 from gitmem.store.transport import Transport, tracking_prefix, tracking_ref
 from gitmem.sync.merge import merge_scope, union_notes
 from gitmem.sync.remotes import private_scopes, read_state, remote_names, sync_lock_path, transport, write_state
@@ -79,7 +81,7 @@ def _check_remote(svc: Memories, name: str, seen: dict[str, str]) -> None:
         return  # empty: the first push makes it one
     meta = seen.get(META_REF)
     if meta is None:
-        encryption.check_remote(svc, name, None, any(r.startswith("refs/heads/") for r in seen))
+        keyring_sync.check_remote(svc, name, None, any(r.startswith("refs/heads/") for r in seen))
     if meta is None:
         # Another gitmem home that never synced has no marker yet: its branch tips are
         # gitmem commits. Anything else is some other repository.
@@ -92,13 +94,13 @@ def _check_remote(svc: Memories, name: str, seen: dict[str, str]) -> None:
                                    "another gitmem store")
         return
     try:
-        version, lineage = encryption.read_meta(svc, tracking_ref(name, META_REF))
+        version, lineage = marker.read_meta(svc, tracking_ref(name, META_REF))
     except ValueError:
         raise RemoteError(f"remote {name}: unreadable {META_REF}", hint="is it a gitmem store?") from None
     if version > model.FORMAT_VERSION:
         raise RemoteError(f"remote {name} has store format {version}; this gitmem reads {model.FORMAT_VERSION}",
                           hint="upgrade gitmem on this machine")
-    encryption.check_remote(svc, name, lineage, any(r.startswith("refs/heads/") for r in seen))
+    keyring_sync.check_remote(svc, name, lineage, any(r.startswith("refs/heads/") for r in seen))
     bad = []
     for ref in seen:
         if ref.startswith("refs/heads/"):
@@ -117,8 +119,8 @@ def _ensure_meta(svc: Memories, name: str) -> None:
     git = svc.git
     theirs = git.ref(tracking_ref(name, META_REF))
     local = git.ref(META_REF)
-    if theirs is not None and local is not None and local != theirs and not encryption.remote_is_ours(
-            svc, encryption.read_meta(svc, tracking_ref(name, META_REF))[1]):
+    if theirs is not None and local is not None and local != theirs and not keyring_sync.remote_is_ours(
+            svc, marker.read_meta(svc, tracking_ref(name, META_REF))[1]):
         return  # after `key rotate` here: ours replaces the remote's
     if theirs is not None and local != theirs:
         try:
@@ -130,7 +132,7 @@ def _ensure_meta(svc: Memories, name: str) -> None:
     def build(tip):
         if tip is not None:
             return None
-        return ({META_FILE: encryption.meta_text(git.encryption())},
+        return ({META_FILE: marker.meta_text(git.encryption())},
                 format_message("gitmem store", None, [("Gitmem-Op", "meta")]))
     svc.git.commit_ref(META_REF, build, svc.author(), raw=True)
 
@@ -334,21 +336,21 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
             seen = _tracked(svc, name)
         _check_remote(svc, name, seen)
         # 0. The keyring (encrypted stores): the ledger's epoch, the remote's new keys.
-        keyring_how = encryption.sync_keyring(svc, name)
+        keyring_how = keyring_sync.sync_keyring(svc, name)
         # A store turning encrypted: its (and the fetched) plain history sealed first; the
         # leases stay the remote's plain tips, so the push replaces them.
-        encryption.seal_plain(svc, progress)
+        convert.seal_plain(svc, progress)
         # 1. The ledger: every record, local or fetched, applied before anything else.
         progress(f"{name}: applying the redaction ledger")
         ids, blobs, commits, blob_map = _ledger_union(svc, name)
         key = hashlib.sha1(json.dumps([sorted(ids), sorted(blobs), sorted(commits)]).encode()).hexdigest()
         state = read_state(svc.home, name)
         clean = state.get("clean_tips", []) if state.get("ledger_key") == key else []
-        _, shred_keys = encryption.shredded(svc, name)
+        _, shred_keys = shred.shredded(svc, name)
         applied = (forgetting.apply_records(svc, ids, blobs, clean=clean, commits=commits, blob_map=blob_map,
                                             keys=shred_keys)
                    if (ids or blobs or commits) else None)
-        encryption.drop_shredded(svc, name)
+        shred.drop_shredded(svc, name)
         ledger_how = _merge_ref(svc, ledger.REDACTIONS_REF, git.ref(tracking_ref(name, ledger.REDACTIONS_REF)),
                                 f"merge: redaction ledger from {name}", _union_files(svc, notes=False))
         # 2. Scopes.
@@ -375,7 +377,7 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
             local = git.ref(SCOPE_PREFIX + s)
             if local and local != seen.get(SCOPE_PREFIX + s):
                 pushes.append((local, SCOPE_PREFIX + s, seen.get(SCOPE_PREFIX + s)))
-        for ref in [META_REF, ledger.REDACTIONS_REF, encryption.KEYRING_REF] + sorted(git.refs(NOTES_PREFIX)):
+        for ref in [META_REF, ledger.REDACTIONS_REF, KEYRING_REF] + sorted(git.refs(NOTES_PREFIX)):
             local = git.ref(ref)
             if local and local != seen.get(ref):
                 pushes.append((local, ref, seen.get(ref)))
@@ -386,10 +388,10 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
         stale = [r for r in results.values() if not r.ok and _retryable(r.reason)]
         if stale and round_ < retries:
             continue
-        if results.get(encryption.KEYRING_REF) is None or results[encryption.KEYRING_REF].ok:
-            encryption.after_push(svc, name, pushed=git.ref(encryption.KEYRING_REF))
+        if results.get(KEYRING_REF) is None or results[KEYRING_REF].ok:
+            keyring_sync.after_push(svc, name, pushed=git.ref(KEYRING_REF))
         if all(r.ok for r in results.values()):
-            encryption.finish_conversion(svc)  # (a push moves the tracking refs too)
+            convert.finish_conversion(svc)  # (a push moves the tracking refs too)
         refused, holding = [], []
         for ref, r in results.items():
             scope = ref[len(SCOPE_PREFIX):] if ref.startswith(SCOPE_PREFIX) else None
@@ -429,7 +431,7 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
 
 def _synced(ref: str) -> bool:
     return ref.startswith(("refs/heads/", NOTES_PREFIX)) or ref in (ledger.REDACTIONS_REF, META_REF,
-                                                                    encryption.KEYRING_REF)
+                                                                    KEYRING_REF)
 
 
 def _unchanged_remote(svc: Memories, tr: Transport, name: str) -> dict[str, str] | None:

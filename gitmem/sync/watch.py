@@ -38,7 +38,7 @@ from gitmem.sync.remotes import sync_lock_path
 
 # Ops whose subject may not be shown: the event names the ids, never the text.
 _QUIET_OPS = ("forget", "redact")
-_CURSOR_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_CURSOR_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
 # How many already-reported commits per ref the watcher keeps to recognise after a rewrite
 # (the newest one is what matters; a few more cover commits made in the same second).
 _SEEN_LIMIT = 64
