@@ -1,8 +1,9 @@
 """The object layer: the only code that imports pygit2 or runs `git`.
 
-- repo.py     GitStore: scopes as branches, reads through the codec, commits with any
-              number of parents, CAS ref moves, multi-ref transactions, notes
-- objects.py  values it takes: Keep, Signature, Draft
+- repo.py     GitStore: scopes as branches, reads through the codec, history, notes
+- writes.py   GitStore's write path: one pack per commit, CAS ref moves, transactions
+- health.py   GitStore's health checks: fsck, stale locks
+- objects.py  values it takes and names it uses: Keep, Signature, Draft, Rev, ref prefixes
 - refs.py     ref moves: git's lock-file protocol, `update-ref --stdin` transactions
 - maintenance.py  background repack / gc, prune after a rewrite
 - rewrite.py  history rewrites (forget, redact)
@@ -13,8 +14,8 @@
 """
 
 from gitmem.store.codec import Codec, select_codec, test_encrypt
-from gitmem.store.objects import Change, Draft, Keep, Signature, signature
-from gitmem.store.repo import NOTES_REF, SCOPE_PREFIX, GitStore, Rev, global_identity
+from gitmem.store.objects import NOTES_REF, SCOPE_PREFIX, Change, Draft, Keep, Rev, Signature, signature
+from gitmem.store.repo import GitStore, global_identity
 
 __all__ = ["Codec", "Change", "Draft", "GitStore", "Keep", "NOTES_REF", "Rev", "SCOPE_PREFIX",
            "Signature", "global_identity", "select_codec", "signature", "test_encrypt"]

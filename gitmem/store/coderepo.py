@@ -14,7 +14,7 @@ import pygit2
 from gitmem.core.errors import GitmemError, NotFound, UsageError
 from gitmem.core.fsutil import file_lock
 from gitmem.store import gitcmd
-from gitmem.store.repo import NOTES_REF
+from gitmem.store.objects import NOTES_REF
 
 
 class CodeRepo:

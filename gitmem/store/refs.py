@@ -25,6 +25,13 @@ def clear_stale_lock(git_dir: Path, ref: str, age: float = 2.0) -> None:
         pass
 
 
+def clear_stale_locks(git_dir: Path, refs: list[str], age: float = 2.0) -> bool:
+    """clear_stale_lock for each of `refs`; True when none of them is locked now."""
+    for ref in refs:
+        clear_stale_lock(git_dir, ref, age)
+    return not any((Path(git_dir) / (ref + ".lock")).exists() for ref in refs)
+
+
 def write_ref(git_dir: Path, name: str, new: str, fsync: bool) -> None:
     """Point `name` at `new` with git's protocol: create `<ref>.lock` exclusively, fsync,
     rename. Not through libgit2, which also appends and fsyncs a reflog: the commits

@@ -1,89 +1,41 @@
-"""The memory repository: scopes as branches, trees of memory files, commits with any
-number of parents, compare-and-swap ref moves and multi-ref transactions, notes.
+"""The memory repository: scopes as branches, Rev (a commit as the layers above see
+it), reading trees and files, history walks, notes and remotes. GitStore's write path is
+writes.py (Writes) and its health checks health.py (Health), mixed in.
 
 Every blob read or written here passes the codec (see codec.py); the pack writer
 (pack.py) is the only code that writes objects."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Iterable, Iterator
 
 import pygit2
 
 from gitmem.core import paths
-from gitmem.core.errors import ConflictError, CorruptObject, GitmemError, NotFound, StoreMissing, UsageError
+from gitmem.core.errors import CorruptObject, GitmemError, NotFound, StoreMissing
 from gitmem.core.fsutil import file_lock
-from gitmem.core.model import FORMAT_VERSION, check_scope
+from gitmem.core.model import FORMAT_VERSION
 from gitmem.core.trailers import Commit, parse_trailers
 from gitmem.store import crypto, gitcmd
-from gitmem.store import refs as refmod
 from gitmem.store.codec import Codec, select_codec
+from gitmem.store.health import Health
 from gitmem.store.maintenance import Maintenance
-from gitmem.store.objects import Change, Draft, Keep, Signature
-from gitmem.store.pack import (
-    OBJ_BLOB,
-    OBJ_COMMIT,
-    OBJ_TREE,
-    TREE_MODE,
-    PackWriter,
-    commit_bytes,
-    parse_tree,
-    tree_bytes,
+from gitmem.store.objects import (
+    NOTES_REF,
+    OBJ_TYPE_BLOB,
+    OBJ_TYPE_COMMIT,
+    OBJ_TYPE_TREE,
+    SCOPE_PREFIX,
+    Change,
+    Rev,
+    Signature,
 )
 from gitmem.store.transport import Transport
-
-SCOPE_PREFIX = "refs/heads/"
-NOTES_REF = "refs/notes/gitmem"
-BLOB_MODE = 0o100644
-_BLOB = pygit2.enums.ObjectType.BLOB
-_TREE = pygit2.enums.ObjectType.TREE
-_COMMIT = pygit2.enums.ObjectType.COMMIT
-_TAG = pygit2.enums.ObjectType.TAG
+from gitmem.store.writes import Writes
 
 
-class Rev:
-    """One commit of the memory repository, as the layers above see it."""
-
-    __slots__ = ("_c", "id")
-
-    def __init__(self, c: pygit2.Commit):
-        self._c = c
-        self.id = str(c.id)
-
-    @property
-    def time(self) -> int:
-        return int(self._c.commit_time)
-
-    @property
-    def parents(self) -> list[str]:
-        return [str(p) for p in self._c.parent_ids]
-
-    @property
-    def tree_id(self) -> str:
-        return str(self._c.tree_id)
-
-    @property
-    def raw_message(self) -> str:
-        """The message as stored (before the codec decodes it)."""
-        return self._c.message
-
-    def raw(self) -> bytes:
-        """The commit object's raw bytes."""
-        return self._c.read_raw()
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Rev) and other.id == self.id
-
-    def __hash__(self) -> int:
-        return hash(self.id)
-
-    def __repr__(self) -> str:
-        return f"Rev({self.id[:12]})"
-
-
-class GitStore:
+class GitStore(Writes, Health):
     """A bare repository holding one branch per scope."""
 
     def __init__(self, home: Path, fsync: bool = True, gc_every: int = 200, codec: Codec | None = None):
@@ -236,21 +188,21 @@ class GitStore:
             obj = self._repo.get(oid)
         except (ValueError, pygit2.GitError):
             return False
-        return obj is not None and obj.type == _COMMIT
+        return obj is not None and obj.type == OBJ_TYPE_COMMIT
 
     # ---- reading trees ------------------------------------------------------------
     def _entry(self, rev: Rev | None, path: str):
         if rev is None:
             return None
         try:
-            return rev._c.tree[path]
+            return rev.commit.tree[path]
         except KeyError:
             return None
 
     def read(self, rev: Rev | None, path: str) -> bytes | None:
         """The decoded content of the file at `path`, or None."""
         e = self._entry(rev, path)
-        if e is None or e.type != _BLOB:
+        if e is None or e.type != OBJ_TYPE_BLOB:
             return None
         return self.decode_blob(path, e.data)
 
@@ -262,7 +214,7 @@ class GitStore:
         """The stored bytes at `path`, not decoded: for refs gitmem writes raw (the
         keyring, the store marker), which must be readable without a key."""
         e = self._entry(rev, path)
-        if e is None or e.type != _BLOB:
+        if e is None or e.type != OBJ_TYPE_BLOB:
             return None
         return e.data
 
@@ -287,18 +239,18 @@ class GitStore:
 
     def subdirs(self, rev: Rev | None, path: str) -> list[str]:
         e = self._entry(rev, path)
-        if e is None or e.type != _TREE:
+        if e is None or e.type != OBJ_TYPE_TREE:
             return []
-        return [x.name for x in self._repo[e.id] if x.type == _TREE]
+        return [x.name for x in self._repo[e.id] if x.type == OBJ_TYPE_TREE]
 
     def walk_files(self, rev: Rev | None, prefix: str = "") -> Iterator[tuple[str, str]]:
         """(path, blob id) of every file under `prefix` (a folder path or '')."""
         if rev is None:
             return
-        tree = rev._c.tree
+        tree = rev.commit.tree
         if prefix:
             e = self._entry(rev, prefix.rstrip("/"))
-            if e is None or e.type != _TREE:
+            if e is None or e.type != OBJ_TYPE_TREE:
                 return
             tree = self._repo[e.id]
         base = prefix.rstrip("/") + "/" if prefix else ""
@@ -306,9 +258,9 @@ class GitStore:
         while stack:
             t, where = stack.pop()
             for e in t:
-                if e.type == _TREE:
+                if e.type == OBJ_TYPE_TREE:
                     stack.append((self._repo[e.id], where + e.name + "/"))
-                elif e.type == _BLOB:
+                elif e.type == OBJ_TYPE_BLOB:
                     yield where + e.name, str(e.id)
 
     def diff_files(self, old: str | None, new: str) -> Iterator[tuple[str, str, str | None]]:
@@ -368,7 +320,7 @@ class GitStore:
 
     def info(self, rev: Rev | str) -> Commit:
         """The commit's decoded message, trailers, author and parents."""
-        c = rev._c if isinstance(rev, Rev) else self._repo[rev].peel(pygit2.Commit)
+        c = rev.commit if isinstance(rev, Rev) else self._repo[rev].peel(pygit2.Commit)
         msg = self.codec.decode_message(c.message)
         return Commit(
             id=str(c.id), subject=msg.split("\n", 1)[0], message=msg, author=c.author.name,
@@ -384,206 +336,10 @@ class GitStore:
             yield self.info(rev)
 
     def first_parent(self, rev: Rev | None) -> Rev | None:
-        if rev is None or not rev._c.parent_ids:
+        if rev is None or not rev.commit.parent_ids:
             return None
-        return Rev(rev._c.parents[0])
+        return Rev(rev.commit.parents[0])
 
-    # ---- writing ------------------------------------------------------------------
-    def _build_tree(self, pack: PackWriter, tree_raw_id: bytes | None,
-                    changes: Mapping[str, Change], prefix: str = "", raw: bool = False) -> bytes | None:
-        """Add the changed trees (and encoded new blobs) to `pack`; returns the root's raw id."""
-        entries = parse_tree(self._repo[pygit2.Oid(raw=tree_raw_id)].read_raw()) if tree_raw_id else {}
-        nested: dict[str, dict[str, Change]] = {}
-        for path, value in changes.items():
-            head, sep, rest = path.partition("/")
-            if not head or head in (".", "..") or "\x00" in head:
-                raise UsageError(f"invalid path {prefix + path!r}")
-            if sep:
-                nested.setdefault(head, {})[rest] = value
-            elif value is None:
-                entries.pop(head, None)
-            elif isinstance(value, Keep):
-                entries[head] = (BLOB_MODE, bytes.fromhex(value.blob))
-            else:
-                data = bytes(value) if raw else self.codec.encode(prefix + path, bytes(value))
-                entries[head] = (BLOB_MODE, pack.add(OBJ_BLOB, data))
-        for name, sub in nested.items():
-            existing = entries.get(name)
-            sub_id = existing[1] if existing is not None and existing[0] == TREE_MODE else None
-            new = self._build_tree(pack, sub_id, sub, prefix + name + "/", raw)
-            if new is None:
-                entries.pop(name, None)
-            else:
-                entries[name] = (TREE_MODE, new)
-        if not entries:
-            return None
-        return pack.add(OBJ_TREE, tree_bytes(entries))
-
-    def _stage_commit(self, pack: PackWriter, base: Rev | None, changes: Mapping[str, Change],
-                      message: str, parents: list[str], author: Signature,
-                      committer: Signature | None, raw: bool = False) -> bytes:
-        root = self._build_tree(pack, base._c.tree_id.raw if base is not None else None, changes, raw=raw)
-        if root is None:
-            root = pack.add(OBJ_TREE, b"")
-        raw_parents = [bytes.fromhex(p) for p in parents]
-        body = commit_bytes(root, raw_parents, author, committer or author,
-                            message if raw else self.codec.encode_message(message))
-        return pack.add(OBJ_COMMIT, body)
-
-    def stage_keys(self, pack: PackWriter, author: Signature | None = None) -> str | None:
-        """New data keys the codec made for this write, as a new keyring commit in the
-        same pack (moved by publish_keys before the ref that needs them)."""
-        entries = self.codec.staged_entries() if hasattr(self.codec, "staged_entries") else {}
-        if not entries:
-            return None
-        tip = self.ref_tip(crypto.KEYRING_REF)
-        sig = Signature("gitmem", "gitmem@localhost", int(time.time()))
-        return self._stage_commit(pack, tip, entries, "gitmem keyring\n", [], sig, None, raw=True).hex()
-
-    def publish_keys(self, keyring: str | None) -> None:
-        """Move the keyring ref to a commit stage_keys made (caller holds the write
-        lock). Not fsynced: the commit itself is in the fsynced pack, and a key a lost
-        ref update leaves out is found in it again (crypto.Aead._recover)."""
-        if keyring is not None:
-            refmod.write_ref(self.path, crypto.KEYRING_REF, keyring, False)
-            self.codec.committed(keyring)
-
-    def orphan_keyrings(self) -> list[Rev]:
-        """Keyring commits no ref names (see publish_keys), newest first."""
-        current = self.ref(crypto.KEYRING_REF)
-        out = []
-        for oid in self._repo.odb:
-            try:
-                obj = self._repo[oid]
-            except (KeyError, ValueError, pygit2.GitError):
-                continue
-            if obj.type == _COMMIT and not obj.parent_ids and obj.message == "gitmem keyring\n" \
-                    and str(obj.id) != current:
-                out.append(Rev(obj))
-        return sorted(out, key=lambda r: -r.time)
-
-    def write_raw_commit(self, base: Rev | None, changes: Mapping[str, Change], message: str,
-                         author: Signature, parents: list[str]) -> str:
-        """Write a commit of raw (not encoded) files, no ref moved: for the refs gitmem
-        writes raw (the keyring, the store marker)."""
-        pack = PackWriter()
-        oid = self._stage_commit(pack, base, changes, message, parents, author, None, raw=True).hex()
-        pack.write(self.path, self.fsync)
-        return oid
-
-    def write_commit(self, base: Rev | None, changes: Mapping[str, Change], message: str,
-                     author: Signature, *, parents: list[str] | None = None,
-                     committer: Signature | None = None) -> str:
-        """Write `base`'s tree with `changes` applied and a commit of it (parents default
-        to [base]); no ref moves. Returns the commit id."""
-        if parents is None:
-            parents = [base.id] if base is not None else []
-        pack = PackWriter()
-        oid = self._stage_commit(pack, base, changes, message, parents, author, committer)
-        keyring = self.stage_keys(pack, author)
-        pack.write(self.path, self.fsync)
-        self.publish_keys(keyring)
-        return oid.hex()
-
-    def commit(self, scope: str, build: Callable[[Rev | None], Draft | tuple | None],
-               author: Signature, committer: Signature | None = None, retries: int = 500) -> str | None:
-        """Compare-and-swap commit on a scope's branch (see commit_ref)."""
-        check_scope(scope)
-        return self.commit_ref(SCOPE_PREFIX + scope, build, author, committer, retries)
-
-    def commit_ref(self, ref: str, build: Callable[[Rev | None], Draft | tuple | None],
-                   author: Signature, committer: Signature | None = None, retries: int = 500,
-               raw: bool = False) -> str | None:
-        """Compare-and-swap commit on any ref (`raw`: files and message not encoded).
-
-        `build(tip)` returns (changes, message), a Draft (for extra parents, a merge), or
-        None for "nothing to do", computed against the current tip. Under the store's
-        write lock the tip is read, the new objects are written as one pack, and the ref
-        moves only if it still points at the tip that was read (a writer bypassing the
-        lock, such as a push into the store, makes us rebuild)."""
-        last_err: Exception | None = None
-        ref_lock = self.path / (ref + ".lock")
-        for _ in range(retries):
-            if ref_lock.exists():
-                # A git process holds the ref (or a killed writer left its lock, which
-                # clear_stale_lock takes away at 2 s): wait without building a commit
-                # and a pack each time round.
-                with self.write_lock():
-                    refmod.clear_stale_lock(self.path, ref)
-                if ref_lock.exists():
-                    last_err = FileExistsError(f"{ref_lock} exists")
-                    time.sleep(0.01)
-                    continue
-            with self.write_lock():
-                if hasattr(self.codec, "refresh"):
-                    self.codec.refresh()
-                tip = self.ref_tip(ref)
-                built = build(tip)
-                if built is None:
-                    return None
-                draft = built if isinstance(built, Draft) else Draft(*built)
-                parents = ([tip.id] if tip is not None else []) + list(draft.extra_parents)
-                pack = PackWriter()
-                base = draft.base if draft.base is not None else tip
-                oid = self._stage_commit(pack, base, draft.changes, draft.message, parents, author, committer, raw)
-                keyring = self.stage_keys(pack, author)
-                pack.write(self.path, self.fsync)
-                self.publish_keys(keyring)
-                try:
-                    moved = self._cas_ref(ref, oid.hex(), tip.id if tip is not None else None)
-                except (pygit2.GitError, OSError) as e:
-                    # `git gc` packing refs holds ref locks for a moment: try again.
-                    last_err = e
-                    moved = False
-                    refmod.clear_stale_lock(self.path, ref)
-                    time.sleep(0.01)
-                if moved:
-                    self.maintenance.after_write()
-                    return oid.hex()
-        raise ConflictError(
-            f"could not update {ref} after {retries} attempts: {last_err}",
-            hint="another process keeps moving this ref; retry",
-        )
-
-    def _cas_ref(self, name: str, new: str, old: str | None) -> bool:
-        """Move `name` to `new` if it still points at `old` (caller holds the write lock)."""
-        if self.ref(name) != old:
-            return False
-        refmod.write_ref(self.path, name, new, self.fsync)
-        return True
-
-    def update_refs(self, updates: list[tuple[str, str, str | None]], message: str = "gitmem") -> None:
-        """Move several refs atomically, each only if it still points where it did
-        ((ref, new, expected old); old None: must not exist; new "": delete).
-
-        A lock file a killed process left on one of the refs (or on packed-refs) would
-        make `git update-ref` refuse every later transaction: such a lock is cleared
-        once it is 2 s old (a live git process holds one for milliseconds), waiting
-        for it at most a few seconds."""
-        names = [u[0] for u in updates] + ["packed-refs"]
-        deadline = time.monotonic() + 5.0
-        while True:
-            for name in names:
-                refmod.clear_stale_lock(self.path, name)
-            if not any((self.path / (n + ".lock")).exists() for n in names) or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
-        refmod.update_refs(self.path, updates, message)
-
-    def set_ref(self, name: str, target: str) -> None:
-        """Point `name` at `target` unconditionally (only for refs gitmem alone writes,
-        such as pins of old tips; never for scopes)."""
-        self._repo.create_reference_direct(name, pygit2.Oid(hex=target), True)
-
-    def peel_tag(self, target: str) -> str | None:
-        """The commit an annotated tag object points to, or None for non-tags."""
-        obj = self._repo.get(target)
-        if obj is None or obj.type != _TAG:
-            return None
-        try:
-            return str(obj.peel(pygit2.Commit).id)
-        except (ValueError, pygit2.GitError):
-            return None
 
     # ---- notes --------------------------------------------------------------------
     def note(self, commit_id: str, ref: str = NOTES_REF) -> str | None:
@@ -620,43 +376,6 @@ class GitStore:
                          input=("\n".join(tips + hide) + "\n").encode())
         return {line.split(" ", 1)[0] for line in out.splitlines() if line}
 
-    # ---- health (doctor) ----------------------------------------------------------
-    def fsck(self) -> list[str]:
-        """`git fsck --strict` of the repository: the problems it reports ([] if clean)."""
-        with self.maintenance_paused():
-            code, out = gitcmd.run_status(self.path, "fsck", "--strict", "--no-dangling", "--no-progress")
-        lines = [ln for ln in out.splitlines() if ln.strip()]
-        return lines or (["git fsck failed"] if code != 0 else [])
-
-    def stale_locks(self, age: float = 60.0) -> list[Path]:
-        """git `*.lock` files older than `age` seconds (left by a killed process)."""
-        now = time.time()
-        out = []
-        for p in self.path.rglob("*.lock"):
-            try:
-                if p.is_file() and now - p.stat().st_mtime > age:
-                    out.append(p)
-            except OSError:
-                continue
-        return sorted(out)
-
-    def remove_lock(self, path: Path) -> None:
-        """Remove a stale git lock file (under the store's write lock)."""
-        with self.write_lock():
-            Path(path).unlink(missing_ok=True)
-
-    # ---- maintenance --------------------------------------------------------------
-    def maintenance_paused(self, timeout: float = 120.0):
-        """Wait for a running background repack / gc and keep new ones out meanwhile."""
-        return self.maintenance.paused(timeout)
-
-    def gc_auto(self, wait: bool = False) -> None:
-        self.maintenance.gc_auto(wait)
-
-    def prune(self, gc_wait: float = 120.0) -> None:
-        """Expire every reflog and drop every unreachable object; reopen the packs."""
-        self.maintenance.prune(gc_wait)
-        self.reopen()
 
 
 def global_identity() -> tuple[str | None, str | None]:

@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from gitmem.store.objects import Rev
 from gitmem.store.pack import OBJ_BLOB, OBJ_COMMIT, OBJ_TREE, TREE_MODE, PackWriter, parse_tree, tree_bytes
-from gitmem.store.repo import GitStore, Rev
+from gitmem.store.repo import GitStore
 
 _GITLINK = 0o160000
 
