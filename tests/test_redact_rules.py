@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.policy import redact as R
+from gitmem.policy import rules as RL
 from known_tokens import KNOWN
 
 with warnings.catch_warnings():
@@ -100,12 +101,12 @@ def generate(pattern: str, rnd: random.Random, flags: int = 0) -> str:
     return walk(sre_parse.parse(pattern, flags))
 
 
-def shipped_rules() -> list[R.Rule]:
+def shipped_rules() -> list[RL.Rule]:
     """Every rule gitmem ships: the library's and the extra ones."""
-    return list(R.ruleset().rules)
+    return list(RL.ruleset().rules)
 
 
-def sample_for(rule: R.Rule, tries: int = 80) -> tuple[str, str] | None:
+def sample_for(rule: RL.Rule, tries: int = 80) -> tuple[str, str] | None:
     """(sentence, secret): a generated fake that the rule's regex matches in a sentence,
     with entropy above the rule's floor, and not of a shape the rule's own allowlists
     let go (an empty value, a placeholder, a plain word)."""
@@ -151,9 +152,9 @@ def test_library_rules_are_read_from_detect_secrets():
     lib = {r.id.split("[")[0] for r in rules if r.source == "detect-secrets"}
     plugins = {c.__name__ for c in get_mapping_from_secret_type_to_class().values()}
     # Every plugin is used but the ones left out on purpose (each with its reason).
-    assert lib == plugins - set(R._SKIP_PLUGINS), plugins - lib
+    assert lib == plugins - set(RL._SKIP_PLUGINS), plugins - lib
     for cls in get_mapping_from_secret_type_to_class().values():
-        if issubclass(cls, RegexBasedDetector) and cls.__name__ not in R._SKIP_PLUGINS:
+        if issubclass(cls, RegexBasedDetector) and cls.__name__ not in RL._SKIP_PLUGINS:
             assert sum(r.id.startswith(cls.__name__ + "[") for r in rules) == len(cls.denylist)
     extra = [r for r in rules if r.source == "gitmem"]
     # The library carries the bulk; gitmem's own list stays short.
@@ -234,32 +235,32 @@ def test_keyword_prefilter_never_skips_a_match():
     (r"(?:ab){2}cd", 0, ("ab",)),
 ])
 def test_required_literals(pattern, flags, want):
-    assert R.required_literals(pattern, flags) == want
+    assert RL.required_literals(pattern, flags) == want
 
 
 def test_rules_come_from_the_cache_and_it_follows_the_sources(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    fresh = R.load_rules(cache=True)  # builds (imports the library) and writes the cache
+    fresh = RL.load_rules(cache=True)  # builds (imports the library) and writes the cache
     files = list((tmp_path / "cache" / "gitmem").glob("secret-rules-*.json"))
     assert len(files) == 1
-    cached = R.load_rules(cache=True)
-    assert [r.to_json() for r in cached] == [r.to_json() for r in fresh] == [r.to_json() for r in R._build()]
+    cached = RL.load_rules(cache=True)
+    assert [r.to_json() for r in cached] == [r.to_json() for r in fresh] == [r.to_json() for r in RL._build()]
     # A different extra rule file (as after an upgrade) is a different key: a new cache entry.
     extra = tmp_path / "extra.toml"
-    extra.write_text(R.EXTRA_RULES.read_text(encoding="utf-8") + '\n[[rules]]\nid = "x-test"\nregex = "xtest_[0-9]{8}"\n')
-    monkeypatch.setattr(R, "EXTRA_RULES", extra)
-    assert "x-test" in {r.id for r in R.load_rules(cache=True)}
+    extra.write_text(RL.EXTRA_RULES.read_text(encoding="utf-8") + '\n[[rules]]\nid = "x-test"\nregex = "xtest_[0-9]{8}"\n')
+    monkeypatch.setattr(RL, "EXTRA_RULES", extra)
+    assert "x-test" in {r.id for r in RL.load_rules(cache=True)}
     assert len(list((tmp_path / "cache" / "gitmem").glob("secret-rules-*.json"))) == 2
     # A cache that cannot be written costs only the import.
     blocked = tmp_path / "blocked"
     blocked.write_text("a file, not a folder")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
-    assert len(R.load_rules(cache=True)) == len(fresh) + 1
+    assert len(RL.load_rules(cache=True)) == len(fresh) + 1
     # A corrupt cache file is rebuilt.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     for f in (tmp_path / "cache" / "gitmem").glob("secret-rules-*.json"):
         f.write_text("{not json")
-    assert len(R.load_rules(cache=True)) == len(fresh) + 1
+    assert len(RL.load_rules(cache=True)) == len(fresh) + 1
 
 
 @pytest.mark.parametrize("at", [0, 1500, 1536, 1700, 2000, 2040, 3100, 5000])
@@ -277,7 +278,7 @@ def test_long_lines_are_scanned_in_overlapping_windows(at):
 def test_a_missing_library_is_an_error_with_a_hint(monkeypatch):
     from gitmem.core.errors import GitmemError
 
-    monkeypatch.setattr(R, "LIBRARY", "no_such_detect_secrets_pkg")
+    monkeypatch.setattr(RL, "LIBRARY", "no_such_detect_secrets_pkg")
     with pytest.raises(GitmemError) as e:
-        R.load_rules()
+        RL.load_rules()
     assert "detect-secrets" in str(e.value) and "pip install detect-secrets" in e.value.hint
