@@ -21,7 +21,7 @@ from gitmem.core import model
 from gitmem.core.errors import GitmemError, MalformedMemory
 from gitmem.encryption import convert, marker
 from gitmem.memories.service import Memories
-from gitmem.store import crypto
+from gitmem.store import masterkey
 from gitmem.sync.remotes import remote_status
 
 LOCK_AGE = 60.0
@@ -176,7 +176,7 @@ def _repair(svc: Memories, c: dict[str, Any]) -> None:
             svc.git.remove_lock(Path(p))
     elif c["check"] == "keys":
         convert.secure_home(svc.home)
-        key = crypto.master_path(svc.home)
+        key = masterkey.master_path(svc.home)
         if key.exists():
             os.chmod(key, 0o600)
             os.chmod(key.parent, 0o700)

@@ -11,15 +11,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import git, raw_forms, run_cli
 from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gitmem
 from gitmem.core.errors import CorruptObject, RemoteError, UsageError
-from gitmem.store import crypto
-
-from conftest import git, raw_forms, run_cli
+from gitmem.store import crypto, masterkey
 
 
 def bare(tmp_path: Path, name: str = "remote.git") -> str:
@@ -340,13 +339,13 @@ def _keyring(git_dir: str) -> list[tuple[str, bytes]]:
 def _keys_a_home_holds(home: Path, git_dir: str) -> list[bytes]:
     """Every key a home holds: its epoch key and retiring ones, and every data key its
     keyring opens with them."""
-    m = crypto.load_master(home)
+    m = masterkey.load_master(home)
     epoch_keys = [m.key] + list(m.retiring.values())
     out = list(epoch_keys)
     for kid, wrapped in _keyring(git_dir):
         for k in epoch_keys:
             try:
-                out.append(crypto.unwrap(k, kid, wrapped))
+                out.append(masterkey.unwrap(k, kid, wrapped))
             except Exception:
                 pass
     return out
@@ -369,11 +368,11 @@ def _unwrapped_from(copy: str, keys: list[bytes]) -> list[bytes]:
     """Data keys that any of `keys` unwraps from any keyring object in `copy`."""
     out = []
     for blob in raw_blobs(copy):
-        if len(blob) == crypto.KEY_LEN + 16:
+        if len(blob) == masterkey.KEY_LEN + 16:
             for k in keys:
                 for kid_guess in _kid_candidates(copy):
                     try:
-                        out.append(crypto.unwrap(k, kid_guess, blob))
+                        out.append(masterkey.unwrap(k, kid_guess, blob))
                     except Exception:
                         pass
     return out
@@ -417,7 +416,7 @@ def test_forget_shreds_the_key_for_every_copy(tmp_path):
     assert b.get(keep.id).text == "an ordinary memory that stays"
     assert secret.id not in {m.id for m in b.list(archived=True)}
     for h in (a, b):
-        m = crypto.load_master(Path(h.home))
+        m = masterkey.load_master(Path(h.home))
         assert m.epoch == 1 and m.retiring == {}, h.home
         keys = _keys_a_home_holds(Path(h.home), str(h.git.path))
         keys += _unwrapped_from(copy, keys)
@@ -521,12 +520,12 @@ def test_key_rotate_makes_the_old_key_useless_and_others_import_the_new(tmp_path
     a.remember("after rotation")
     a.sync()
     # The old key opens nothing in a's keyring any more.
-    old = crypto.Master.from_json(json.loads(old_key))
+    old = masterkey.Master.from_json(json.loads(old_key))
     ring = _keyring(str(a.git.path))
     opened = 0
     for kid, wrapped in ring:
         try:
-            crypto.unwrap(old.key, kid, wrapped)
+            masterkey.unwrap(old.key, kid, wrapped)
             opened += 1
         except Exception:
             pass

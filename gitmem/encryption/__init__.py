@@ -15,7 +15,7 @@ The cipher, the key names and the keyring's format belong to the object layer
   is left in the repository.
 - `begin_shred` / `finish_shred` (forget): the forgotten memories' data keys are marked
   so the rewrite re-seals everything that used them under fresh keys; afterwards their
-  keyring entries go, the epoch key ratchets forward (crypto.ratchet) and the keyring is
+  keyring entries go, the epoch key ratchets forward (masterkey.ratchet) and the keyring is
   re-wrapped under it. The record in the ledger carries the new epoch and the shredded
   key ids, so every clone does the same on its next sync.
 - `sync_keyring` / `after_push` (sync): the remote's marker must match this store

@@ -10,8 +10,9 @@ from gitmem.core import paths
 from gitmem.core.errors import UsageError
 from gitmem.encryption.marker import META_REF, Progress, marker_signature, read_meta, write_meta
 from gitmem.memories.service import Memories
-from gitmem.store import crypto
-from gitmem.store.crypto import KEYRING_REF, Master
+from gitmem.store import crypto, masterkey
+from gitmem.store.crypto import KEYRING_REF
+from gitmem.store.masterkey import Master
 from gitmem.store.rewrite import rewrite, rewrite_roots
 from gitmem.store.transport import tracking_ref
 
@@ -24,11 +25,11 @@ def enable(svc: Memories, progress: Progress | None = None) -> dict[str, Any]:
     progress = progress or (lambda _l: None)
     if git.encryption():
         raise UsageError("this store is already encrypted",
-                         hint=f"its key: {crypto.fingerprint(git.encryption())} (`gitmem status`)")
+                         hint=f"its key: {masterkey.fingerprint(git.encryption())} (`gitmem status`)")
     with git.write_lock(timeout=120.0):
         master = Master.new()
         old_codec = git.codec
-        crypto.save_master(svc.home, master)
+        masterkey.save_master(svc.home, master)
         git.set_encryption(master.lineage)
         try:
             roots, tags = rewrite_roots(git)
@@ -44,7 +45,7 @@ def enable(svc: Memories, progress: Progress | None = None) -> dict[str, Any]:
             git.update_refs(updates, message="gitmem encrypt")
         except BaseException:
             git.set_encryption(None)
-            crypto.master_path(svc.home).unlink(missing_ok=True)
+            masterkey.master_path(svc.home).unlink(missing_ok=True)
             raise
         if git.transport().remotes():
             # Its remotes still hold the plain history: the next sync seals what they

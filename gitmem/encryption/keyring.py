@@ -6,8 +6,9 @@ from gitmem.core.errors import RemoteError
 from gitmem.encryption.keys import rewrap
 from gitmem.encryption.shred import drop_retiring
 from gitmem.memories.service import Memories
-from gitmem.store import crypto
-from gitmem.store.crypto import KEYRING_REF, KeyError_, Master
+from gitmem.store import crypto, masterkey
+from gitmem.store.crypto import KEYRING_REF
+from gitmem.store.masterkey import KeyError_, Master
 from gitmem.store.transport import tracking_ref
 
 
@@ -27,15 +28,15 @@ def check_remote(svc: Memories, name: str, remote_lineage: str | None, remote_ha
                           hint="nothing was pushed; sync with an empty repository, or run "
                                "`gitmem encrypt enable` on the plain store first")
     if local and remote_lineage and remote_lineage != local:
-        raise RemoteError(f"remote {name} is encrypted with another key ({crypto.fingerprint(remote_lineage)}; "
-                          f"this store: {crypto.fingerprint(local)})",
+        raise RemoteError(f"remote {name} is encrypted with another key ({masterkey.fingerprint(remote_lineage)}; "
+                          f"this store: {masterkey.fingerprint(local)})",
                           hint="nothing was merged; `gitmem key import FILE` with that store's key "
                                "(after a `key rotate` elsewhere, import the new export)")
 
 
 def replaced(svc: Memories, lineage: str) -> bool:
     try:
-        m = crypto.load_master(svc.home)
+        m = masterkey.load_master(svc.home)
     except KeyError_:
         return False
     return m is not None and m.previous is not None and m.previous.lineage == lineage
@@ -76,7 +77,7 @@ def sync_keyring(svc: Memories, name: str) -> str:
         local = git.ref_tip(KEYRING_REF)
         if local is None and theirs is not None and new.epoch == int(their_meta["epoch"]):
             git.update_refs([(KEYRING_REF, theirs.id, None)], message=f"gitmem sync {name}")
-            crypto.save_master(svc.home, new)
+            masterkey.save_master(svc.home, new)
             codec.forget_master()
             codec.refresh()
             return "adopted"
@@ -88,7 +89,7 @@ def sync_keyring(svc: Memories, name: str) -> str:
             how = "adopted"
         elif local is not None and git.commit_obj(update[1]).tree_id == local.tree_id:
             return "none"
-        crypto.save_master(svc.home, new)
+        masterkey.save_master(svc.home, new)
         git.update_refs([update], message=f"gitmem sync {name}")
         codec.forget_master()
         codec.refresh()
@@ -102,6 +103,6 @@ def after_push(svc: Memories, name: str, pushed: str | None) -> None:
     if not git.encryption() or pushed is None:
         return
     meta = crypto.read_ring_meta(git, git.commit_obj(pushed))
-    m = crypto.load_master(svc.home)
+    m = masterkey.load_master(svc.home)
     if meta is not None and m is not None and meta.get("lineage") == m.lineage and int(meta["epoch"]) >= m.epoch:
         drop_retiring(svc)

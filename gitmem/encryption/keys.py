@@ -10,8 +10,9 @@ from gitmem.core.errors import UsageError
 from gitmem.encryption.convert import finish_conversion, seal_plain, secure_home
 from gitmem.encryption.marker import META_REF, marker_signature, write_meta
 from gitmem.memories.service import Memories
-from gitmem.store import crypto
-from gitmem.store.crypto import KEYRING_REF, KeyError_, Master
+from gitmem.store import crypto, masterkey
+from gitmem.store.crypto import KEYRING_REF
+from gitmem.store.masterkey import KeyError_, Master
 
 
 def master_of(svc: Memories) -> Master:
@@ -45,11 +46,11 @@ def import_key(svc: Memories, text: str, source: str = "key file") -> dict[str, 
     lineage = git.encryption()
     with git.write_lock():
         try:
-            have = crypto.load_master(svc.home)
+            have = masterkey.load_master(svc.home)
         except KeyError_:  # a damaged key file: replaced by the import
             have = None
         if lineage and lineage != new.lineage and not is_successor(data, lineage):
-            raise KeyError_(f"this store is encrypted with another key ({crypto.fingerprint(lineage)}); "
+            raise KeyError_(f"this store is encrypted with another key ({masterkey.fingerprint(lineage)}); "
                             f"{source} is {new.fingerprint}",
                             hint="nothing was changed; import the key of this store (see `gitmem status`)")
         plain_data = not lineage and any(git.scopes().values())
@@ -57,7 +58,7 @@ def import_key(svc: Memories, text: str, source: str = "key file") -> dict[str, 
         meta = crypto.read_ring_meta(git, ring)
         if meta is not None and meta.get("lineage") == new.lineage:
             key = new.key_at(int(meta["epoch"]))
-            if key is None or crypto.check_value(key, new.lineage) != meta.get("check"):
+            if key is None or masterkey.check_value(key, new.lineage) != meta.get("check"):
                 raise KeyError_(f"{source} does not open this store's keyring",
                                 hint="nothing was changed; is it the newest export of this store's key?")
         if have is not None and have.lineage == new.lineage and have.epoch > new.epoch:
@@ -68,10 +69,10 @@ def import_key(svc: Memories, text: str, source: str = "key file") -> dict[str, 
         if rotated and meta is not None and have is not None and have.lineage == lineage:
             # Our keyring was sealed with the old key: re-wrap it under the new one.
             update = rewrap(svc, have, new, drop=set())
-            crypto.save_master(svc.home, new)
+            masterkey.save_master(svc.home, new)
             git.update_refs([update, write_meta(svc, new.lineage)], message="gitmem key import")
         else:
-            crypto.save_master(svc.home, new)
+            masterkey.save_master(svc.home, new)
             if rotated:
                 git.update_refs([write_meta(svc, new.lineage)], message="gitmem key import")
         if plain_data:
@@ -132,10 +133,10 @@ def rewrap(svc: Memories, old: Master, new: Master, drop: set[str],
             if kid in drop or path in out_keys:
                 continue
             try:
-                data_key = crypto.unwrap(epoch_key, kid, wrapped)
+                data_key = masterkey.unwrap(epoch_key, kid, wrapped)
             except Exception as e:  # InvalidTag: a damaged entry
                 raise KeyError_(f"keyring entry {kid} does not open", hint="the keyring is damaged; sync again") from e
-            out_keys[path] = crypto.wrap(new.key, kid, data_key)
+            out_keys[path] = masterkey.wrap(new.key, kid, data_key)
         for path, kid in names.items():
             k = kid.decode().strip()
             if k in drop:
@@ -145,7 +146,7 @@ def rewrap(svc: Memories, old: Master, new: Master, drop: set[str],
     changes: dict[str, bytes] = {"keyring.json": crypto.ring_meta(new)}
     changes.update(out_keys)
     changes.update({p: k.encode() for p, k in out_names.items()
-                    if crypto.kid_path(k) in out_keys})
+                    if masterkey.kid_path(k) in out_keys})
     new_id = git.write_raw_commit(None, changes, "gitmem keyring\n", marker_signature(), [])
     return KEYRING_REF, new_id, git.ref(KEYRING_REF)
 
@@ -164,11 +165,11 @@ def rotate(svc: Memories) -> dict[str, Any]:
         if git.transport().remotes():
             new.previous = Master(old.lineage, old.epoch, old.key, dict(old.retiring))
         update = rewrap(svc, old, new, drop=set())
-        crypto.save_master(svc.home, new)
+        masterkey.save_master(svc.home, new)
         try:
             git.update_refs([update, write_meta(svc, new.lineage)], message="gitmem key rotate")
         except BaseException:
-            crypto.save_master(svc.home, old)
+            masterkey.save_master(svc.home, old)
             raise
         git.set_encryption(new.lineage)
         git.prune()

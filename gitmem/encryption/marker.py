@@ -8,8 +8,9 @@ from typing import Any, Callable
 
 from gitmem.core.errors import GitmemError
 from gitmem.memories.service import Memories
-from gitmem.store import SCOPE_PREFIX, Signature, crypto
-from gitmem.store.crypto import KEYRING_REF, KeyError_
+from gitmem.store import SCOPE_PREFIX, Signature, crypto, masterkey
+from gitmem.store.crypto import KEYRING_REF
+from gitmem.store.masterkey import KeyError_
 
 META_REF = "refs/gitmem/meta"
 META_FILE = "format"
@@ -74,9 +75,9 @@ def status(svc: Memories) -> dict[str, Any]:
     lineage = git.encryption()
     if not lineage:
         return {"encrypted": False}
-    out: dict[str, Any] = {"encrypted": True, "fingerprint": crypto.fingerprint(lineage), "key": "present"}
+    out: dict[str, Any] = {"encrypted": True, "fingerprint": masterkey.fingerprint(lineage), "key": "present"}
     try:
-        m = crypto.load_master(svc.home)
+        m = masterkey.load_master(svc.home)
     except KeyError_:
         out["key"] = "damaged"
         return out
@@ -89,7 +90,7 @@ def status(svc: Memories) -> dict[str, Any]:
         ring = git.ref_tip(KEYRING_REF)
         meta = crypto.read_ring_meta(git, ring)
         key = m.key_at(int(meta["epoch"])) if meta is not None else None
-        if key is not None and crypto.check_value(key, lineage) != meta.get("check"):
+        if key is not None and masterkey.check_value(key, lineage) != meta.get("check"):
             out["key"] = "wrong"
         out["keys"] = len(list(git.walk_files(ring, "k")))
         if m.retiring:

@@ -8,8 +8,9 @@ from gitmem.encryption.convert import SameBlobs
 from gitmem.encryption.keys import rewrap
 from gitmem.memories import ledger
 from gitmem.memories.service import Memories
-from gitmem.store import crypto
-from gitmem.store.crypto import KEYRING_REF, Master
+from gitmem.store import masterkey
+from gitmem.store.crypto import KEYRING_REF
+from gitmem.store.masterkey import Master
 from gitmem.store.rewrite import rewrite
 from gitmem.store.transport import tracking_ref
 
@@ -58,7 +59,7 @@ def finish_shred(svc: Memories, shred: Shred | None, advance: bool) -> list[tupl
     if advance:
         new.advance(old.epoch + 1)
     update = rewrap(svc, old, new, drop=shred.kids)
-    crypto.save_master(svc.home, new)  # the retiring key still opens the old keyring
+    masterkey.save_master(svc.home, new)  # the retiring key still opens the old keyring
     codec.shredding -= shred.kids
     codec.renew -= shred.names
     codec.forget_master()
@@ -72,7 +73,7 @@ def held(svc: Memories, kids: Iterable[str]) -> set[str]:
     if not kids or not git.encryption():
         return set()
     ring = git.ref_tip(KEYRING_REF)
-    return {k for k in kids if git.read_raw(ring, crypto.kid_path(k)) is not None}
+    return {k for k in kids if git.read_raw(ring, masterkey.kid_path(k)) is not None}
 
 
 def reseal(svc: Memories, shred: Shred | None, start: dict[str, str], rw):
@@ -145,11 +146,11 @@ def end_shred(svc: Memories) -> None:
 
 
 def drop_retiring(svc: Memories) -> None:
-    m = crypto.load_master(svc.home)
+    m = masterkey.load_master(svc.home)
     if m is not None and (m.retiring or m.previous is not None):
         m.retiring.clear()
         m.previous = None
-        crypto.save_master(svc.home, m)
+        masterkey.save_master(svc.home, m)
         svc.git.codec.forget_master()
 
 

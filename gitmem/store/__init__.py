@@ -9,6 +9,8 @@
 - rewrite.py  history rewrites (forget, redact)
 - pack.py     the one object writer: a commit's objects as one pack file
 - codec.py    the blob/message codec seam (identity; AEAD with encryption)
+- crypto.py   the AES-SIV codec of an encrypted store and its keyring format
+- masterkey.py the master key file, its ratchet, wrapping, the names data keys go by
 - gitcmd.py   the git command: maintenance, ref transactions, transports
 - coderepo.py code repositories the user links (origin, notes on code commits, blame)
 """
