@@ -58,7 +58,7 @@ MAX_TOP_MODULES = 6
 MAX_LINES = 500
 # Modules still over MAX_LINES, to be split along their concepts (issue 18).
 TOO_LONG = {"gitmem/api.py", "gitmem/frontends/hookrun.py",
-            "gitmem/frontends/commands/core.py",
+            
             "gitmem/memories/service.py", "gitmem/lifecycle/forget.py"}
 
 

@@ -25,14 +25,14 @@ COMMANDS: dict[str, str] = {
     "receipts": "gitmem.frontends.commands.receipts:receipts",
     "edit": "gitmem.frontends.commands.core:edit",
     "restore": "gitmem.frontends.commands.core:restore",
-    "list": "gitmem.frontends.commands.core:list_cmd",
-    "log": "gitmem.frontends.commands.core:log",
-    "show": "gitmem.frontends.commands.core:show",
-    "diff": "gitmem.frontends.commands.core:diff",
-    "scopes": "gitmem.frontends.commands.core:scopes",
-    "status": "gitmem.frontends.commands.core:status",
-    "import": "gitmem.frontends.commands.core:import_cmd",
-    "export": "gitmem.frontends.commands.core:export",
+    "list": "gitmem.frontends.commands.listing:list_cmd",
+    "log": "gitmem.frontends.commands.listing:log",
+    "show": "gitmem.frontends.commands.listing:show",
+    "diff": "gitmem.frontends.commands.listing:diff",
+    "scopes": "gitmem.frontends.commands.listing:scopes",
+    "status": "gitmem.frontends.commands.listing:status",
+    "import": "gitmem.frontends.commands.transfer:import_cmd",
+    "export": "gitmem.frontends.commands.transfer:export",
     # ---- recall (issue 3)
     "recall": "gitmem.frontends.commands.recall:recall",
     "reindex": "gitmem.frontends.commands.recall:reindex",
@@ -275,3 +275,15 @@ def main(argv: list[str] | None = None, rt: Any = None) -> None:
     is gitmem.frontends.launch.main, which first offers the command to a running `gitmem
     serve`; `rt` (a frontends.runtime.Runtime) says how this run reaches the store."""
     cli.main(args=argv, prog_name="gitmem", obj={} if rt is None else {"runtime": rt})
+
+
+def redaction_note(findings: list[dict]) -> None:
+    if findings:
+        kinds = sorted({f["kind"] for f in findings})
+        click.echo(f"note: redacted {len(findings)} secret(s): {', '.join(kinds)}", err=True)
+
+
+def mem_line(m) -> str:
+    tags = f" [{', '.join(m.tags)}]" if m.tags else ""
+    key = f" key={m.key}" if m.key else ""
+    return f"{m.id}  {m.scope:<12} {m.type:<10} {m.importance:>2}  {m.summary}{tags}{key}"

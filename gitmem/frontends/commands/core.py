@@ -1,28 +1,11 @@
-"""Core store commands: init, remember, update, append, get, edit, restore, list, log,
-show, diff, scopes, status, import, export."""
+"""Commands that write one memory or read one: init, remember, update, append, get, edit, restore."""
 
 from __future__ import annotations
-
-import json
-import os
-import sys
 
 import click
 
 from gitmem.core.errors import UsageError
-from gitmem.frontends.cli import emit_json, json_option, pass_store, read_text_arg, store_from
-
-
-def _redaction_note(findings: list[dict]) -> None:
-    if findings:
-        kinds = sorted({f["kind"] for f in findings})
-        click.echo(f"note: redacted {len(findings)} secret(s): {', '.join(kinds)}", err=True)
-
-
-def _mem_line(m) -> str:
-    tags = f" [{', '.join(m.tags)}]" if m.tags else ""
-    key = f" key={m.key}" if m.key else ""
-    return f"{m.id}  {m.scope:<12} {m.type:<10} {m.importance:>2}  {m.summary}{tags}{key}"
+from gitmem.frontends.cli import emit_json, json_option, pass_store, read_text_arg, redaction_note, store_from
 
 
 @click.command("init")
@@ -86,7 +69,7 @@ def remember(store, text, scope, mem_type, importance, tags, key, link, as_json)
         emit_json({"id": mem.id, "scope": mem.scope, "commit": mem.commit, "path": mem.path,
                    "key": mem.key, "redacted": red})
     else:
-        _redaction_note(red)
+        redaction_note(red)
         click.echo(f"remembered {mem.id} in {mem.scope} ({(mem.commit or 'unchanged')[:10]})")
 
 
@@ -117,7 +100,7 @@ def update(store, ref, text, scope, mem_type, importance, tags, as_json):
         emit_json({"id": mem.id, "scope": mem.scope, "commit": mem.commit, "path": mem.path,
                    "redacted": store.last_redactions})
     else:
-        _redaction_note(store.last_redactions)
+        redaction_note(store.last_redactions)
         click.echo(f"updated {mem.id} in {mem.scope} ({(mem.commit or '')[:10]})")
 
 
@@ -137,7 +120,7 @@ def append(store, text, scope, as_json):
     if as_json:
         emit_json(info)
     else:
-        _redaction_note(info["redacted"])
+        redaction_note(info["redacted"])
         click.echo(f"appended to {info['path']} in {info['scope']} ({info['commit'][:10]})")
 
 
@@ -233,299 +216,3 @@ def restore(store, ref, rev, scope, as_json):
         click.echo(f"restored {mem.id} from {rev} ({(mem.commit or 'unchanged')[:10]})")
 
 
-@click.command("list")
-@click.option("--scope", "-s", "scopes", multiple=True, help="Scope (repeatable).")
-@click.option("--all-scopes", is_flag=True, help="Every scope.")
-@click.option("--type", "-t", "mem_type", help="Only this type.")
-@click.option("--archived", is_flag=True, help="Include memories retired by dream.")
-@click.option("--conflicts", is_flag=True, help="Conflict copies kept by sync (settle with `gitmem resolve`).")
-@json_option
-@pass_store
-def list_cmd(store, scopes, all_scopes, mem_type, archived, conflicts, as_json):
-    """List live memories, newest first.
-
-    \b
-    Examples:
-      gitmem list --type decision
-      gitmem list --all-scopes --json | jq '.[].summary'
-      gitmem list --conflicts
-    """
-    if conflicts:
-        rows = [r for s in (scopes or [None]) for r in store.conflicts(scope=s)]
-        if as_json:
-            emit_json(rows)
-        elif not rows:
-            click.echo("(no conflicts)")
-        for r in rows if not as_json else []:
-            cur = r["current"]["summary"] if r["current"] else "(removed)"
-            click.echo(f"{r['id']}  {r['scope']}  current: {cur}")
-            for c in r["copies"]:
-                click.echo(f"    copy {c['path']}  {c['updated']}  {c['summary']}")
-        return
-    mems = store.list(type=mem_type, archived=archived, scopes=scopes, all_scopes=all_scopes)
-    if as_json:
-        emit_json([store.memory_json(m) for m in mems])
-    else:
-        for m in mems:
-            click.echo(_mem_line(m))
-
-
-@click.command()
-@click.argument("ref", required=False)
-@click.option("--scope", "-s", help="Only this scope.")
-@click.option("-p", "--patch", is_flag=True, help="Show how the text changed.")
-@click.option("-n", "--limit", type=int, help="At most N entries.")
-@json_option
-@pass_store
-def log(store, ref, scope, patch, limit, as_json):
-    """The audit log: every commit, or every version of memory REF.
-
-    \b
-    Examples:
-      gitmem log -n 20
-      gitmem log 0mhx2k3a9b1cd -p
-    """
-    entries = store.log(ref, scope=scope, patch=patch, limit=limit)
-    if as_json:
-        emit_json([e.to_dict() for e in entries])
-        return
-    for e in entries:
-        ids = f" [{', '.join(e.ids[:3])}{'…' if len(e.ids) > 3 else ''}]" if e.ids else ""
-        click.echo(f"{e.commit[:10]} {e.time} {e.scope:<12} {e.author}: {e.summary}{ids}")
-        if e.patch:
-            click.echo(e.patch)
-
-
-@click.command()
-@click.argument("rev")
-@json_option
-@pass_store
-def show(store, rev, as_json):
-    """Show commit REV: message, trailers and change.
-
-    \b
-    Example:
-      gitmem show main~1
-    """
-    info = store.show(rev)
-    if as_json:
-        emit_json(info)
-    else:
-        click.echo(f"commit {info['commit']}\nAuthor: {info['author']}\nDate:   {info['time']}\n")
-        click.echo(info["message"])
-        click.echo(info["diff"], nl=False)
-
-
-@click.command()
-@click.argument("rev1")
-@click.argument("rev2")
-@json_option
-@pass_store
-def diff(store, rev1, rev2, as_json):
-    """Unified diff of memory files between REV1 and REV2.
-
-    \b
-    Example:
-      gitmem diff main~3 main
-    """
-    text = store.diff(rev1, rev2)
-    if as_json:
-        emit_json({"from": rev1, "to": rev2, "diff": text})
-    else:
-        click.echo(text, nl=False)
-
-
-@click.group(invoke_without_command=True)
-@json_option
-@pass_store
-def scopes(store, as_json):
-    """List scopes (branches) with their memory counts; mark one private or public.
-
-    \b
-    Examples:
-      gitmem scopes --json
-      gitmem scopes private channel/therapy     # never leaves this machine
-      gitmem scopes public channel/therapy
-    """
-    if click.get_current_context().invoked_subcommand:
-        return
-    rows = store.scopes()
-    if as_json:
-        emit_json(rows)
-    else:
-        for r in rows:
-            where = f"  linked: {', '.join(r['linked'])}" if r.get("linked") else ""
-            tip = (r["tip"] or "")[:10] or "(empty)"
-            click.echo(f"{r['scope']:<30} {r['memories']:>6}  {tip:<10}  {r['updated'] or '-'}{where}")
-
-
-@scopes.command("private")
-@click.argument("scope")
-@json_option
-@pass_store
-def scopes_private(store, scope, as_json):
-    """Keep SCOPE on this machine: sync neither pushes nor merges it.
-
-    \b
-    Example:
-      gitmem scopes private channel/therapy
-    """
-    _set_private(store, scope, True, as_json)
-
-
-@scopes.command("public")
-@click.argument("scope")
-@json_option
-@pass_store
-def scopes_public(store, scope, as_json):
-    """Let sync push and merge SCOPE again.
-
-    \b
-    Example:
-      gitmem scopes public channel/therapy
-    """
-    _set_private(store, scope, False, as_json)
-
-
-def _set_private(store, scope: str, private: bool, as_json: bool) -> None:
-    out = store.set_private(scope, private)
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(f"{scope} is private: sync leaves it on this machine" if private
-                   else f"{scope} is public: sync pushes and merges it")
-
-
-@click.command()
-@json_option
-@pass_store
-def status(store, as_json):
-    """Store health: scopes, counts, index backend and lag.
-
-    \b
-    Example:
-      gitmem status --json
-    """
-    st = store.status()
-    if as_json:
-        emit_json(st)
-        return
-    click.echo(f"home:     {st['home']}")
-    click.echo(f"version:  gitmem {st['version']}, store format {st['format']}")
-    click.echo(f"memories: {st['memories']} in {len(st['scopes'])} scope(s); writes go to {st['default_scope']}")
-    for k in ("backend", "model", "languages", "indexed", "index_note"):
-        if k in st and st[k] is not None:
-            click.echo(f"{k + ':':<9} {st[k]}")
-    if st.get("model"):
-        pending = st.get("index_pending") or 0
-        click.echo(f"vectors:  {st.get('index_vectors', 0)} of {st.get('index_chunks', 0)} chunks"
-                   + (f"; {pending} pending (recall answers them by words until they are embedded: "
-                      "gitmem serve does it in the background, else the next recall without --timeout)"
-                      if pending else ""))
-    enc = st.get("encryption") or {}
-    if enc.get("encrypted"):
-        click.echo(f"encrypted: yes, key {enc['fingerprint']} ({enc['key']}"
-                   + (f", epoch {enc['epoch']}, {enc['keys']} data key(s)" if "epoch" in enc else "") + ")")
-    else:
-        click.echo("encrypted: no")
-    for r in st.get("remotes", []):
-        click.echo(f"remote:   {r['remote']} {r['url']} (last sync {r['last_sync'] or 'never'}, "
-                   f"{r['pending_ledger_records']} ledger record(s) to push)")
-        for s in r["scopes"]:
-            if s.get("private"):
-                click.echo(f"          {s['scope']:<28} private")
-            elif s["ahead"] or s["behind"]:
-                click.echo(f"          {s['scope']:<28} {s['ahead']} ahead, {s['behind']} behind")
-
-
-@click.command("import")
-@click.option("--jsonl", "jsonl", type=click.Path(dir_okay=False, allow_dash=True),
-              help="JSONL file, one {\"text\": ...} object per line (- for stdin).")
-@click.option("--from", "source", type=click.Choice(["openclaw", "qwen", "claude", "markdown"]),
-              help="Import an agent's memory folder DIR.")
-@click.argument("directory", required=False, type=click.Path(file_okay=False))
-@click.option("--scope", "-s", help="Scope for items that name none.")
-@click.option("--no-index", is_flag=True, help="Do not index now (the next recall does, or recall --timeout "
-              "answers by words until it has).")
-@click.option("--progress/--no-progress", "progress", default=None,
-              help="Progress on stderr while checking, writing and embedding (default: a bar when stderr "
-                   "is a terminal, nothing on a pipe; --progress on a pipe: a line per tenth done).")
-@json_option
-@pass_store
-def import_cmd(store, jsonl, source, directory, scope, no_index, progress, as_json):
-    """Import memories: JSONL (one commit) or an agent memory folder. Then indexes
-    and embeds them, so the first recall does not wait: here, with progress on
-    stderr, or, when `gitmem serve` runs, in the daemon in the background (recall
-    --timeout answers by words until the vectors are in; `gitmem status` says how
-    many wait).
-
-    \b
-    Examples:
-      gitmem import --jsonl memories.jsonl --scope channel/slack
-      gitmem import --from openclaw ~/openclaw-workspace
-      gitmem import --jsonl big.jsonl --no-index   # index later
-      gitmem import --jsonl big.jsonl --progress 2>import.log
-    """
-    from gitmem.api import read_jsonl
-    from gitmem.frontends.commands.recall import progress_bars
-
-    if bool(jsonl) == bool(source):
-        raise UsageError("give exactly one of --jsonl FILE or --from KIND DIR",
-                         hint="e.g. gitmem import --jsonl memories.jsonl")
-    bars = progress_bars(progress)
-    if jsonl:
-        result = store.import_items(read_jsonl(jsonl), scope=scope, progress=bars).to_dict()
-    else:
-        if not directory:
-            raise UsageError("missing DIR", hint=f"gitmem import --from {source} DIR")
-        result = store.import_dir(source, directory, scope=scope, progress=bars)
-    if not no_index:
-        from gitmem.frontends.commands.recall import index_after_import
-
-        indexed = index_after_import(store, result, as_json, progress)
-        if indexed is not None:
-            result["index"] = indexed
-    if as_json:
-        emit_json(result)
-    else:
-        _redaction_note(result.get("redacted", []))
-        click.echo(f"imported: {result['created']} new, {result['updated']} updated, "
-                   f"{result['unchanged']} unchanged")
-
-
-@click.command()
-@click.argument("directory", required=False, type=click.Path(file_okay=False))
-@click.option("--jsonl", "jsonl", type=click.Path(dir_okay=False, allow_dash=True),
-              help="Write the import format to FILE (- for stdout).")
-@click.option("--to", "target", type=click.Choice(["openclaw"]), help="Write an agent layout.")
-@click.option("--scope", "-s", help="Only this scope (default: all).")
-@json_option
-@pass_store
-def export(store, directory, jsonl, target, scope, as_json):
-    """Export memories as markdown files under DIR, or as JSONL.
-
-    \b
-    Examples:
-      gitmem export ./backup
-      gitmem export --jsonl all.jsonl && gitmem --home /tmp/copy import --jsonl all.jsonl
-    """
-    if jsonl:
-        lines = [json.dumps(d, ensure_ascii=False) for d in store.export_jsonl(scope=scope)]
-        data = "".join(l + "\n" for l in lines)
-        if jsonl == "-":
-            sys.stdout.write(data)
-        else:
-            from gitmem.core.fsutil import atomic_write
-            atomic_write(os.path.abspath(jsonl), data.encode())
-            click.echo(f"wrote {len(lines)} memories to {jsonl}", err=True)
-        return
-    if not directory:
-        raise UsageError("missing DIR", hint="gitmem export DIR, or gitmem export --jsonl FILE")
-    if target:
-        written = store.export_dir(target, directory, scope=scope)
-    else:
-        written = store.export_markdown(directory, scope=scope)
-    if as_json:
-        emit_json({"dir": directory, "files": written})
-    else:
-        click.echo(f"wrote {len(written)} files under {directory}")
