@@ -621,3 +621,35 @@ class Store:
                 "updated": m.updated, "summary": m.summary, "text": m.text, "path": m.path,
                 "commit": m.commit, "links": list(m.links), "supersedes": list(m.supersedes),
                 "metadata": m.metadata, "source": m.source}
+
+    # ---- for the hook runner and the hook installer --------------------------------
+    def top_preferences(self, scopes: Iterable[str] | None, n: int) -> list[Memory]:
+        """The `n` heaviest preferences in these scopes that may go into a prompt."""
+        from gitmem.agents.context import top_preferences
+
+        return top_preferences(self.memories, self.list(type="preference", scopes=scopes), n)
+
+    def may_inject(self, mem: Memory | None = None, text: str | None = None) -> bool:
+        """Whether a memory (or a line of text) may go into an agent's prompt: not
+        quarantined, and not scanning as an injection unless a person released it."""
+        if mem is not None:
+            return injection.injectable(mem.type, mem.text, mem.metadata)
+        return not injection.suspect(text or "")
+
+    def record_injected(self, ids: Iterable[str]) -> None:
+        """Count these memories as put in front of a model (the access log)."""
+        from gitmem.policy import access
+
+        access.record(self.home, sorted(ids), kind="inject")
+
+    def code_head(self, cwd: str) -> tuple[str, str, str]:
+        """(top folder, HEAD commit id, subject) of the code repository at `cwd`."""
+        from gitmem.agents.links import code_head
+
+        return code_head(cwd)
+
+    def code_hooks_dir(self, repo: str | None = None):
+        """The git hooks folder of the code repository at `repo` (default: the cwd's)."""
+        from gitmem.agents.links import code_hooks_dir
+
+        return code_hooks_dir(repo)

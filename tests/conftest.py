@@ -69,11 +69,12 @@ def real_model(monkeypatch):
     return MODEL_PATH
 
 
-def run_cli(*args: str, input: str | None = None, env: dict | None = None, cwd=None):
-    """Run the real `gitmem` command in a subprocess."""
+def run_cli(*args: str, input: str | None = None, env: dict | None = None, cwd=None, timeout: float | None = None):
+    """Run the real `gitmem` command in a subprocess (`timeout`: a hang fails the test
+    with TimeoutExpired instead of holding the suite; not a measurement)."""
     return subprocess.run(
         [sys.executable, "-m", "gitmem", *args], input=input, capture_output=True, text=True,
-        env={**os.environ, **(env or {})}, cwd=cwd,
+        env={**os.environ, **(env or {})}, cwd=cwd, timeout=timeout,
     )
 
 

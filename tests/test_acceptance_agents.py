@@ -142,10 +142,8 @@ def test_two_sessions_share_memory_through_hooks(store, tmp_path):
     got = run_cli("get", f"sessions/{day}-session-a.md", "--scope", project)
     assert got.returncode == 0 and "I like Python" in got.stdout
     assert json.loads(run_cli("log", "-n", "1", "--json").stdout)[0]["op"] == "flush"
-
-    slowest = {ev: round(max(ts), 2) for ev, ts in agent.timings.items()}
-    print("hook wall times (s):", {ev: [round(t, 2) for t in ts] for ev, ts in agent.timings.items()})
-    assert max(slowest.values()) < 4.5  # the launcher kills at the budget
+    # No hook was killed at its budget: fire() fails on the launcher's "exited" note. How
+    # long each took is benchmarks/hook_latency.py's to measure, not this test's.
 
 
 @pytest.mark.model

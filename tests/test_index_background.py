@@ -7,6 +7,7 @@ only on a terminal or with --progress; MCP memory_search answers by words with a
 from __future__ import annotations
 
 import json
+import subprocess
 
 import anyio
 import pytest
@@ -199,7 +200,7 @@ def test_the_prompt_hook_answers_by_words_and_leaves_the_vectors_to_the_backgrou
     store.recall("deploy", record=False)
     store.import_items([{"text": f"albatross {i} circles mast {i}"} for i in range(500)])
     spawned = []
-    monkeypatch.setattr(hookrun.subprocess, "Popen", lambda cmd, **kw: spawned.append(cmd))
+    monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: spawned.append(cmd))
     res = hookrun.run("prompt", {"session_id": "s", "prompt": "albatross mast 7"}, home=str(store.home),
                       budget=2.0, runtime=Runtime(ask_daemon=False))
     assert "albatross 7 circles mast 7" in res.stdout

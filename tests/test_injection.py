@@ -16,11 +16,11 @@ import pytest
 from conftest import decode_blob, encode_blob, git, run_cli
 from test_transcripts import claude_line
 
-from gitmem.agents.context import context, render_context
+from gitmem.agents.context import context
 from gitmem.frontends import hookrun
 from gitmem.frontends.runtime import Runtime
 from gitmem.policy import injection
-from gitmem.recall.render import render_prompt
+from gitmem.recall.render import render_context, render_prompt
 
 NOTES = Path(__file__).parent / "data" / "ordinary_notes.txt"
 

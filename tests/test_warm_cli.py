@@ -17,10 +17,10 @@ import sys
 import time
 
 import pytest
-
-from gitmem.frontends.daemon import client as serve_client
-
 from conftest import daemon_requests, wait_for
+
+from gitmem.frontends import hook_support
+from gitmem.frontends.daemon import client as serve_client
 
 OLD = "2021-03-0{}T09:00:00Z"  # old dates: recency moves too slowly to change a rounded score
 ITEMS = [
@@ -356,13 +356,12 @@ def test_the_daemon_does_not_keep_a_finished_commands_streams():
 def test_a_hooks_index_catch_up_is_done_by_the_daemon(filled, daemon, gm_home, monkeypatch):
     """After a stop hook wrote, the index catch-up goes to the running daemon (its model
     is loaded) instead of a detached process loading another copy."""
-    from gitmem.frontends import hookrun
 
     same(gm_home, "recall", "deploy", "--json")  # the index is fresh now
     filled.remember("Eta: written by a hook's extract.", created=OLD.format(7))
     assert any(filled.index_status()["index_lag"].values())
-    monkeypatch.setattr(hookrun.subprocess, "Popen", lambda *a, **k: pytest.fail("spawned a process"))
-    hookrun.warm_index(filled)
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: pytest.fail("spawned a process"))
+    hook_support.warm_index(filled)
     assert _wait(lambda: not any(filled.index_status()["index_lag"].values()), timeout=20)
 
 

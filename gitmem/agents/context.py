@@ -19,21 +19,14 @@ from gitmem.memories import scopes as scoping
 from gitmem.memories.service import Memories, daily_path
 from gitmem.policy import access
 from gitmem.policy.injection import injectable, suspect
-from gitmem.policy.redact import redact
 from gitmem.policy.weight import timestamp, weight
-from gitmem.recall.render import defang, load_template
+from gitmem.recall.render import quote, render_context
 
 # The [capture] context_* settings are in config.SCHEMA.
 
 
 def _when(mem: model.Memory) -> float:
     return timestamp(mem.updated or mem.created)
-
-
-def quote(text: str, limit: int = 300) -> str:
-    """One line of memory text that cannot open or close the data fence around it."""
-    t = " ".join(defang(redact(text)[0]).split())
-    return t if len(t) <= limit else t[: limit - 1] + "…"
 
 
 _JOURNAL_LINE = re.compile(r"^- (\d{2}):(\d{2}) (.*)$")
@@ -210,6 +203,16 @@ def framing_tokens(scopes: list[str], hours: float, budget: int, now: dt.datetim
     return count_tokens(render_context(bundle))
 
 
-def render_context(bundle: dict[str, Any]) -> str:
-    """The bundle as text for an agent's context (templates/context.j2)."""
-    return load_template("context.j2").render(**bundle)
+
+
+def top_preferences(svc: Memories, preferences: Iterable[model.Memory], n: int,
+                    now: float | None = None) -> list[model.Memory]:
+    """The `n` heaviest of these preferences that may go into a prompt (before each
+    prompt, the hook offers the ones not yet shown in the session)."""
+    import time
+
+    prefs = [m for m in preferences if injectable(m.type, m.text, m.metadata)]
+    counts = access.counts(svc.home) if prefs else {}
+    now = time.time() if now is None else now
+    prefs.sort(key=lambda m: -weight(svc.config, m, counts, now))
+    return prefs[:n]

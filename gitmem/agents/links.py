@@ -296,3 +296,19 @@ def _memories_linking(svc: "Memories", shas: set[str]) -> dict[str, list[tuple[s
                 if sha in shas and (mem.id, scope) not in out.get(sha, []):
                     out.setdefault(sha, []).append((mem.id, scope))
     return out
+
+
+def code_head(cwd: str | os.PathLike[str]) -> tuple[str, str, str]:
+    """(top folder, HEAD commit id, its subject) of the code repository at `cwd`."""
+    from gitmem.store.coderepo import toplevel
+
+    top = toplevel(cwd)
+    sha, subject = CodeRepo.discover(top).head()
+    return top, sha, subject
+
+
+def code_hooks_dir(repo: str | os.PathLike[str] | None) -> Path:
+    """The git hooks folder of the code repository at `repo` (default: the cwd's)."""
+    from gitmem.store.coderepo import hooks_dir
+
+    return hooks_dir(repo)

@@ -20,8 +20,6 @@ from gitmem.core.config import Config
 from gitmem.core.errors import UsageError
 from gitmem.core.fsutil import atomic_write
 from gitmem.frontends.hookrun import AGENT_EVENTS, hook_setting
-from gitmem.memories.scopes import linked_scope
-from gitmem.store.coderepo import hooks_dir
 
 AGENT_SETTINGS = {"claude": "~/.claude/settings.json", "qwen": "~/.qwen/settings.json",
                   "codex": "~/.codex/hooks.json"}
@@ -217,9 +215,9 @@ exit $rc
 """
 
 
-def install_git(config: Config, repo: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Install gitmem's git hooks in a code repository, chaining any existing hook."""
-    d = hooks_dir(repo)
+def install_git(config: Config, d: Path, linked_scope: str | None) -> dict[str, Any]:
+    """Install gitmem's git hooks in a code repository's hooks folder `d` (of a repository
+    linked to `linked_scope`, if any), chaining any existing hook."""
     d.mkdir(parents=True, exist_ok=True)
     out = []
     for name in GIT_HOOKS:
@@ -236,12 +234,11 @@ def install_git(config: Config, repo: str | os.PathLike[str] | None = None) -> d
                      mode=0o755)
         out.append({"hook": str(hook), "chained": kept or (str(legacy) if legacy.exists() else None)})
     return {"hooks_dir": str(d), "installed": out,
-            "linked_scope": linked_scope(config, str(repo or os.getcwd()))}
+            "linked_scope": linked_scope}
 
 
-def uninstall_git(config: Config, repo: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Remove gitmem's git hooks and put back the hooks they chained."""
-    d = hooks_dir(repo)
+def uninstall_git(config: Config, d: Path) -> dict[str, Any]:
+    """Remove gitmem's git hooks from the hooks folder `d` and put back the hooks they chained."""
     out = []
     for name in GIT_HOOKS:
         hook = d / name

@@ -1,4 +1,5 @@
-"""Rendering recall results for agents (jinja2 over templates/)."""
+"""Rendering memories for an agent's prompt (jinja2 over templates/): recall hits, the
+context bundle, single quoted lines."""
 
 from __future__ import annotations
 
@@ -69,3 +70,14 @@ def render_prompt(hits: Sequence[Any], budget: int | None = DEFAULT_BUDGET, quer
 def _hit_view(h: Any, lines: list[str], end_line: int) -> dict[str, Any]:
     return {"id": h.id, "scope": h.scope, "type": h.type, "created": h.created, "path": h.path,
             "start_line": h.start_line, "end_line": end_line, "score": h.score, "lines": lines}
+
+
+def quote(text: str, limit: int = 300) -> str:
+    """One line of memory text that cannot open or close the data fence around it."""
+    t = " ".join(defang(redact(text)[0]).split())
+    return t if len(t) <= limit else t[: limit - 1] + "…"
+
+
+def render_context(bundle: dict[str, Any]) -> str:
+    """The bundle as text for an agent's context (templates/context.j2)."""
+    return load_template("context.j2").render(**bundle)

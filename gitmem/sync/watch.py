@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -397,16 +396,3 @@ def list_cursors(svc: Memories) -> list[str]:
     return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
 
 
-def run_exec(command: str, event: Event, timeout: float | None = 60) -> int:
-    """Run `command` through the shell with the event as JSON on stdin."""
-    import subprocess
-
-    env = dict(os.environ, GITMEM_EVENT_REF=event.ref, GITMEM_EVENT_OP=event.op or "",
-               GITMEM_EVENT_COMMIT=event.commit or "", GITMEM_EVENT_SCOPE=event.scope,
-               GITMEM_EVENT_REMOTE=event.remote or "")
-    try:
-        res = subprocess.run(command, shell=True, input=(event.to_json() + "\n").encode(),
-                             env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return 124
-    return res.returncode

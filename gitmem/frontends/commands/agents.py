@@ -50,7 +50,7 @@ def context(store, scopes, hours, budget, fmt, at):
       gitmem context --scope main --format json | jq '.omitted'
       gitmem context --at 2024-03-03 --hours 72
     """
-    from gitmem.agents.context import render_context
+    from gitmem.recall.render import render_context
 
     bundle = store.context(scopes=scopes or None, hours=hours, budget=budget, cwd=os.getcwd(), at=at)
     if bundle.get("note"):
@@ -186,7 +186,8 @@ def hooks_install(store, agent, settings, use_git, repo, budget, as_json):
 
     _target(agent, use_git)
     if use_git:
-        out = hooks_install.install_git(store.config, repo)
+        out = hooks_install.install_git(store.config, store.code_hooks_dir(repo),
+                                          store.linked_scope(str(repo or os.getcwd())))
         if as_json:
             emit_json(out)
             return
@@ -223,7 +224,7 @@ def hooks_uninstall(store, agent, settings, use_git, repo, as_json):
     from gitmem.frontends import hooks_install
 
     _target(agent, use_git)
-    out = (hooks_install.uninstall_git(store.config, repo) if use_git
+    out = (hooks_install.uninstall_git(store.config, store.code_hooks_dir(repo)) if use_git
            else hooks_install.uninstall_agent(store.config, agent, settings))
     if as_json:
         emit_json(out)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any
 
 import click
 
@@ -50,7 +52,6 @@ def watch(store, scopes, remote, interval, command, from_start, count, as_json):
       gitmem watch --scope main --exec 'jq -r .summary >> ~/changes.log'
       gitmem watch --remote origin --interval 30 --json
     """
-    from gitmem.sync.watch import run_exec
 
     def on_fetch(err) -> None:
         if err is None:
@@ -208,3 +209,18 @@ def mcp(ctx, allow_redact):
     from gitmem.frontends.mcp import serve
 
     serve(store_from(ctx), allow_redact=allow_redact)
+
+
+def run_exec(command: str, event: Any, timeout: float | None = 60) -> int:
+    """Run `command` through the shell with the event as JSON on stdin."""
+    import subprocess
+
+    env = dict(os.environ, GITMEM_EVENT_REF=event.ref, GITMEM_EVENT_OP=event.op or "",
+               GITMEM_EVENT_COMMIT=event.commit or "", GITMEM_EVENT_SCOPE=event.scope,
+               GITMEM_EVENT_REMOTE=event.remote or "")
+    try:
+        res = subprocess.run(command, shell=True, input=(event.to_json() + "\n").encode(),
+                             env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124
+    return res.returncode
