@@ -58,7 +58,7 @@ class Store:
         self._last_recall: dict[str, Any] = {}
         if paths.state_file(self.home, "purge-pending.json").exists():
             # A forget killed after its history rewrite: finish its purge first.
-            from gitmem.lifecycle.forget import finish_interrupted
+            from gitmem.lifecycle.purge import finish_interrupted
 
             finish_interrupted(self.memories)
 

@@ -351,3 +351,11 @@ def test_a_short_memory_leaves_no_subject_behind(store):
     subjects = [e.summary for e in store.log()]
     assert not any(s.startswith("remember: pin 4711") for s in subjects), subjects
     assert store.get(b.id).text == "the pin 4711 story is unrelated and stays"
+
+
+def test_the_placeholder_of_a_forgotten_memory_is_the_same_bytes_on_every_clone():
+    # Clones rewrite history independently from the ledger: the placeholder must not change
+    # between versions, or two clones' rewritten commits would differ.
+    from gitmem.lifecycle.purge import placeholder
+
+    assert placeholder("mwuwjh47y0bwn") == b"---\nid: mwuwjh47y0bwn\nsummary: '[forgotten]'\n---\n[forgotten]\n"

@@ -153,7 +153,7 @@ def extract(svc: Memories, transcript: str | os.PathLike[str], *, session: str |
     project = svc.scope_for_write(scope, cwd)
     targets: dict[str, list[Statement]] = {}
     for st in stmts:
-        target = project if (scope or st.about == PROJECT) else "main"
+        target = project if (scope or st.about == PROJECT) else model.PERSON_SCOPE
         targets.setdefault(target, []).append(st)
     result: dict[str, Any] = {"session": sid, "transcript": transcript, "format": fmt, "via": via,
                               "from": start, "to": end, "turns": len(turns), "kept": [],

@@ -154,7 +154,7 @@ SCHEMA: dict[str, Section] = {
                               env="GITMEM_MAX_TEXT_BYTES"),
         "fsync": Key("bool", True, "fsync every write (packs, refs)", env="GITMEM_FSYNC"),
         "gc_every": Key("int", 200, "run `git gc --auto` about once per this many commits (0: never)", lo=0),
-        "default_scope": Key("scope", "main", "where writes go outside a linked repo",
+        "default_scope": Key("scope", "main", "where writes go outside a linked repo",  # = model.PERSON_SCOPE
                              env="GITMEM_DEFAULT_SCOPE"),
         "types": Key("str_list", DEFAULT_TYPES, "the memory types a write may use", non_empty=True),
     }),

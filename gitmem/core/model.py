@@ -16,6 +16,7 @@ from gitmem.core.errors import MalformedMemory, UsageError
 
 FORMAT_VERSION = 1
 DEFAULT_IMPORTANCE = 5
+PERSON_SCOPE = "main"  # the person's own long-term memory (DESIGN: scopes are branches)
 
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 ID_RE = re.compile(r"^[0-9a-z]{13}\Z")
@@ -192,8 +193,13 @@ def render(mem: Memory) -> bytes:
                 (name == "updated" and value == mem.created):
             continue
         fm[name] = value
-    head = yaml.dump(fm, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)
-    return ("---\n" + head + "---\n" + mem.text).encode("utf-8")
+    return front_matter(fm, mem.text)
+
+
+def front_matter(fields: dict[str, Any], body: str) -> bytes:
+    """`---\n<yaml of fields, in order>---\n<body>`: the one writer of front matter."""
+    head = yaml.dump(fields, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1 << 30)
+    return ("---\n" + head + "---\n" + body).encode("utf-8")
 
 
 def split_front_matter(text: str, *, parse: bool = True, path: str | None = None) -> tuple[dict[str, Any], str]:
@@ -341,7 +347,7 @@ def check_scope(scope: str) -> str:
     if not isinstance(scope, str) or not scope:
         raise UsageError("empty scope", hint="scopes are main, channel/<name> or project/<key>")
     hint = "scopes are main, channel/<name> or project/<key>, e.g. channel/slack or project/github.com/me/app"
-    if scope == "main":
+    if scope == PERSON_SCOPE:
         return scope
     kind, _, rest = scope.partition("/")
     if kind not in ("channel", "project") or not rest:

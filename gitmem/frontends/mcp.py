@@ -37,6 +37,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import ToolAnnotations
 
+    from gitmem.core.model import DEFAULT_IMPORTANCE
     from gitmem.core.version import __version__
     from gitmem.frontends.daemon import client as serve_client
     from gitmem.frontends.daemon.worker import IndexWorker
@@ -120,7 +121,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
 
     @server.tool(annotations=writes)
     def memory_remember(text: str, type: str = "note", key: str | None = None,  # noqa: A002
-                        importance: int = 5, tags: list[str] | None = None,
+                        importance: int = DEFAULT_IMPORTANCE, tags: list[str] | None = None,
                         scope: str | None = None, link: str | None = None) -> dict[str, Any]:
         """Remember a durable fact. type: preference, decision, fact, todo, lesson,
         reference or note. Giving a key updates the memory with that key instead of

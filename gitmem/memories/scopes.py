@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
+from gitmem.core import model
 from gitmem.core.config import Config
 from gitmem.core.model import check_scope
 
@@ -49,7 +50,7 @@ def read_scopes(config: Config, existing: Iterable[str], scopes: Iterable[str] |
     linked = linked_scope(config, cwd)
     if linked:
         out.append(linked)
-    for s in (str(config.get("store", "default_scope")), "main"):
+    for s in (str(config.get("store", "default_scope")), model.PERSON_SCOPE):
         if s not in out:
             out.append(s)
     return out
@@ -64,7 +65,7 @@ def session_scopes(config: Config, existing: Iterable[str], cwd: str | os.PathLi
 def lookup_order(config: Config, existing: Iterable[str], cwd: str | os.PathLike[str] | None = None) -> list[str]:
     """Every scope, the ones a write would use first (for finding a path or an id)."""
     out: list[str] = []
-    for s in [write_scope(config, cwd=cwd), "main", *existing]:
+    for s in [write_scope(config, cwd=cwd), model.PERSON_SCOPE, *existing]:
         if s not in out:
             out.append(s)
     return out

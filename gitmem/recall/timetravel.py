@@ -21,7 +21,8 @@ import datetime as dt
 from collections import OrderedDict
 
 from gitmem.memories import ledger
-from gitmem.memories.service import AsOf, Memories
+from gitmem.memories.asof import AsOf
+from gitmem.memories.service import Memories
 
 __all__ = ["AsOf", "empty_note", "resolve"]
 

@@ -15,7 +15,7 @@ import pygit2
 from gitmem.core import paths
 from gitmem.core.errors import CorruptObject, GitmemError, NotFound, StoreMissing
 from gitmem.core.fsutil import file_lock
-from gitmem.core.model import FORMAT_VERSION
+from gitmem.core.model import FORMAT_VERSION, PERSON_SCOPE
 from gitmem.core.trailers import Commit, parse_trailers
 from gitmem.store import crypto, gitcmd
 from gitmem.store.codec import Codec, select_codec
@@ -67,7 +67,7 @@ class GitStore(Writes, Health):
         if (path / "HEAD").exists():
             return False
         path.parent.mkdir(parents=True, exist_ok=True)
-        repo = pygit2.init_repository(str(path), bare=True, initial_head="main")
+        repo = pygit2.init_repository(str(path), bare=True, initial_head=PERSON_SCOPE)  # a plain clone checks out the person's memory
         repo.config["gitmem.formatVersion"] = str(FORMAT_VERSION)
         repo.config["gc.auto"] = "1000"
         # Small packs are folded by a geometric repack (see maintenance.py), not by a full gc.

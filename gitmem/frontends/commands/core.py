@@ -46,7 +46,7 @@ def init_cmd(ctx, name, email, encrypt, as_json):
 @click.argument("text", required=False)
 @click.option("--scope", "-s", help="Scope to write to (default: linked project, else main).")
 @click.option("--type", "-t", "mem_type", default="note", show_default=True, help="Memory type.")
-@click.option("--importance", "-i", type=int, default=5, show_default=True, help="1-10.")
+@click.option("--importance", "-i", type=int, default=None, help="1-10 (default 5, model.DEFAULT_IMPORTANCE).")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @click.option("--key", "-k", help="Stable external name: remembering it again updates the memory.")
 @click.option("--link", "link", help="Attach to a code commit: REV[:PATH] in the current repo.")
@@ -62,8 +62,9 @@ def remember(store, text, scope, mem_type, importance, tags, key, link, as_json)
       echo "long note" | gitmem remember -
     """
     text = read_text_arg(text)
-    mem = store.remember(text, scope=scope, type=mem_type, importance=importance, tags=list(tags),
-                         key=key, link=link)
+    # No --importance: the store's default, not a copy of it here (the CLI loads no model).
+    extra = {} if importance is None else {"importance": importance}
+    mem = store.remember(text, scope=scope, type=mem_type, tags=list(tags), key=key, link=link, **extra)
     red = store.last_redactions
     if as_json:
         emit_json({"id": mem.id, "scope": mem.scope, "commit": mem.commit, "path": mem.path,
