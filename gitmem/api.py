@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from gitmem.core import model, paths
 from gitmem.core.config import Config, load_config
 from gitmem.core.errors import UsageError
 from gitmem.core.model import Memory
+from gitmem.facade.agents import AgentsMixin
+from gitmem.facade.keeping import KeepingMixin
+from gitmem.facade.sharing import SharingMixin
 from gitmem.memories import history, transfer
 from gitmem.memories import scopes as scopes_mod
 from gitmem.memories.history import LogEntry
@@ -46,7 +49,7 @@ def open(home: Any = None, **kw: Any) -> "Store":  # noqa: A001 - gitmem.open mi
     return Store(load_config(home, **kw))
 
 
-class Store:
+class Store(KeepingMixin, SharingMixin, AgentsMixin):
     """A gitmem store: memories in a bare git repository, one branch per scope."""
 
     def __init__(self, config: Config, *, git: GitStore | None = None, recaller: Any = None):
@@ -132,17 +135,16 @@ class Store:
         `link="REV[:PATH]"` attaches it to a commit of the code repo at cwd and notes
         the memory's id on that commit."""
         from gitmem.agents import links as linking
+        from gitmem.memories import edits
 
         svc = self.memories
         scope = svc.scope_for_write(scope, cwd)
         links = list(links or ())
         if link:
             links.append(linking.resolve_link(link, cwd))
-        red = svc.redactor()
-        item = svc.prepare(dict(text=text, type=type, importance=importance, tags=tags, key=key,
-                                created=created, source=source, links=links, metadata=metadata,
-                                supersedes=supersedes), red)
-        res = svc.write_items(scope, [item], red, op=op)
+        res = edits.remember(svc, scope, dict(text=text, type=type, importance=importance, tags=tags, key=key,
+                                              created=created, source=source, links=links, metadata=metadata,
+                                              supersedes=supersedes), op=op)
         self._last_redactions = res.redacted
         mem = res.pairs[0][0]
         if link:
@@ -154,33 +156,10 @@ class Store:
                tags: Iterable[str] | str | None = None, op: str = "update",
                subject: str | None = None) -> Memory:
         """Change a memory's text and/or fields as one commit."""
-        svc = self.memories
-        scope, mem_id, _ = svc.locate(ref, scope)
-        red = svc.redactor()
-        if text is not None:
-            text = red.text(model.check_text(text, self.config.max_text_bytes), "text")
-        if type is not None:
-            model.check_type(type, svc.types())
-        if importance is not None:
-            importance = model.check_importance(importance)
-        new_tags = red.value(model.check_tags(tags), "tags") if tags is not None else None
+        from gitmem.memories import edits
 
-        def change(old: Memory) -> Memory:
-            new_text = old.text if text is None else text
-            typ, meta, tg = injection.on_update(old.type, old.metadata, old.tags if new_tags is None else new_tags,
-                                                new_text, type, op=op, who="{} <{}>".format(*self.identity()),
-                                                when=model.now_iso())
-            return old.with_(
-                text=new_text,
-                summary=old.summary if text is None else model.summarise(text),
-                type=typ,
-                importance=old.importance if importance is None else importance,
-                tags=tg,
-                metadata=meta,
-            )
-
-        mem, _ = svc.update(scope, mem_id, change, op=op, subject=subject, red=red)
-        self._last_redactions = list(red.findings)
+        mem, self._last_redactions = edits.update(self.memories, ref, text, scope=scope, type=type,
+                                                  importance=importance, tags=tags, op=op, subject=subject)
         return mem
 
     def restore(self, ref: str, rev: str, scope: str | None = None) -> Memory:
@@ -193,13 +172,10 @@ class Store:
     def append(self, text: str, *, scope: str | None = None, day: dt.date | None = None,
                cwd: str | None = None) -> dict[str, Any]:
         """Add a journal line to daily/YYYY-MM-DD.md as one commit."""
-        svc = self.memories
-        scope = svc.scope_for_write(scope, cwd)
-        red = svc.redactor()
-        text = red.text(model.check_text(text, self.config.max_text_bytes), "text")
-        out = svc.append(scope, text, day or dt.datetime.now(dt.timezone.utc).date(), red)
-        self._last_redactions = list(red.findings)
-        out["redacted"] = list(red.findings)
+        from gitmem.memories import edits
+
+        out = edits.append(self.memories, self.memories.scope_for_write(scope, cwd), text, day)
+        self._last_redactions = list(out["redacted"])
         return out
 
     # ---- reads ----------------------------------------------------------------------
@@ -248,23 +224,12 @@ class Store:
         """Every scope with its tip, memory count and last change; a project scope a
         code repository is linked to is listed (empty) before anything is written there,
         with the repository's path under "linked"."""
-        svc = self.memories
+        from gitmem.memories.edits import scope_rows
+
         linked: dict[str, list[str]] = {}
         for root, scope in (self.config.section("links") or {}).items():
             linked.setdefault(scope, []).append(root)
-        out = []
-        existing = svc.git.scopes()
-        for s in sorted(set(existing) | set(linked)):
-            tip = svc.git.tip(s) if s in existing else None
-            row: dict[str, Any] = {"scope": s, "tip": existing.get(s), "memories": 0, "updated": None}
-            if tip is not None:
-                row["memories"] = sum(1 for _ in svc.memory_files(tip))
-                row["updated"] = dt.datetime.fromtimestamp(tip.time, dt.timezone.utc) \
-                    .isoformat().replace("+00:00", "Z")
-            if s in linked:
-                row["linked"] = sorted(linked[s])
-            out.append(row)
-        return out
+        return scope_rows(self.memories, linked)
 
     def status(self) -> dict[str, Any]:
         from gitmem.core.version import __version__
@@ -349,8 +314,6 @@ class Store:
         from gitmem.recall.request import RecallRequest
 
         result = self.recaller.run(RecallRequest.of(query, k, scopes, **filters), progress=progress)
-        red = self.memories.redactor()
-        result.hits = [h.redacted(red) for h in result.hits]
         self._last_recall = result.info
         return result
 
@@ -402,254 +365,6 @@ class Store:
         """The derived index (gitmem.index.Index): drop_ids, vectors_for, rebuild."""
         return self.recaller.index
 
-    def doctor(self, fix: bool = False) -> list[dict[str, Any]]:
-        """Health checks (repository, malformed memories, index, locks, keys, remotes);
-        `fix` repairs what is safe (index rebuild, stale git locks, permissions)."""
-        from gitmem import doctor
 
-        return doctor.run(self.memories, fix=fix)
 
-    # ---- encryption -----------------------------------------------------------------
-    def encryption(self) -> dict[str, Any]:
-        """Whether the store is encrypted, its key's fingerprint and state."""
-        from gitmem.encryption import marker
 
-        return marker.status(self.memories)
-
-    def encrypt_enable(self, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-        """Encrypt this store: a new master key, its whole history rewritten sealed."""
-        from gitmem.encryption import convert
-
-        return convert.enable(self.memories, progress)
-
-    def key_export(self) -> str:
-        """The master key as a key file's text (keep it secret)."""
-        from gitmem.encryption import keys
-
-        return keys.export_key(self.memories)
-
-    def key_import(self, text: str, source: str = "key file") -> dict[str, Any]:
-        """Install a key made by `key_export` (refused when the store has another one)."""
-        from gitmem.encryption import keys
-
-        return keys.import_key(self.memories, text, source)
-
-    def key_rotate(self) -> dict[str, Any]:
-        """A new master key; the keyring re-wrapped; the old key opens nothing here."""
-        from gitmem.encryption import keys
-
-        return keys.rotate(self.memories)
-
-    # ---- lifecycle ------------------------------------------------------------------
-    def forget(self, ids: Iterable[str], reason: str | None = None, keep_history: bool = False) -> dict[str, Any]:
-        """Remove memories (ids or keys); unless keep_history, purge their text from history."""
-        from gitmem.lifecycle.forget import forget
-
-        return forget(self.memories, list(ids), reason=reason, keep_history=keep_history)
-
-    def find(self, query: str, *, archived: bool = True) -> list[Memory]:
-        """Live memories whose text, summary, key or tags contain every word of `query`
-        (what `forget --query` acts on)."""
-        from gitmem.lifecycle.forget import find
-
-        return find(self.memories, query, archived=archived)
-
-    def redact_text(self, text: str, reason: str | None = None) -> dict[str, Any]:
-        """Purge a leaked string from every scope, its history and the index."""
-        from gitmem.lifecycle.forget import redact_text
-
-        return redact_text(self.memories, text, reason=reason)
-
-    def dream(self, scope: str | None = None, dry_run: bool = False, force: bool = False,
-              now: float | None = None) -> dict[str, Any]:
-        """Consolidate a scope (default: every scope) as one commit each; see gitmem.lifecycle.dream."""
-        from gitmem.lifecycle.dream import dream
-
-        return dream(self.memories, scope=scope, dry_run=dry_run, force=force, now=now)
-
-    def undream(self, scope: str | None = None) -> dict[str, Any]:
-        """Revert the last dream commit of a scope with a new commit."""
-        from gitmem.lifecycle.dream import undream
-
-        return undream(self.memories, scope=scope)
-
-    # ---- receipts -------------------------------------------------------------------
-    def record_receipt(self, kind: str, query: str | None, hits: Iterable[Any]) -> dict[str, Any] | None:
-        """Record that these hits (recall Hits or dicts with id/scope[/commit/path]) were
-        put in front of a model; see gitmem.receipts."""
-        from gitmem.agents import receipts
-
-        items = [h if isinstance(h, dict) else {"id": h.id, "scope": h.scope, "commit": h.commit,
-                                                  "path": h.path} for h in hits]
-        return receipts.record(self.memories, kind, query, items)
-
-    def receipts(self, *, session: str | None = None, id: str | None = None,  # noqa: A002
-                 since: str | None = None) -> list[dict[str, Any]]:
-        """Receipts, oldest first: what the agent saw, and from which version."""
-        from gitmem.agents import receipts
-
-        return receipts.read(self.memories, session=session, mem_id=id, since=since)
-
-    # ---- sync -----------------------------------------------------------------------
-    def remote_add(self, name: str, url: str) -> dict[str, Any]:
-        """Add a git remote (any URL git understands) to repo.git/config."""
-        self.git.transport().add(name, url)
-        return {"remote": name, "url": url}
-
-    def remote_remove(self, name: str) -> dict[str, Any]:
-        self.git.transport().remove(name)
-        return {"remote": name, "removed": True}
-
-    def remote_names(self) -> list[str]:
-        """The configured remotes' names (no network; no ahead/behind)."""
-        return list(self.git.transport().remotes())
-
-    def remotes(self) -> list[dict[str, Any]]:
-        """Every remote with its URL, last sync and per-scope ahead/behind."""
-        from gitmem.sync.remotes import remote_status
-
-        return remote_status(self.memories)
-
-    def sync(self, remote: str | None = None, *, scopes: Iterable[str] | None = None,
-             dry_run: bool = False, progress: Any = None) -> dict[str, Any]:
-        """Fetch, apply the redaction ledger, merge every scope, push (see gitmem.sync);
-        `progress(line)` is told each step."""
-        from gitmem.sync.engine import sync
-
-        out = sync(self.memories, remote, scopes=scopes, dry_run=dry_run, progress=progress)
-        self._recall_engine = None  # scopes moved under the index: it catches up on next use
-        return out
-
-    def set_private(self, scope: str, private: bool = True) -> dict[str, Any]:
-        """A private scope never leaves this machine (not pushed, not merged)."""
-        from gitmem.sync.remotes import set_private
-
-        listed = set_private(self.memories, scope, private)
-        self._reloaded({})
-        return {"scope": scope, "private": private, "private_scopes": listed}
-
-    def conflicts(self, *, scope: str | None = None) -> list[dict[str, Any]]:
-        """Conflict copies a sync kept, per memory."""
-        from gitmem.sync.conflicts import list_conflicts
-
-        chosen = [model.check_scope(scope)] if scope else list(self.git.scopes())
-        return list_conflicts(self.memories, chosen)
-
-    def resolve(self, ref: str, keep: str = "current", *, scope: str | None = None) -> dict[str, Any]:
-        """Settle a conflict as one commit: keep "current", "other" (the copy), or TEXT."""
-        from gitmem.sync.conflicts import resolve
-
-        return resolve(self.memories, ref, keep, scope=scope)
-
-    # ---- agents ---------------------------------------------------------------------
-    def context(self, *, scopes: Iterable[str] | None = None, hours: float | None = None,
-                budget: int | None = None, cwd: str | None = None, at: str | None = None) -> dict[str, Any]:
-        """The session-start bundle as data (render with context.render_context);
-        `at` (a revision or date): the bundle as of then (see gitmem.timetravel)."""
-        from gitmem.agents.context import context
-
-        return context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd, at=at)
-
-    def extract(self, transcript: str | os.PathLike[str], *, session: str | None = None,
-                scope: str | None = None, roles: Iterable[str] = ("user",), cwd: str | None = None,
-                dry_run: bool = False) -> dict[str, Any]:
-        """Keep durable statements of a transcript from the session's cursor on."""
-        from gitmem.agents.extract import extract
-
-        return extract(self.memories, transcript, session=session, scope=scope, roles=roles, cwd=cwd,
-                       dry_run=dry_run)
-
-    def flush(self, transcript: str | os.PathLike[str], *, summary: str | None = None,
-              session: str | None = None, scope: str | None = None,
-              cwd: str | None = None) -> dict[str, Any]:
-        """Extract the rest of a transcript and store sessions/<date>-<session>.md."""
-        from gitmem.agents.extract import flush
-
-        return flush(self.memories, transcript, summary=summary, session=session, scope=scope, cwd=cwd)
-
-    def watch_events(self, *, scopes: Iterable[str] | None = None, interval: float = 1.0,
-                     from_start: bool = False, stop: Any = None, remote: str | None = None,
-                     on_fetch: Any = None) -> Iterator[Any]:
-        """Yield a watch.Event per new commit on the watched scopes, polling every interval.
-        With `remote`, fetch it every interval and watch its tracking refs instead;
-        `on_fetch(error | None)` hears when fetching starts failing and when it works again."""
-        from gitmem.sync.watch import Watcher
-
-        if not interval > 0:
-            raise UsageError("interval must be positive", hint="e.g. --interval 0.5")
-        w = Watcher(self.memories, scopes, from_start=from_start, remote=remote,
-                    local=remote is None, fetch=remote is not None)
-        return w.events(interval, stop=stop, on_fetch=on_fetch)
-
-    def changes(self, cursor: str, *, scopes: Iterable[str] | None = None, session: str | None = None,
-                from_start: bool = False, peek: bool = False, remote: str | None = None) -> list[Any]:
-        """Events since the named cursor (which then moves); with `remote`, that remote's
-        tracking refs too, as the last fetch left them. See watch.changes."""
-        from gitmem.sync.watch import changes
-
-        return changes(self.memories, cursor, scopes=scopes, session=session, from_start=from_start,
-                       peek=peek, remote=remote)
-
-    def link(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        """Link the code repo at path (default cwd) to its project scope."""
-        from gitmem.agents.links import link
-
-        return self._reloaded(link(self.memories, path))
-
-    def unlink(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        from gitmem.agents.links import unlink
-
-        return self._reloaded(unlink(self.memories, path))
-
-    def _reloaded(self, result: dict[str, Any]) -> dict[str, Any]:
-        """Config changed on disk (links): read it again, keeping session and agent."""
-        self.config = load_config(self.home, session=self.config.session, agent=self.config.agent)
-        self.memories = Memories(self.config, self.memories.git)
-        self._recall_engine = None
-        return result
-
-    def why(self, spec: str, cwd: str | os.PathLike[str] | None = None) -> list[Any]:
-        """Memories linked to the commits that wrote FILE[:LINE[-LINE]]."""
-        from gitmem.agents.links import why
-
-        return why(self.memories, spec, cwd)
-
-    @staticmethod
-    def memory_json(m: Memory) -> dict[str, Any]:
-        return {"id": m.id, "key": m.key, "scope": m.scope, "type": m.type,
-                "importance": m.importance, "tags": list(m.tags), "created": m.created,
-                "updated": m.updated, "summary": m.summary, "text": m.text, "path": m.path,
-                "commit": m.commit, "links": list(m.links), "supersedes": list(m.supersedes),
-                "metadata": m.metadata, "source": m.source}
-
-    # ---- for the hook runner and the hook installer --------------------------------
-    def top_preferences(self, scopes: Iterable[str] | None, n: int) -> list[Memory]:
-        """The `n` heaviest preferences in these scopes that may go into a prompt."""
-        from gitmem.agents.context import top_preferences
-
-        return top_preferences(self.memories, self.list(type="preference", scopes=scopes), n)
-
-    def may_inject(self, mem: Memory | None = None, text: str | None = None) -> bool:
-        """Whether a memory (or a line of text) may go into an agent's prompt: not
-        quarantined, and not scanning as an injection unless a person released it."""
-        if mem is not None:
-            return injection.injectable(mem.type, mem.text, mem.metadata)
-        return not injection.suspect(text or "")
-
-    def record_injected(self, ids: Iterable[str]) -> None:
-        """Count these memories as put in front of a model (the access log)."""
-        from gitmem.policy import access
-
-        access.record(self.home, sorted(ids), kind="inject")
-
-    def code_head(self, cwd: str) -> tuple[str, str, str]:
-        """(top folder, HEAD commit id, subject) of the code repository at `cwd`."""
-        from gitmem.agents.links import code_head
-
-        return code_head(cwd)
-
-    def code_hooks_dir(self, repo: str | None = None):
-        """The git hooks folder of the code repository at `repo` (default: the cwd's)."""
-        from gitmem.agents.links import code_hooks_dir
-
-        return code_hooks_dir(repo)

@@ -73,6 +73,10 @@ class Memories(AsOfReads):
     def now_iso(self) -> str:
         return dt.datetime.fromtimestamp(int(self.clock()), dt.timezone.utc).isoformat().replace("+00:00", "Z")
 
+    def today(self) -> dt.date:
+        """Today (UTC) by the service's clock."""
+        return dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc).date()
+
     def new_id(self) -> str:
         """A fresh id, after every id this service made before (batch order = id order)."""
         self._last_id = model.new_id(int(self.clock() * 1000), getattr(self, "_last_id", None))
@@ -384,7 +388,7 @@ class Memories(AsOfReads):
     def append(self, scope: str, text: str, day: dt.date, red: Redactor) -> dict[str, Any]:
         """Add a journal line to daily/YYYY-MM-DD.md as one commit."""
         path = daily_path(day)
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%H:%M")
+        stamp = dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc).strftime("%H:%M")
         line = f"- {stamp} " + " ".join(text.split("\n")).strip() + "\n"
         info: dict[str, Any] = {}
 

@@ -268,6 +268,10 @@ class Recaller:
             if pending:
                 info["note"] = (f"vectors for {pending} chunk(s) are not ready: BM25 only "
                                 "(the next recall without --timeout, or `gitmem reindex`, embeds them)")
+        # Redacted again on the way out: a secret that reached the store by a hand edit or
+        # plain git is not handed on.
+        red = self.svc.redactor()
+        hits = [h.redacted(red) for h in hits]
         if at_info is not None:
             info["at"] = at_info
             return RecallResult(hits, info)  # a look back is not a use of what is known now
