@@ -52,6 +52,10 @@ class ConflictError(GitmemError):
     exit_code = 5
 
 
+
+class LockBusy(ConflictError):
+    """A lock stayed held by another process past the wait asked for (fsutil.file_lock)."""
+
 class IndexError_(GitmemError):
     """The derived index could not be opened or built."""
 

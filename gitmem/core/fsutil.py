@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Iterator
 
-from gitmem.core.errors import ConflictError, GitmemError
+from gitmem.core.errors import ConflictError, GitmemError, LockBusy
 
 
 def unusable(folder: Path, e: OSError) -> GitmemError:
@@ -109,7 +109,7 @@ def _take(path: Path, op: int, deadline: float, name: Path, max_delay: float = 0
         except BlockingIOError:
             if time.monotonic() > deadline:
                 os.close(fd)
-                raise ConflictError(
+                raise LockBusy(
                     f"timed out waiting for lock {name}",
                     hint="another gitmem process is holding it; retry shortly",
                 ) from None

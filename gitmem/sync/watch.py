@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from gitmem.core import paths
-from gitmem.core.errors import ConflictError, GitmemError, UsageError
+from gitmem.core.errors import GitmemError, LockBusy, UsageError
 from gitmem.core.fsutil import atomic_write, file_lock
 from gitmem.core.model import check_scope
 from gitmem.core.trailers import Commit
@@ -173,10 +173,8 @@ class Watcher:
         try:
             with file_lock(lock, timeout=0):
                 self._transport().fetch(self.remote)
-        except ConflictError as e:
-            if "timed out waiting for lock" in e.message:
-                return True
-            return self._failed(e)
+        except LockBusy:
+            return True
         except GitmemError as e:
             return self._failed(e)
         except OSError as e:

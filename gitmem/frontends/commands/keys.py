@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -108,12 +109,9 @@ def key_export(store, file, force, as_json):
         return
     if os.path.exists(file) and not force:
         raise UsageError(f"{file} exists", hint="choose another FILE, or --force to overwrite it")
-    tmp = file + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, file)
+    from gitmem.core.fsutil import atomic_write
+
+    atomic_write(Path(file), text.encode("utf-8"), mode=0o600)
     st = store.encryption()
     if as_json:
         emit_json({"file": file, "fingerprint": st["fingerprint"]})
