@@ -21,6 +21,7 @@ from conftest import daemon_requests, wait_for
 
 from gitmem.frontends import hook_support
 from gitmem.frontends.daemon import client as serve_client
+from gitmem.frontends.runtime import Runtime
 
 OLD = "2021-03-0{}T09:00:00Z"  # old dates: recency moves too slowly to change a rounded score
 ITEMS = [
@@ -361,7 +362,7 @@ def test_a_hooks_index_catch_up_is_done_by_the_daemon(filled, daemon, gm_home, m
     filled.remember("Eta: written by a hook's extract.", created=OLD.format(7))
     assert any(filled.index_status()["index_lag"].values())
     monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: pytest.fail("spawned a process"))
-    hook_support.warm_index(filled)
+    hook_support.warm_index(filled, Runtime())
     assert _wait(lambda: not any(filled.index_status()["index_lag"].values()), timeout=20)
 
 

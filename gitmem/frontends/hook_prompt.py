@@ -46,16 +46,14 @@ def _recall(home: str, session: str | None, prompt: str, scopes: list[str], k: i
     """Recall from a running `gitmem serve` if one answers within `timeout`, else in its
     own Store (it runs in a worker thread). box["served"] says which it was; the caller
     keeps only what may be injected (Store.injectable)."""
-    from gitmem.frontends.daemon import client as serve_client
 
     # Never wait on embedding a bulk import: by words (BM25) while vectors are pending,
     # and they are embedded in the background (the daemon's worker, else warm_index).
     timeout_ms = max(0, int(timeout * 1000))
-    remote: Any = None
-    if rt.recall is not None:
-        remote = (rt.recall(prompt, k + 3, scopes, timeout_ms), {})
-    elif rt.ask_daemon:
-        remote = serve_client.recall(home, prompt, k + 3, scopes, timeout=timeout, timeout_ms=timeout_ms)
+    if rt.recall is not None:  # in the daemon: its warm Store, under its recall lock
+        remote: Any = (rt.recall(prompt, k + 3, scopes, timeout_ms), {})
+    else:
+        remote = rt.served_recall(home, prompt, k + 3, scopes, timeout=timeout, timeout_ms=timeout_ms)
     if box is not None:
         box["served"] = remote is not None
     if remote is not None:

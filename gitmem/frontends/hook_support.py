@@ -85,12 +85,8 @@ def warm_index(store: "Store", rt: "Runtime") -> None:
     else in a detached process."""
     if not hook_setting(store.config, "warm_index"):
         return
-    from gitmem.frontends.daemon import client as serve_client
-
     # A running daemon does it with the model it has loaded: no second model in memory.
-    ans = serve_client.request(store.home, {"op": "refresh", "env": serve_client.env_fingerprint()},
-                               timeout=1.0) if rt.ask_daemon else None
-    if ans and ans.get("ok"):
+    if rt.ask_refresh(store.home, timeout=1.0):
         return
     code = "import sys, gitmem; gitmem.open(sys.argv[1]).index.ensure_fresh()"
     try:

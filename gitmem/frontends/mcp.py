@@ -39,7 +39,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
 
     from gitmem.core.model import DEFAULT_IMPORTANCE
     from gitmem.core.version import __version__
-    from gitmem.frontends.daemon import client as serve_client
+    from gitmem.frontends import runtime
     from gitmem.frontends.daemon.worker import IndexWorker
 
     server = MCPServer("gitmem", instructions=INSTRUCTIONS, version=__version__)
@@ -77,8 +77,8 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         try:
             # A running `gitmem serve` answers warm, so the model and the index are
             # loaded once per store, not once more in this process; else recall here.
-            served = serve_client.recall(store.home, query, k, scopes or None, timeout=30.0,
-                                         timeout_ms=timeout_ms, **filters)
+            served = runtime.DEFAULT.served_recall(store.home, query, k, scopes or None, timeout=30.0,
+                                                   timeout_ms=timeout_ms, **filters)
             with lock:
                 if served is not None:
                     hits, info = served

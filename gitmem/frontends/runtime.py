@@ -35,6 +35,31 @@ class Runtime:
 
         return api.open(home, **kw)
 
+    def served_recall(self, home: Any, query: str, k: int, scopes: Any, *, timeout: float,
+                      **filters: Any) -> tuple[list[Any], dict[str, Any]] | None:
+        """Recall answered by a running `gitmem serve`, when this invocation may ask one
+        and it answers within `timeout` s: (hits, how it ran). None: the caller recalls in
+        its own process (inside the daemon, on its warm Store)."""
+        if not self.ask_daemon:
+            return None
+        from gitmem.frontends.daemon import client
+
+        return client.recall(home, query, k, scopes, timeout=timeout, **filters)
+
+    def ask_refresh(self, home: Any, *, now: bool = False, timeout: float = 1.0) -> dict[str, Any] | None:
+        """Ask a running `gitmem serve` to index (and embed, with its loaded model) what
+        was written: its answer, or None when there is none to ask (the caller does the
+        work itself). `now`: without waiting for writes to pause."""
+        if not self.ask_daemon:
+            return None
+        from gitmem.frontends.daemon import client
+
+        req: dict[str, Any] = {"op": "refresh", "env": client.env_fingerprint()}
+        if now:
+            req["now"] = True
+        ans = client.request(home, req, timeout=timeout)
+        return ans if ans and ans.get("ok") else None
+
     def hand_off_indexing(self, home: Any) -> bool:
         """Give pending vectors to the daemon this runs in: False when there is none."""
         return self.index_later is not None and bool(self.index_later(home))

@@ -58,13 +58,11 @@ def index_after_import(store, result: dict, as_json: bool, progress: bool | None
     to it (it embeds in the background with its warm model; recall --timeout answers by
     words meanwhile); else index and embed now, with progress, so the next recall does
     not. What was done, for --json."""
-    from gitmem.frontends.daemon import client as serve_client
 
     if result.get("created", 0) + result.get("updated", 0) == 0:
         return None
-    ans = serve_client.request(store.home, {"op": "refresh", "now": True, "env": serve_client.env_fingerprint()},
-                               timeout=2.0) if _runtime().ask_daemon else None
-    if ans and ans.get("ok"):
+    ans = _runtime().ask_refresh(store.home, now=True, timeout=2.0)
+    if ans:
         if not as_json:
             click.echo(f"indexing: gitmem serve (pid {ans.get('pid')}) embeds them in the background; "
                        "`gitmem status` shows how many wait, and recall --timeout answers by words meanwhile",
@@ -117,7 +115,6 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
       gitmem recall "deploy window" --explain      # ranks, scores and why per hit
       gitmem recall "deploy window" --timeout 200 --json   # right after a bulk import
     """
-    from gitmem.frontends.daemon import client as serve_client
 
     fmt = "json" if as_json else (fmt or "table")
     filters = dict(all_scopes=all_scopes, type=list(types) or None, since=since, archived=archived,
@@ -131,8 +128,7 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     # api, so one front end handing a request to another stays out of api.Store (which
     # would otherwise hold socket code and call itself over the socket from the daemon).
     rt = _runtime()
-    served = serve_client.recall(store.home, query, k, list(scopes) or None, timeout=60.0,
-                                 **filters) if rt.ask_daemon else None
+    served = rt.served_recall(store.home, query, k, list(scopes) or None, timeout=60.0, **filters)
     if served is not None and at is not None and not served[1].get("at"):
         served = None  # a daemon from before --at would have answered for now: ask here
     if served is not None:
