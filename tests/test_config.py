@@ -339,3 +339,17 @@ def test_a_bad_config_stops_a_write_before_it_happens(store):
     res = CliRunner().invoke(cli, ["remember", "x"])
     assert res.exit_code == 2 and "[store] max_text_bytes = -1" in res.stderr
     assert store.git.scopes() == {}
+
+
+def test_a_setting_from_the_environment_alone_goes_through_the_schema(monkeypatch):
+    from gitmem.core.config import env_setting
+    from gitmem.frontends.hook_support import hook_setting
+
+    assert env_setting("hooks", "budget", {}) == 2.0
+    assert env_setting("hooks", "budget", {"GITMEM_HOOK_BUDGET": "3.5"}) == 3.5
+    with pytest.raises(UsageError):
+        env_setting("hooks", "budget", {"GITMEM_HOOK_BUDGET": "soon"})
+    monkeypatch.setenv("GITMEM_HOOK_BUDGET", "soon")
+    assert hook_setting(None, "budget") == 2.0  # a hook fails open: the default
+    monkeypatch.setenv("GITMEM_HOOK_BUDGET", "1.25")
+    assert hook_setting(None, "budget") == 1.25

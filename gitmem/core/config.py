@@ -407,6 +407,16 @@ def _hint(section: str, key: str, spec: Key) -> str:
     return (text + "; remove the line to use the default") if spec.default is not None else text
 
 
+def env_setting(section: str, key: str, env: Mapping[str, str] | None = None) -> Any:
+    """One setting from the environment alone (before a store's config.toml is read, as
+    a hook does): its GITMEM_* variable checked by the schema, else the default.
+    UsageError on a bad value."""
+    env = os.environ if env is None else env
+    spec = SCHEMA[section].keys[key]
+    found = _from_env({spec.env: env[spec.env]}) if spec.env and env.get(spec.env) else {}
+    return found.get(section, {}).get(key, spec.default)
+
+
 def _from_env(env: Mapping[str, str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for var, (section, key) in ENV_VARS.items():

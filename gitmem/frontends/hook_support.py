@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -11,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from gitmem.core.errors import GitmemError
+from gitmem.core.errors import GitmemError, UsageError
 
 if TYPE_CHECKING:
     from gitmem.api import Store
@@ -21,18 +20,18 @@ if TYPE_CHECKING:
 
 def hook_setting(config: "Config | None", key: str) -> Any:
     """A [hooks] setting (see config.SCHEMA); without a config (before a store is opened)
-    GITMEM_HOOK_BUDGET, else the default."""
+    its GITMEM_* variable as the schema reads it, else the default (a hook fails open: a
+    bad value is the default here, and the error of the store's own config says why)."""
     if config is not None:
         return config.get("hooks", key)
-    if key == "budget" and os.environ.get("GITMEM_HOOK_BUDGET"):
-        try:
-            return float(os.environ["GITMEM_HOOK_BUDGET"])
-        except ValueError:
-            pass
-    # Imported here: a prompt hook handed to the daemon never loads the config schema.
-    from gitmem.core.config import DEFAULTS
+    # Imported here: the launcher passes --budget, so a prompt hook handed to the daemon
+    # never gets here and never loads the config schema.
+    from gitmem.core.config import DEFAULTS, env_setting
 
-    return DEFAULTS["hooks"][key]
+    try:
+        return env_setting("hooks", key)
+    except UsageError:
+        return DEFAULTS["hooks"][key]
 
 
 def cursor_name(session: str) -> str:
