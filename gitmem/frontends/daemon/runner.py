@@ -8,10 +8,10 @@ no process-wide state (their scopes, cwd and settings come in the request) and r
 a command on their own threads. This module is the one place that swaps that state, and
 it puts every piece back before the lock is released.
 
-Streams: click caches the text stream it made for each sys.std* it saw (private caches in
-click._compat keyed weakly by the stream, valued by the stream itself, so never freed);
-run_command drops the finished command's entries, or a long-lived daemon would keep every
-client's streams (tests/test_warm_cli.py checks it)."""
+Streams: click caches the text stream it made for each sys.std* it saw, keyed weakly by
+that stream and valued by it, so never freed; the command sees its client's streams as
+ClientStream (no weak references), which click's cache passes over by design, so a
+long-lived daemon keeps no client's streams (tests/test_warm_cli.py checks it)."""
 
 from __future__ import annotations
 
@@ -106,24 +106,35 @@ class _ClientStdin(io.RawIOBase):
                 super().close()
 
 
-def _click_forget(streams: list[Any]) -> None:
-    """Drop a finished command's streams from click's stream caches. click keeps each
-    sys.std* it has seen in a WeakKeyDictionary whose value is the stream itself, so the
-    entry never dies by itself: in a daemon that would keep every client's streams."""
-    import weakref
+class ClientStream:
+    """A client's stream as sys.std* shows it to the command: the text stream behind, minus
+    weak-reference support. click caches the stream it made for each sys.std* it sees in a
+    WeakKeyDictionary whose value is that stream itself (so an entry never dies), and
+    skips the cache for a stream that cannot be weakly referenced: so a finished command's
+    streams are not kept, without touching click's private caches."""
 
-    # click's own module, already loaded by the command that ran; its caches are private
-    # to it, and a click without them leaves nothing to drop.
-    _compat = sys.modules.get("click._compat")
-    for name in ("_default_text_stdin", "_default_text_stdout", "_default_text_stderr"):
-        for cell in getattr(getattr(_compat, name, None), "__closure__", None) or ():
-            try:
-                cache = cell.cell_contents
-            except ValueError:
-                continue
-            if isinstance(cache, weakref.WeakKeyDictionary):
-                for s in streams:
-                    cache.pop(s, None)
+    __slots__ = ("stream",)
+
+    def __init__(self, stream: Any):
+        object.__setattr__(self, "stream", stream)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.stream, name, value)
+
+    def __iter__(self) -> Any:
+        return iter(self.stream)
+
+    def __next__(self) -> Any:
+        return next(self.stream)
+
+    def __enter__(self) -> "ClientStream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stream.close()
 
 
 def _exit_code(code: Any) -> int:
@@ -164,7 +175,7 @@ def run_command(req: dict[str, Any], fds: list[int], rt: Any, client: Any = None
             except BaseException:
                 os.close(fd)
                 raise
-        sys.stdin, sys.stdout, sys.stderr = streams
+        sys.stdin, sys.stdout, sys.stderr = (ClientStream(f) for f in streams)
         sys.argv = [str(req.get("argv0") or "gitmem"), *req["argv"]]
         try:
             cli.cli.main(args=list(req["argv"]), prog_name="gitmem", obj={"runtime": rt})
@@ -181,7 +192,6 @@ def run_command(req: dict[str, Any], fds: list[int], rt: Any, client: Any = None
         return code
     finally:
         sys.stdin, sys.stdout, sys.stderr, sys.argv = saved
-        _click_forget(streams)
         for f in streams:
             try:
                 f.close()
