@@ -11,7 +11,13 @@ from gitmem.core import model
 class SharingMixin:
     # ---- sync -----------------------------------------------------------------------
     def remote_add(self, name: str, url: str) -> dict[str, Any]:
-        """Add a git remote (any URL git understands) to repo.git/config."""
+        """Add a git remote (any URL git understands) to repo.git/config; a name or URL
+        holding a password or token is refused (a credential helper supplies those)."""
+        from gitmem.policy import gate
+
+        allow = self.config.get("redact", "allow") or ()
+        gate.check_name("remote", name, allow)
+        gate.check_remote_url(url, allow)
         self.git.transport().add(name, url)
         return {"remote": name, "url": url}
 

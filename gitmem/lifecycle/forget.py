@@ -108,7 +108,9 @@ def _revert_message(svc: Memories, op: str, ids: list[str], scope: str, reason: 
 
 def forget(svc: Memories, refs: Iterable[str], reason: str | None = None, keep_history: bool = False) -> dict[str, Any]:
     """Remove memories with one revert commit per scope, then (unless keep_history)
-    purge their text from every object, reflog and the index."""
+    purge their text from every object, reflog and the index. The reason is redacted
+    before it reaches the commit, the ledger every clone fetches, or the answer."""
+    reason = svc.redactor().text(reason, "reason") if reason else reason
     ids = resolve(svc, refs)
     if keep_history:
         live = live_places(svc, ids)
@@ -141,6 +143,7 @@ def redact_text(svc: Memories, text: str, reason: str | None = None) -> dict[str
     if not isinstance(text, str) or len(text.strip()) < MIN_NEEDLE:
         raise UsageError(f"the string to redact must be at least {MIN_NEEDLE} characters",
                          hint="a shorter string would rewrite unrelated memories")
+    reason = svc.redactor().text(reason, "reason") if reason else reason
     return _purge(svc, ids=[], text=text, reason=reason)
 
 

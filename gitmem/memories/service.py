@@ -22,7 +22,7 @@ from gitmem.core.model import Memory
 from gitmem.core.trailers import Commit, format_message
 from gitmem.memories import scopes as scoping
 from gitmem.memories.asof import AT_HINT, AsOf, AsOfReads
-from gitmem.policy import injection
+from gitmem.policy import gate, injection
 from gitmem.policy.redact import Redactor
 from gitmem.store import Change, Draft, GitStore, Rev, Signature, global_identity, signature
 
@@ -85,7 +85,8 @@ class Memories(AsOfReads):
     # ---- who and where ------------------------------------------------------------
     def identity(self) -> tuple[str, str]:
         """(name, email) for commits: agent/config, else git's global identity, else the user."""
-        name = self.config.agent or self.config.get("identity", "name")
+        allow = self.config.get("redact", "allow") or ()
+        name = gate.check_name("agent", self.config.agent, allow) or self.config.get("identity", "name")
         email = self.config.get("identity", "email")
         if not name or not email:
             gname, gemail = global_identity()
@@ -100,7 +101,8 @@ class Memories(AsOfReads):
         return signature(name, email, int(self.clock()) if when is None else when)
 
     def scope_for_write(self, scope: str | None = None, cwd: str | None = None) -> str:
-        return scoping.write_scope(self.config, scope, cwd)
+        chosen = scoping.write_scope(self.config, scope, cwd)
+        return gate.check_name("scope", chosen, self.config.get("redact", "allow") or ())
 
     def scopes_for_read(self, scopes: Iterable[str] | None = None, all_scopes: bool = False,
                         cwd: str | None = None) -> list[str]:

@@ -13,6 +13,7 @@ from gitmem.core.errors import NotFound
 from gitmem.core.fsutil import atomic_write
 from gitmem.memories import ledger
 from gitmem.memories.service import Memories
+from gitmem.policy import gate
 from gitmem.store.transport import Transport, tracking_prefix, tracking_ref
 
 
@@ -83,7 +84,7 @@ def set_private(svc: Memories, scope: str, private: bool) -> list[str]:
     """Mark a scope private (never pushed or merged) or public again; returns the list."""
     from gitmem.core.config import write_config_value
 
-    scope = model.check_scope(scope)
+    scope = gate.check_name("scope", model.check_scope(scope), svc.config.get("redact", "allow") or ())
     current = [s for s in (svc.config.get("sync", "private") or ())]
     if private and scope not in current:
         current.append(scope)
