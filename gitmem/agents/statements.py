@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from gitmem.agents.transcripts import Turn
-from gitmem.policy.injection import scan, suspect, withhold_injections  # noqa: F401 - re-exported
+from gitmem.policy.injection import scan
 
 # Types that belong to the person rather than to one code project: written to `main`
 # (seen from every project) unless the caller names a scope.

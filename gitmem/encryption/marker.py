@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from gitmem.core.errors import GitmemError
 from gitmem.memories.service import Memories
-from gitmem.store import SCOPE_PREFIX, Signature, crypto, masterkey
+from gitmem.store import Signature, crypto, masterkey
 from gitmem.store.crypto import KEYRING_REF
 from gitmem.store.masterkey import KeyError_
 
@@ -97,6 +97,3 @@ def status(svc: Memories) -> dict[str, Any]:
             out["retiring_epochs"] = sorted(m.retiring)
     return out
 
-
-__all__ = ["META_REF", "SCOPE_PREFIX", "begin_shred", "check_remote", "enable", "export_key",
-           "finish_shred", "import_key", "rotate", "status", "sync_keyring"]

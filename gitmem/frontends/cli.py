@@ -177,6 +177,14 @@ def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=None, default=str))
 
 
+def emit(data: Any, as_json: bool, text: str) -> None:
+    """A command's result: `data` as JSON under --json, else the line `text` for people."""
+    if as_json:
+        emit_json(data)
+    else:
+        click.echo(text)
+
+
 def read_text_arg(text: str | None) -> str:
     """TEXT or `-` for stdin."""
     if text is None or text == "-":

@@ -8,7 +8,7 @@ import time
 
 import click
 
-from gitmem.frontends.cli import emit_json, json_option, pass_store
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store
 
 
 def _started() -> float:
@@ -134,11 +134,8 @@ def flush(store, transcript, summary, session, scope, as_json):
             except (OSError, UnicodeDecodeError) as e:
                 raise UsageError(f"cannot read {summary}: {e}") from e
     out = store.flush(transcript, summary=text, session=session, scope=scope, cwd=os.getcwd())
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(f"stored {out['path']} in {out['scope']} ({(out['commit'] or 'unchanged')[:10]}); "
-                   f"{out['extracted']} statement(s) extracted")
+    emit(out, as_json, f"stored {out['path']} in {out['scope']} ({(out['commit'] or 'unchanged')[:10]}); "
+                       f"{out['extracted']} statement(s) extracted")
 
 
 @click.group()

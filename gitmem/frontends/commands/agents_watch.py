@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from gitmem.frontends.cli import emit_json, json_option, pass_store
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store
 
 
 def _event_line(ev) -> str:
@@ -138,10 +138,7 @@ def link(store, path, as_json):
       gitmem remember --link HEAD "Chose SQLite for the cache: one file, no daemon"
     """
     info = store.link(path)
-    if as_json:
-        emit_json(info)
-    else:
-        click.echo(f"linked {info['root']} -> {info['scope']}")
+    emit(info, as_json, f"linked {info['root']} -> {info['scope']}")
 
 
 @click.command()
@@ -156,10 +153,7 @@ def unlink(store, path, as_json):
       gitmem unlink ~/src/app
     """
     info = store.unlink(path)
-    if as_json:
-        emit_json(info)
-    else:
-        click.echo(f"unlinked {info['root']} (was {info['scope']})")
+    emit(info, as_json, f"unlinked {info['root']} (was {info['scope']})")
 
 
 @click.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gitmem.core.errors import UsageError
-from gitmem.frontends.cli import emit_json, json_option, pass_store, read_text_arg, redaction_note, store_from
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store, read_text_arg, redaction_note, store_from
 
 
 @click.command("init")
@@ -211,9 +211,7 @@ def restore(store, ref, rev, scope, as_json):
       gitmem restore 0mhx2k3a9b1cd 4f2a1c9
     """
     mem = store.restore(ref, rev, scope=scope)
-    if as_json:
-        emit_json({"id": mem.id, "scope": mem.scope, "commit": mem.commit, "path": mem.path})
-    else:
-        click.echo(f"restored {mem.id} from {rev} ({(mem.commit or 'unchanged')[:10]})")
+    emit({"id": mem.id, "scope": mem.scope, "commit": mem.commit, "path": mem.path}, as_json,
+         f"restored {mem.id} from {rev} ({(mem.commit or 'unchanged')[:10]})")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from gitmem.core.errors import UsageError
-from gitmem.frontends.cli import emit_json, json_option, pass_store
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store
 
 
 @click.group()
@@ -113,10 +113,8 @@ def key_export(store, file, force, as_json):
 
     atomic_write(Path(file), text.encode("utf-8"), mode=0o600)
     st = store.encryption()
-    if as_json:
-        emit_json({"file": file, "fingerprint": st["fingerprint"]})
-    else:
-        click.echo(f"wrote key {st['fingerprint']} to {file} (mode 0600)")
+    emit({"file": file, "fingerprint": st["fingerprint"]}, as_json,
+         f"wrote key {st['fingerprint']} to {file} (mode 0600)")
 
 
 @key.command("import")
@@ -146,10 +144,7 @@ def key_import(store, file, as_json):
         except UnicodeDecodeError as e:
             raise UsageError(f"{file} is not a gitmem key file", hint="the file from `gitmem key export`") from e
     out = store.key_import(text, source=file if file != "-" else "stdin")
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(f"imported key {out['fingerprint']}")
+    emit(out, as_json, f"imported key {out['fingerprint']}")
 
 
 @key.command("rotate")
@@ -164,8 +159,5 @@ def key_rotate(store, as_json):
       gitmem key rotate && gitmem key export ~/gitmem-key.json --force
     """
     out = store.key_rotate()
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(f"new key {out['fingerprint']} (was {out['old_fingerprint']}); export it with "
-                   "`gitmem key export FILE` and import it on your other machines")
+    emit(out, as_json, f"new key {out['fingerprint']} (was {out['old_fingerprint']}); export it with "
+                       "`gitmem key export FILE` and import it on your other machines")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gitmem.core.errors import UsageError
-from gitmem.frontends.cli import emit_json, json_option, pass_store
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store
 
 
 @click.command()
@@ -82,11 +82,8 @@ def redact(store, text, reason, as_json):
       gitmem redact --text "ghp_abc123..." --reason "token leaked in a note"
     """
     result = store.redact_text(text, reason=reason)
-    if as_json:
-        emit_json(result)
-    else:
-        click.echo(f"redacted: rewrote {result['rewritten_commits']} commit(s), {result['replaced_blobs']} "
-                   f"blob(s) in {', '.join(result['commits']) or 'no scope tips'}; record {result['record']}")
+    emit(result, as_json, f"redacted: rewrote {result['rewritten_commits']} commit(s), {result['replaced_blobs']} "
+                          f"blob(s) in {', '.join(result['commits']) or 'no scope tips'}; record {result['record']}")
 
 
 @click.command()
@@ -149,8 +146,5 @@ def undream(store, scope, as_json):
       gitmem undream --scope main
     """
     result = store.undream(scope=scope)
-    if as_json:
-        emit_json(result)
-    else:
-        click.echo(f"{result['scope']}: reverted dream {result['reverted'][:10]} ({result['commit'][:10]}); "
-                   f"restored {len(result['restored'])} path(s), kept {len(result['kept'])} later change(s)")
+    emit(result, as_json, f"{result['scope']}: reverted dream {result['reverted'][:10]} ({result['commit'][:10]}); "
+                          f"restored {len(result['restored'])} path(s), kept {len(result['kept'])} later change(s)")

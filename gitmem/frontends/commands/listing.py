@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitmem.frontends.cli import emit_json, json_option, mem_line, pass_store
+from gitmem.frontends.cli import emit, emit_json, json_option, mem_line, pass_store
 
 
 @click.command("list")
@@ -163,11 +163,8 @@ def scopes_public(store, scope, as_json):
 
 def _set_private(store, scope: str, private: bool, as_json: bool) -> None:
     out = store.set_private(scope, private)
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(f"{scope} is private: sync leaves it on this machine" if private
-                   else f"{scope} is public: sync pushes and merges it")
+    emit(out, as_json, f"{scope} is private: sync leaves it on this machine" if private
+                       else f"{scope} is public: sync pushes and merges it")
 
 
 @click.command()

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from gitmem.frontends.cli import emit_json, json_option, pass_store
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store
 
 
 def progress_bars(show: bool | None = None):
@@ -211,8 +211,5 @@ def reindex(store, as_json):
     info = store.reindex(progress=progress_bars())
     st = store.index_status()
     info.update(backend=st["backend"], model=st["model"], indexed=st["indexed"])
-    if as_json:
-        emit_json(info)
-    else:
-        click.echo(f"indexed {info['indexed']} memories ({info['chunks']} chunks, {info['embedded']} embedded) "
-                   f"in {info['seconds']} s; backend {info['backend']}")
+    emit(info, as_json, f"indexed {info['indexed']} memories ({info['chunks']} chunks, {info['embedded']} embedded) "
+                        f"in {info['seconds']} s; backend {info['backend']}")

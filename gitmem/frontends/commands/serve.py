@@ -9,7 +9,7 @@ import time
 
 import click
 
-from gitmem.frontends.cli import emit_json, json_option, store_from
+from gitmem.frontends.cli import emit, emit_json, json_option, store_from
 
 
 @click.command()
@@ -57,18 +57,13 @@ def serve(ctx, idle_exit, detach, show_status, stop, as_json):
                 if not serve_client.socket_path(home).exists():
                     break
                 time.sleep(0.05)
-            if as_json:
-                emit_json({"running": False, "stopped": res["pid"]})
-            else:
-                click.echo(f"stopped gitmem serve (pid {res['pid']})")
+            emit({"running": False, "stopped": res["pid"]}, as_json, f"stopped gitmem serve (pid {res['pid']})")
             return
         res.pop("ok", None)
-        if as_json:
-            emit_json({"running": True, **res})
-        else:
-            click.echo(f"gitmem serve pid {res['pid']} on {res['socket']}: up {res['uptime']:.0f} s, "
-                       f"{res['requests']} requests, backend {res['backend']}"
-                       + (f" ({res['model']})" if res.get("model") else ""))
+        emit({"running": True, **res}, as_json,
+             f"gitmem serve pid {res['pid']} on {res['socket']}: up {res['uptime']:.0f} s, "
+             f"{res['requests']} requests, backend {res['backend']}"
+             + (f" ({res['model']})" if res.get("model") else ""))
         return
     from gitmem.frontends.daemon import process as daemon
 

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from gitmem.frontends.cli import emit_json, json_option, pass_store
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store
 
 
 @click.group()
@@ -39,10 +39,7 @@ def remote_add(store, name, url, as_json):
       gitmem remote add origin https://git.example.com/me/memory.git
     """
     out = store.remote_add(name, url)
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(f"added remote {name} -> {url}; `gitmem sync {name}` pulls and pushes")
+    emit(out, as_json, f"added remote {name} -> {url}; `gitmem sync {name}` pulls and pushes")
 
 
 @remote.command("list")
@@ -77,10 +74,7 @@ def remote_remove(store, name, as_json):
       gitmem remote remove nas
     """
     out = store.remote_remove(name)
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(f"removed remote {name}")
+    emit(out, as_json, f"removed remote {name}")
 
 
 @click.command()
@@ -157,7 +151,4 @@ def resolve(store, ref, keep, scope, as_json):
       gitmem resolve deploy-day --keep "deploy on Thursday after 10:00"
     """
     out = store.resolve(ref, keep, scope=scope)
-    if as_json:
-        emit_json(out)
-    else:
-        click.echo(f"resolved {out['id']} in {out['scope']} (kept {out['kept']}) {(out['commit'] or '')[:10]}")
+    emit(out, as_json, f"resolved {out['id']} in {out['scope']} (kept {out['kept']}) {(out['commit'] or '')[:10]}")

@@ -9,7 +9,7 @@ import sys
 import click
 
 from gitmem.core.errors import UsageError
-from gitmem.frontends.cli import emit_json, json_option, pass_store, redaction_note
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store, redaction_note
 
 
 @click.command("import")
@@ -99,7 +99,4 @@ def export(store, directory, jsonl, target, scope, as_json):
         written = store.export_dir(target, directory, scope=scope)
     else:
         written = store.export_markdown(directory, scope=scope)
-    if as_json:
-        emit_json({"dir": directory, "files": written})
-    else:
-        click.echo(f"wrote {len(written)} files under {directory}")
+    emit({"dir": directory, "files": written}, as_json, f"wrote {len(written)} files under {directory}")
