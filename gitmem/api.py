@@ -319,15 +319,18 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
 
     def injectable(self, hits: Iterable[Any]) -> list[Any]:
         """The hits that may go into an agent's prompt (`recall --format prompt`, the
-        prompt hook, MCP search): scoring at least `[recall] prompt_min_score`, not
-        quarantined, and scanning clean unless a person released exactly that text
-        (gitmem.injection)."""
+        prompt hook, MCP search): at least `[recall] prompt_min_relevance` relevant (and
+        scoring at least `prompt_min_score`), not quarantined, and scanning clean unless
+        a person released exactly that text (gitmem.injection)."""
         from gitmem.core.errors import GitmemError
 
         floor = float(self.config.get("recall", "prompt_min_score"))
+        rel_floor = float(self.config.get("recall", "prompt_min_relevance"))
         out = []
         for h in hits:
             if (h.score or 0.0) < floor or h.type == "quarantine":
+                continue
+            if h.relevance is not None and h.relevance < rel_floor:
                 continue
             if injection.suspect(h.text or h.snippet):  # a snippet is part of the text
                 try:  # a released memory carries its release in metadata

@@ -180,7 +180,8 @@ def test_cli_recall_json_fields(store, filled):
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert set(data[0]) == {"id", "key", "scope", "type", "path", "start_line", "end_line", "score",
-                            "scores", "snippet", "commit", "created"}
+                            "scores", "snippet", "commit", "created", "relevance"}
+    assert 0.0 <= data[0]["relevance"] <= 1.0
     assert set(data[0]["scores"]) == {"bm25", "vector", "recency", "importance"}
     assert data[0]["id"] == filled["deploy"]
 

@@ -66,8 +66,16 @@ def test_first_hits_do_not_depend_on_k(ranked_store, words, k1, k2, mode, fusion
     k1, k2 = sorted((k1, k2))
     set_recall(ranked_store, fusion=fusion, neighbour_weight=neighbours)
     q = " ".join(words) + when
+    # At the default relevance floor: the same first hits, each as relevant at any k.
     small = ranked_store.recall(q, k=k1, mode=mode, mmr=mmr, record=False)
     large = ranked_store.recall(q, k=k2, mode=mode, mmr=mmr, record=False)
+    assert [h.id for h in small] == [h.id for h in large[: len(small)]]
+    assert [h.relevance for h in small] == [h.relevance for h in large[: len(small)]]
+    assert all(0.0 <= h.relevance <= 1.0 for h in large)
+    # Without the floor (the candidate depth grows with k past `candidates`, so a floor
+    # can leave a small k fewer hits than it asked for): the whole ranking.
+    small = ranked_store.recall(q, k=k1, mode=mode, mmr=mmr, record=False, min_relevance=0)
+    large = ranked_store.recall(q, k=k2, mode=mode, mmr=mmr, record=False, min_relevance=0)
     assert [h.id for h in small] == [h.id for h in large[: len(small)]]
     # Scores too (recency moves them by ~1e-11 between the two calls: rounding may flip).
     assert [h.score for h in small] == pytest.approx([h.score for h in large[: len(small)]], abs=2e-6)

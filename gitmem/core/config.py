@@ -204,6 +204,11 @@ SCHEMA: dict[str, Section] = {
         "prompt_min_score": Key("number", 0.2, "prompt output (recall --format prompt, the prompt hook, MCP "
                                 "search) carries only hits scoring at least this (BENCHMARKS.md, Prompt "
                                 "relevance floor)", lo=0),
+        "min_relevance": Key("number", 0.275, "hits less relevant than this (gitmem.recall.relevance: the "
+                             "estimated probability that a hit is relevant) are left out everywhere; 0 keeps "
+                             "every hit (BENCHMARKS.md, Issue 19)", lo=0, hi=1),
+        "prompt_min_relevance": Key("number", 0.5, "prompt output (the prompt hook, recall --format prompt, "
+                                    "MCP search) carries only hits at least this relevant", lo=0, hi=1),
     }),
     "index": Section("the derived DuckDB index", {
         "chunk_lines": Key("int", 20, "a chunk of a long file spans at most this many lines", lo=1),
@@ -245,6 +250,8 @@ SCHEMA: dict[str, Section] = {
         "budget": Key("number", 2.0, "seconds a hook may hold up the agent", lo=0, lo_open=True,
                       env="GITMEM_HOOK_BUDGET"),
         "recall_k": Key("int", 5, "recalled memories offered before a prompt", lo=1),
+        "max_results": Key("int", 3, "at most this many recalled memories go into a prompt (the prompt "
+                           "hook, recall --format prompt, MCP search without k)", lo=1),
         "prompt_budget": Key("int", 800, "tokens offered before a prompt", lo=1),
         "prompt_preferences": Key("int", 5, "top preferences offered before every prompt", lo=0),
         "prompt_changes": Key("int", 8, "other sessions' writes shown before a prompt", lo=0),

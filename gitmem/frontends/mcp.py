@@ -55,7 +55,7 @@ def build_server(store: "Store", *, allow_redact: bool = False):
     server.gitmem_indexer = indexer  # type: ignore[attr-defined]  # serve() stops it
 
     @server.tool(annotations=read_only)
-    def memory_search(query: str, k: int = 10, scopes: list[str] | None = None,
+    def memory_search(query: str, k: int | None = None, scopes: list[str] | None = None,
                       type: str | None = None, all_scopes: bool = False,  # noqa: A002
                       since: str | None = None, archived: bool = False, at: str | None = None) -> dict[str, Any]:
         """Search memories (full text + meaning). Returns hits with id, scope, type,
@@ -63,7 +63,11 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         project, the default scope and main are searched; all_scopes searches every
         scope. since: only memories created on or after a date (2024-05-01); archived:
         include memories retired to archive/; at: a date or commit id, to search the
-        memory as it stood then (hits cite that commit; forgotten ones stay out)."""
+        memory as it stood then (hits cite that commit; forgotten ones stay out).
+        Only hits relevant enough for a prompt come back (none when nothing is); k: at
+        most this many (default [hooks] max_results)."""
+        if k is None:
+            k = int(store.config.get("hooks", "max_results"))
         filters: dict[str, Any] = {"type": type} if type else {}
         if at:
             filters["at"] = at

@@ -149,12 +149,13 @@ _WINDOW_CAP = 500
 
 
 def favour_window(snap: Snapshot, fused: dict[int, float], allowed: np.ndarray,
-                   window: tuple[float, float, str], weight: float, boosts: dict[int, str] | None) -> None:
-    """Memories created in the period the query names gain `weight` x the top score."""
+                   window: tuple[float, float, str], weight: float, boosts: dict[int, str] | None) -> set[int]:
+    """Memories created in the period the query names gain `weight` x the top score;
+    returns them."""
     start, end, words = window
     idx = np.flatnonzero(allowed & (snap.created >= start) & (snap.created < end))
     if idx.size == 0:
-        return
+        return set()
     if idx.size > _WINDOW_CAP:
         idx = idx[np.argsort(-snap.created[idx], kind="stable")[:_WINDOW_CAP]]
     top = max(fused.values(), default=0.0) or 1.0
@@ -164,3 +165,4 @@ def favour_window(snap: Snapshot, fused: dict[int, float], allowed: np.ndarray,
         fused[d] = fused.get(d, 0.0) + add
         if boosts is not None:
             boosts[d] = (boosts[d] + "; " if d in boosts else "") + f"created in the period named ({words!r}, +{add:.3f})"
+    return set(snap.docs[idx].tolist())

@@ -25,6 +25,7 @@ from gitmem.recall.dates import favour_window, query_window
 from gitmem.recall.hits import Hit
 from gitmem.recall.neighbours import Neighbours
 from gitmem.recall.ranking import bm25_scale, finish, fuse
+from gitmem.recall.relevance import scorer
 from gitmem.recall.request import RecallRequest, RecallResult
 from gitmem.recall.vectors import mmr_rerank, vector_top
 
@@ -249,18 +250,28 @@ class Recaller:
         # Neighbours share in hybrid and BM25 rankings (measured there); raw cosines are
         # too close together for a share of one to mean anything.
         nw = nw if want != "vector" else 0.0
+        lent: dict[int, int] = {}   # borrower -> lender, and memories of the named period:
+        dated: set[int] = set()     # both carry relevance over (gitmem.recall.relevance)
         if (nw > 0 and fused) or window:
             allowed = snap.mask(chosen, types, since_ts, archived)
             if nw > 0:
                 self.neighbours.share(snap, fused, allowed, nw, boosts, both_sides=self.opt("neighbours") != "next",
-                                      cap=int(self.opt("neighbour_lenders")))
+                                      cap=int(self.opt("neighbour_lenders")), lent=lent)
             if window:
-                favour_window(snap, fused, allowed, window, dw, boosts)
+                dated = favour_window(snap, fused, allowed, window, dw, boosts)
+        # Relevance (gitmem.recall.relevance): by words alone when the vector side has no
+        # say (BM25 mode, a CJK query under the language rule), by meaning in vector mode.
+        side = "meaning" if want == "vector" else "words" if want == "bm25" or wv <= 0 or qv is None else "hybrid"
+        floor = float(self.opt("min_relevance") if req.min_relevance is None else req.min_relevance)
         hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k, want, req.mmr, explain, now=now, ref=ref,
                             parts=parts, kept=kept, boosts=boosts, lang_note=lang_note if want == "hybrid" else None,
-                            bm_scale=bm_scale)
+                            bm_scale=bm_scale, rel=scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated),
+                            floor=floor)
         info: dict[str, Any] = {"backend": want, "reason": self._embed_reason,
                                 "ms": (time.perf_counter() - t0) * 1000, "scopes": chosen}
+        if fused and not hits:
+            info["note"] = (f"nothing relevant enough (every candidate below min_relevance {floor:g}; "
+                            "--min-relevance 0 shows them)")
         if lang_note and want == "hybrid":
             info["language"] = lang_note
         if timeout_ms is not None or pending:

@@ -26,6 +26,7 @@ class Hit:
     commit: str | None
     created: str | None
     text: str = field(default="", repr=False)
+    relevance: float | None = None  # gitmem.recall.relevance: probability the hit is relevant
     explain: dict[str, Any] | None = field(default=None, repr=False)
 
     def redacted(self, red: Any) -> "Hit":

@@ -68,11 +68,13 @@ class Neighbours:
         return prev, nxt
 
     def share(self, snap: Snapshot, fused: dict[int, float], allowed: np.ndarray, weight: float,
-              boosts: dict[int, str] | None, *, both_sides: bool = True, cap: int = 0) -> None:
+              boosts: dict[int, str] | None, *, both_sides: bool = True, cap: int = 0,
+              lent: dict[int, int] | None = None) -> None:
         """Each candidate with a score lends `weight` of it to the memory beside it (in
         dialogue the answer is the turn after the question that matched). Only scores
         from fusion lend, so the order stays independent of k. A memory beside several
-        lenders takes the largest share (ties: the first lender in fusion's order)."""
+        lenders takes the largest share (ties: the first lender in fusion's order).
+        `lent` gets each borrower's lender."""
         prev, nxt = self.rows(snap)
         sides = (nxt, prev) if both_sides else (nxt,)
         lenders = [(d, f) for d, f in fused.items() if f > 0]
@@ -100,6 +102,8 @@ class Neighbours:
         pick = pos[first]
         for nb, v in zip(snap.docs[tgt[pick]].tolist(), val[pick].tolist()):
             fused[nb] = fused.get(nb, 0.0) + v
+        if lent is not None:
+            lent.update(zip(snap.docs[tgt[pick]].tolist(), src[pick].tolist()))
         if boosts is not None:
             c_mem = snap.columns.index("mem_id")
             for nb, v, lender in zip(snap.docs[tgt[pick]].tolist(), val[pick].tolist(), src[pick].tolist()):

@@ -93,7 +93,10 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
             mmr: bool | None, explain: bool, now: float | None = None, ref: int = 100,
             parts: dict[int, tuple[float, float]] | None = None, kept: set[int] | None = None,
             boosts: dict[int, str] | None = None, lang_note: str | None = None,
-            bm_scale: float = 1.0) -> list[Hit]:
+            bm_scale: float = 1.0, rel: Callable[[int], tuple[float, float, float]] | None = None,
+            floor: float = 0.0) -> list[Hit]:
+    """The top `k` hits, best first, of the candidates at least `floor` relevant (`rel`:
+    doc -> (relevance, coverage, cosine)); each hit carries its relevance."""
     if not fused:
         return []
     bm_s, vec_s = dict(bm), dict(vec)
@@ -123,6 +126,14 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
     scored: list = []
     uniq: list = []
     pos = 0
+    rels: dict[int, tuple[float, float, float]] = {}
+
+    def relevant(d: int) -> bool:
+        if rel is None:
+            return True
+        if d not in rels:
+            rels[d] = rel(d)
+        return rels[d][0] >= floor
     while pos < len(order):
         batch = order[pos : pos + max(need, 16)]
         pos += len(batch)
@@ -138,6 +149,8 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
         seen: set[tuple[str, str]] = set()
         uniq = []
         for item in scored:
+            if not relevant(item[1]):
+                continue
             row = item[2]
             if row[c_path].startswith(("memories/", "archive/")):
                 key = (row[c_scope], row[c_path])
@@ -153,6 +166,7 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
     hits = []
     for final, d, row, rec, imp_f, base in uniq[:k]:
         r = dict(zip(snap.columns, row))
+        p, cov, cos = rels[d] if rel is not None else (None, None, None)
         ex = None
         if explain:
             part = (parts or {}).get(d, (0.0, 0.0))
@@ -164,6 +178,7 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
                   "bm25_confidence": rounded(bm_scale) if mode == "hybrid" else None,
                   "fused": rounded(base), "recency_factor": rounded(1.0 - rw + rw * rec),
                   "importance_factor": rounded(imp_f), "final": rounded(final),
+                  "relevance": None if p is None else {"p": p, "coverage": cov, "cosine": cos},
                   "why": why(mode, bm_rank.get(d), vec_rank.get(d), vec_s.get(d), ref, part,
                               int(r["importance"] or DEFAULT_IMPORTANCE), imp_f, (boosts or {}).get(d))
                          + (f"; {lang_note}" if lang_note else "")}
@@ -173,5 +188,5 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
             scores={"bm25": rounded(bm_s.get(d)), "vector": rounded(vec_s.get(d)),
                     "recency": round(rec, 6), "importance": int(r["importance"] or DEFAULT_IMPORTANCE)},
             snippet=snippet(r["text"], terms), commit=snap.cursors.get(r["scope"]),
-            created=iso_time(r["created"]), text=r["text"], explain=ex))
+            created=iso_time(r["created"]), text=r["text"], explain=ex, relevance=p))
     return hits

@@ -93,9 +93,11 @@ def index_after_import(store, result: dict, as_json: bool, progress: bool | None
 @click.option("--timeout", "timeout_ms", type=click.IntRange(0, 3_600_000), metavar="MS",
               help="Never wait on embedding new memories: BM25 only while their vectors are pending "
                    "(they are embedded in the background); --json then prints an object with `vectors`.")
+@click.option("--min-relevance", "min_relevance", type=click.FloatRange(0, 1), metavar="P",
+              help="Leave out hits less relevant than P (default [recall] min_relevance; 0 shows every hit).")
 @pass_store
 def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain, at,
-           timeout_ms):
+           timeout_ms, min_relevance):
     """Search memories for QUERY (BM25 + embeddings), with citations.
 
     --at DATE reads every searched scope at its last commit on or before DATE (a bare
@@ -103,6 +105,9 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     to at exactly that commit (searched even if not asked for) and every other scope
     as of the commit's time. Hits cite those commits; forgotten memories stay
     forgotten.
+
+    Each hit has a relevance: the estimated probability that it is relevant to the
+    query. Hits below [recall] min_relevance are left out (`no matches`, JSON `[]`).
 
     \b
     Examples:
@@ -112,7 +117,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
       gitmem recall "deploy window" --at 2024-03-03
       gitmem recall "deploy window" --at 2024-03-03T09:30:00Z --all-scopes --json
       gitmem recall "deploy window" --at 3f2c1ab   # as of that commit
-      gitmem recall "deploy window" --explain      # ranks, scores and why per hit
+      gitmem recall "deploy window" --explain      # ranks, scores, relevance and why per hit
+      gitmem recall "deploy window" --min-relevance 0   # every hit, however unlikely
       gitmem recall "deploy window" --timeout 200 --json   # right after a bulk import
     """
 
@@ -123,6 +129,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         filters["at"] = at
     if timeout_ms is not None:
         filters["timeout_ms"] = timeout_ms
+    if min_relevance is not None:
+        filters["min_relevance"] = min_relevance
     # A running `gitmem serve` answers warm; without one (or if it fails) recall here.
     # The daemon is a transport, not a library: `serve` is a front end over the same
     # api, so one front end handing a request to another stays out of api.Store (which
@@ -195,6 +203,10 @@ def _explain_line(ex: dict) -> str:
     side_v = f"vector #{v['rank']} cos {v['similarity']:.3f} (part {v['part']:.3f})" if v else "vector -"
     out = (f"          {side_b}  {side_v}  fused {ex['fused']:.3f} x recency {ex['recency_factor']:.3f}"
            f" x importance {ex['importance_factor']:.3f} = {ex['final']:.3f}\n          why: {ex['why']}")
+    rel = ex.get("relevance")
+    if rel:
+        out += (f"\n          relevance {rel['p']:.3f} (probability the hit is relevant; covers "
+                f"{rel['coverage']:.2f} of the query's idf mass, cosine {rel['cosine']:.2f})")
     return out
 
 

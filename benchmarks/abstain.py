@@ -1,0 +1,197 @@
+"""Abstention (issue 19): does recall leave a question it cannot answer with nothing?
+
+tests/data/abstain.json over the English and Chinese dialogue stores (one scope per user):
+on-topic questions with evidence, the same questions asked in another user's scope
+(other conversation), unrelated-domain questions and nonsense, English and Chinese,
+tuning (u1-u3) and held-out (u4-u6) halves. Reported per half at the shipped defaults
+([recall] min_relevance for recall, prompt_min_relevance for the prompt path):
+
+- unrelated / other / nonsense empty: share of those questions left with no hit;
+- evidence kept: of the on-topic questions with evidence in the top 10 at floor 0, the
+  share that still have it after the floor;
+- AUC: ROC area of the top hit's relevance, on-topic against each kind of question the
+  store does not hold (a question that gets no hit at all counts as relevance 0), and
+  of the hit's relevance, evidence hits against every hit of a question the store does
+  not hold.
+
+    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--write]
+    .venv/bin/python benchmarks/abstain.py --fit     # refit relevance's coefficients (tuning half)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import gitmem  # noqa: E402
+from _report import write_section  # noqa: E402
+from recall_english_dialogue import build  # noqa: E402
+from recall_locomo import DEFAULT_MODEL  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
+KINDS = ("on_topic", "other", "unrelated", "nonsense")
+FLOORS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+BEGIN, END = "<!-- abstain:begin -->", "<!-- abstain:end -->"
+
+
+def questions(spec: dict, lang: str, dialogue: list[dict]) -> list[dict]:
+    """Every question of one store: kind, part, scope, evidence (on-topic only)."""
+    part = {u: "tuning" for u in ("u1", "u2", "u3")} | {u: "held_out" for u in ("u4", "u5", "u6")}
+    out = []
+    for q in dialogue:
+        out.append({"kind": "on_topic", "q": q["q"], "scope": q["scope"], "part": q["part"], "evidence": q["evidence"]})
+        other = spec["other_conversation"][q["user"]]
+        out.append({"kind": "other", "q": q["q"], "scope": f"channel/{other}", "part": q["part"], "evidence": set()})
+    for kind, lists in (("unrelated", spec["unrelated"][lang]), ("nonsense", spec["nonsense"])):
+        for half, qs in lists.items():
+            for u in (u for u, p in part.items() if p == half):
+                out += [{"kind": kind, "q": q, "scope": f"channel/{u}", "part": half, "evidence": set()} for q in qs]
+    return out
+
+
+def collect(model_path: str | None, k: int = 10) -> list[dict]:
+    """Run every question at floor 0 (k=10, explain): per question its hits' relevance,
+    coverage, cosine, whether evidence, and the side the relevance was read from."""
+    spec = json.loads((DATA / "abstain.json").read_text())
+    rows = []
+    for lang, file in spec["stores"].items():
+        store, dialogue = build(model_path, DATA / file)
+        for q in questions(spec, lang, dialogue):
+            res = store.search(q["q"], k=k, scopes=[q["scope"]], explain=True, record=False, min_relevance=0)
+            side = "words" if res.info.get("language") else "hybrid"
+            hits = [{"p": h.relevance, "cov": h.explain["relevance"]["coverage"], "cos": h.explain["relevance"]["cosine"],
+                     "evidence": h.key in q["evidence"]} for h in res.hits]
+            rows.append(dict(q, lang=lang, side=side, hits=hits, evidence=sorted(q["evidence"])))
+    return rows
+
+
+def auc(pos: list[float], neg: list[float]) -> float:
+    """ROC area: the chance a positive scores above a negative (ties count half)."""
+    if not pos or not neg:
+        return float("nan")
+    p, n = np.asarray(pos)[:, None], np.asarray(neg)[None, :]
+    return float(((p > n).sum() + 0.5 * (p == n).sum()) / (p.size * n.size))
+
+
+def top(row: dict) -> float:
+    return max((h["p"] for h in row["hits"]), default=0.0)
+
+
+def scores(rows: list[dict], floor: float) -> dict[str, float]:
+    """The report's figures for one set of rows at one floor."""
+    out: dict[str, float] = {}
+    for kind in ("unrelated", "other", "nonsense"):
+        rs = [r for r in rows if r["kind"] == kind]
+        out[f"{kind} empty"] = float(np.mean([top(r) < floor for r in rs])) if rs else float("nan")
+    found = [r for r in rows if r["kind"] == "on_topic" and any(h["evidence"] for h in r["hits"])]
+    out["evidence kept"] = float(np.mean([any(h["evidence"] and h["p"] >= floor for h in r["hits"])
+                                          for r in found])) if found else float("nan")
+    on = [top(r) for r in rows if r["kind"] == "on_topic"]
+    for kind in ("unrelated", "other", "nonsense"):
+        out[f"AUC vs {kind}"] = auc(on, [top(r) for r in rows if r["kind"] == kind])
+    out["hit AUC"] = auc([h["p"] for r in rows if r["kind"] == "on_topic" for h in r["hits"] if h["evidence"]],
+                         [h["p"] for r in rows if r["kind"] != "on_topic" for h in r["hits"]])
+    return out
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.ndarray:
+    """Logistic regression by Newton's method, both classes weighted equally; x has a
+    column of ones first. Returns the coefficients."""
+    w = np.where(y > 0, 0.5 / max(1, y.sum()), 0.5 / max(1, (1 - y).sum()))
+    beta = np.zeros(x.shape[1])
+    for _ in range(iters):
+        p = 1 / (1 + np.exp(-np.clip(x @ beta, -50, 50)))
+        g = x.T @ (w * (p - y)) + l2 * beta
+        h = (x * (w * p * (1 - p))[:, None]).T @ x + l2 * np.eye(x.shape[1])
+        beta -= np.linalg.solve(h, g)
+    return beta
+
+
+def fit_all(rows: list[dict]) -> str:
+    """Coefficients for the three relevance models, from the tuning half: evidence hits
+    are positives, every hit of a question the store does not hold a negative (on-topic
+    hits that are not evidence are left out: they may well be relevant)."""
+    tune = [r for r in rows if r["part"] == "tuning"]
+    pts = [(h["cov"], h["cos"], float(h["evidence"]), r["side"]) for r in tune for h in r["hits"]
+           if h["evidence"] or r["kind"] != "on_topic"]
+    a = np.asarray([p[:3] for p in pts])
+    hy = np.asarray([p[3] == "hybrid" for p in pts])
+    out = []
+    b = fit(np.c_[np.ones(hy.sum()), a[hy, 0], a[hy, 1], a[hy, 0] * a[hy, 1]], a[hy, 2])
+    out.append(f"HYBRID = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_cos={b[2]:.3f}, w_both={b[3]:.3f})")
+    # Words alone: fitted on the hits ranked by words (the Chinese store under the
+    # language rule), where a hit with no BM25 match has no say from meaning either.
+    b = fit(np.c_[np.ones((~hy).sum()), a[~hy, 0], a[~hy, 0] > 0], a[~hy, 2])
+    out.append(f"WORDS = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_match={b[2]:.3f})")
+    b = fit(np.c_[np.ones(hy.sum()), a[hy, 1]], a[hy, 2])
+    out.append(f"MEANING = Model(bias={b[0]:.3f}, w_cos={b[1]:.3f})")
+    return "\n".join(out)
+
+
+def choose_floor(rows: list[dict]) -> float:
+    """min_relevance by the rule in BENCHMARKS.md: the highest floor (steps of 0.025) at
+    which the tuning half (both languages) keeps the evidence of at least 95% of its
+    on-topic questions."""
+    tune = [r for r in rows if r["part"] == "tuning"]
+    ok = [f for f in np.arange(0.0, 1.0, 0.025) if scores(tune, f)["evidence kept"] >= 0.95]
+    return round(float(max(ok)), 3)
+
+
+def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: str) -> str:
+    names = ["unrelated empty", "other empty", "nonsense empty", "evidence kept",
+             "AUC vs unrelated", "AUC vs other", "AUC vs nonsense", "hit AUC"]
+    out = [f"`python benchmarks/abstain.py --write` (model `{model}`; k=10; the English store's questions are "
+           "ranked hybrid, the Chinese store's under the language rule, i.e. by words)", ""]
+    for part in ("tuning", "held_out"):
+        for lang in ("en", "zh", "both"):
+            rs = [r for r in rows if r["part"] == part and (lang == "both" or r["lang"] == lang)]
+            n = {k: sum(r["kind"] == k for r in rs) for k in KINDS}
+            out.append(f"**{part}, {lang}** ({n['on_topic']} on-topic, {n['other']} other-conversation, "
+                       f"{n['unrelated']} unrelated, {n['nonsense']} nonsense)")
+            out += ["", "| floor | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+            for f in sorted(set(FLOORS) | {recall_floor, prompt_floor}):
+                s = scores(rs, f)
+                tag = (" **(min_relevance)**" if f == recall_floor else "") + (
+                    " **(prompt_min_relevance)**" if f == prompt_floor else "")
+                out.append(f"| {f:g}{tag} | " + " | ".join(f"{s[k]:.3f}" for k in names) + " |")
+            out.append("")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model-path", default=str(DEFAULT_MODEL) if DEFAULT_MODEL.is_dir() else None)
+    ap.add_argument("--fit", action="store_true", help="Print refitted coefficients (tuning half only).")
+    ap.add_argument("--write", action="store_true", help="Write the tables into BENCHMARKS.md.")
+    ap.add_argument("--dump", help="Also write the per-question rows to this JSON file.")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("GITMEM_FSYNC", "0")
+    rows = collect(args.model_path)
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(rows, ensure_ascii=False))
+    if args.fit:
+        print(fit_all(rows))
+        print(f"min_relevance (at the current coefficients): {choose_floor(rows)}")
+        return 0
+    from gitmem.core.config import SCHEMA
+
+    rec = SCHEMA["recall"].keys
+    model = Path(args.model_path).name if args.model_path else "none"
+    text = report(rows, float(rec["min_relevance"].default), float(rec["prompt_min_relevance"].default), model)
+    print(f"gitmem from `{Path(gitmem.__file__).parent}`\n\n{text}")
+    if args.write:
+        write_section(BEGIN, END, text + "\n", "Issue 19: abstention")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""A hit's relevance: the estimated probability, in [0, 1], that it is about what the
+query asks rather than an answer from a store that does not hold the topic.
+
+A logistic model over what the two rankings know of the hit alone, never its rank or
+the other hits (so a hit's relevance is the same for any `-k`):
+
+- coverage: the hit's BM25 score over the query's idf mass (Snapshot.bm25_mass), i.e.
+  how much of what the query's words could score this hit holds; 0 when it is not in
+  BM25's top `candidates`;
+- cosine: the similarity of the hit's vector to the query's.
+
+Words-only (BM25 mode, a query under the CJK language rule, vectors pending) uses a
+model of coverage alone (and whether any word matched at all), so a BM25-only match is
+not punished for a cosine the model cannot give; vector mode uses the cosine alone. The coefficients were fitted on the
+tuning half of tests/data/abstain.json with all-MiniLM-L6-v2 (benchmarks/abstain.py
+--fit), classes weighted equally: 0.5 means even odds between "evidence for a question
+the store holds" and "a hit for a question it does not hold" (BENCHMARKS.md, Issue 19).
+A model the fit never saw (another embedder) keeps the cosine scale of MiniLM: set
+[recall] min_relevance for it by measurement."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+# Coverage is clipped here: BM25 saturates at (k1 + 1) x idf per term, and past this a
+# longer match says nothing more about relevance.
+COVERAGE_CAP = 1.5
+
+
+@dataclass(frozen=True)
+class Model:
+    """p = 1 / (1 + exp(-(bias + w_cov x coverage + w_cos x cosine + w_both x coverage x cosine
+    + w_match x [coverage > 0])))."""
+
+    bias: float
+    w_cov: float = 0.0
+    w_cos: float = 0.0
+    w_both: float = 0.0
+    w_match: float = 0.0
+
+    def __call__(self, coverage: float, cosine: float) -> float:
+        z = (self.bias + self.w_cov * coverage + self.w_cos * cosine + self.w_both * coverage * cosine
+             + (self.w_match if coverage > 0 else 0.0))
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+# Fitted by benchmarks/abstain.py --fit on the tuning half (see the module docstring).
+HYBRID = Model(bias=-3.061, w_cov=3.088, w_cos=9.419, w_both=2.061)
+WORDS = Model(bias=-2.066, w_cov=8.180, w_match=1.827)
+MEANING = Model(bias=-3.026, w_cos=10.150)
+
+
+# A memory created in the period the query names ("what did I say on 9 March?"): even
+# odds, whatever its words (not fitted: the set has too few such questions).
+DATED = 0.5
+
+
+def features(bm25: float | None, mass: float, cosine: float | None) -> tuple[float, float]:
+    """(coverage, cosine) of one hit: its BM25 score as a share of the query's idf mass
+    (clipped to [0, COVERAGE_CAP]) and its cosine (clipped to [0, 1]); absent sides 0."""
+    cov = 0.0 if not bm25 or mass <= 0 else max(0.0, min(COVERAGE_CAP, float(bm25) / mass))
+    cos = 0.0 if cosine is None else max(0.0, min(1.0, float(cosine)))
+    return cov, cos
+
+
+def relevance(side: str, coverage: float, cosine: float) -> float:
+    """The probability for one hit, by the sides the query used: "hybrid", "words"
+    (BM25 alone, or a CJK query with an English-only model) or "meaning" (vector)."""
+    model = {"hybrid": HYBRID, "words": WORDS, "meaning": MEANING}[side]
+    return model(coverage, cosine)
+
+
+def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
+           lent: dict[int, int] | None = None, share: float = 0.0, dated: set[int] | None = None):
+    """doc -> (relevance, coverage, cosine) for the hits of one query: `bm` is BM25's top
+    `candidates` (raw scores), `mass` the query's idf mass, `qv` the query vector (None
+    without one). A doc's cosine is read from its own vector, not from a ranking.
+
+    What ranking carries over, relevance does too: a memory lifted by the one beside it
+    (`lent`: borrower -> lender) is at least `share` (neighbour_weight) x its lender's
+    own relevance; one created in the period the query names (`dated`) at least
+    DATED."""
+    bm_s = dict(bm)
+    lent = lent or {}
+    dated = dated or set()
+
+    def own(doc: int) -> tuple[float, float, float]:
+        cosine = None
+        i = snap.row_of.get(doc)
+        if qv is not None and snap.vectors is not None and i is not None and snap.has_vec[i]:
+            cosine = float(snap.vectors[i] @ qv)
+        cov, cos = features(bm_s.get(doc), mass, cosine)
+        hit_side = "words" if side == "hybrid" and cosine is None else side
+        return relevance(hit_side, cov, cos), cov, cos
+
+    def rel(doc: int) -> tuple[float, float, float]:
+        p, cov, cos = own(doc)
+        if doc in lent:
+            p = max(p, share * own(lent[doc])[0])
+        if doc in dated:
+            p = max(p, DATED)
+        return round(p, 6), round(cov, 6), round(cos, 6)
+
+    return rel
