@@ -265,7 +265,8 @@ class Recaller:
         floor = float(self.opt("min_relevance") if req.min_relevance is None else req.min_relevance)
         hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k, want, req.mmr, explain, now=now, ref=ref,
                             parts=parts, kept=kept, boosts=boosts, lang_note=lang_note if want == "hybrid" else None,
-                            bm_scale=bm_scale, rel=scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated),
+                            bm_scale=bm_scale, rel=scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated,
+                                                                 self.vector_floor()),
                             floor=floor)
         info: dict[str, Any] = {"backend": want, "reason": self._embed_reason,
                                 "ms": (time.perf_counter() - t0) * 1000, "scopes": chosen}

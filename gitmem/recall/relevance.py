@@ -46,9 +46,9 @@ class Model:
 
 
 # Fitted by benchmarks/abstain.py --fit on the tuning half (see the module docstring).
-HYBRID = Model(bias=-3.061, w_cov=3.088, w_cos=9.419, w_both=2.061)
+HYBRID = Model(bias=-2.794, w_cov=3.359, w_cos=8.902, w_both=2.062)
 WORDS = Model(bias=-2.066, w_cov=8.180, w_match=1.827)
-MEANING = Model(bias=-3.026, w_cos=10.150)
+MEANING = Model(bias=-2.733, w_cos=9.584)
 
 
 # A memory created in the period the query names ("what did I say on 9 March?"): even
@@ -72,10 +72,12 @@ def relevance(side: str, coverage: float, cosine: float) -> float:
 
 
 def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
-           lent: dict[int, int] | None = None, share: float = 0.0, dated: set[int] | None = None):
+           lent: dict[int, int] | None = None, share: float = 0.0, dated: set[int] | None = None,
+           cos_floor: float = 0.0):
     """doc -> (relevance, coverage, cosine) for the hits of one query: `bm` is BM25's top
     `candidates` (raw scores), `mass` the query's idf mass, `qv` the query vector (None
-    without one). A doc's cosine is read from its own vector, not from a ranking.
+    without one). A doc's cosine is read from its own vector, not from a ranking; below
+    the model's vector floor (`cos_floor`, what unrelated text reaches) it counts as 0.
 
     What ranking carries over, relevance does too: a memory lifted by the one beside it
     (`lent`: borrower -> lender) is at least `share` (neighbour_weight) x its lender's
@@ -90,6 +92,7 @@ def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
         i = snap.row_of.get(doc)
         if qv is not None and snap.vectors is not None and i is not None and snap.has_vec[i]:
             cosine = float(snap.vectors[i] @ qv)
+            cosine = cosine if cosine >= cos_floor else 0.0
         cov, cos = features(bm_s.get(doc), mass, cosine)
         hit_side = "words" if side == "hybrid" and cosine is None else side
         return relevance(hit_side, cov, cos), cov, cos
