@@ -160,6 +160,8 @@ half_life_days = 7
 importance_weight = 0.2
 vector_floors = { "fake-64" = 0.1, "BAAI/bge-small-en-v1.5" = 0.4 }
 prompt_min_score = 0.1
+min_relevance = 0.2
+prompt_min_relevance = 0.6
 norm = "std"
 neighbour_weight = 0.35
 neighbours = "next"
@@ -204,6 +206,7 @@ endpoint_timeout = 2.5
 [hooks]
 budget = 1.5
 recall_k = 3
+max_results = 2
 prompt_budget = 400
 prompt_preferences = 2
 prompt_changes = 4
