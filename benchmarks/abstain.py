@@ -167,6 +167,20 @@ def choose_floor(rows: list[dict]) -> float:
     return round(float(max(ok)), 3)
 
 
+def choose_prompt_floor(rows: list[dict], cap: int = 3) -> float:
+    """prompt_min_relevance by the rule in BENCHMARKS.md: the highest floor (steps of
+    0.025) at which the tuning half (both languages) keeps the evidence of at least 95%
+    of the on-topic questions whose top `cap` (max_results) held it at floor 0."""
+    found = [r for r in rows if r["part"] == "tuning" and r["kind"] == "on_topic"
+             and any(h["evidence"] for h in r["hits"][:cap])]
+
+    def kept(f: float) -> float:
+        return float(np.mean([any(h["evidence"] for h in [x for x in r["hits"] if x["p"] >= f][:cap])
+                              for r in found]))
+
+    return round(float(max(f for f in np.arange(0.0, 1.0, 0.025) if kept(f) >= 0.95)), 3)
+
+
 def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: str) -> str:
     names = ["unrelated empty", "other empty", "nonsense empty", "evidence kept",
              "AUC vs unrelated", "AUC vs other", "AUC vs nonsense", "hit AUC"]
@@ -270,6 +284,7 @@ def main(argv=None) -> int:
     if args.fit:
         print(fit_all(rows))
         print(f"min_relevance (at the current coefficients): {choose_floor(rows)}")
+        print(f"prompt_min_relevance (at the current coefficients): {choose_prompt_floor(rows)}")
         return 0
     model = Path(args.model_path).name if args.model_path else "none"
     text = report(rows, float(SCHEMA_DEFAULT("min_relevance")), float(SCHEMA_DEFAULT("prompt_min_relevance")), model)

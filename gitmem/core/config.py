@@ -208,7 +208,8 @@ SCHEMA: dict[str, Section] = {
                              "estimated probability that a hit is relevant) are left out everywhere; 0 keeps "
                              "every hit (BENCHMARKS.md, Issue 19)", lo=0, hi=1),
         "prompt_min_relevance": Key("number", 0.5, "prompt output (the prompt hook, recall --format prompt, "
-                                    "MCP search) carries only hits at least this relevant", lo=0, hi=1),
+                                    "MCP search) carries only hits at least this relevant (BENCHMARKS.md, "
+                                    "Issue 19)", lo=0, hi=1),
     }),
     "index": Section("the derived DuckDB index", {
         "chunk_lines": Key("int", 20, "a chunk of a long file spans at most this many lines", lo=1),

@@ -1,8 +1,9 @@
 """A hit's relevance: the estimated probability, in [0, 1], that it is about what the
 query asks rather than an answer from a store that does not hold the topic.
 
-A logistic model over what the two rankings know of the hit alone, never its rank or
-the other hits (so a hit's relevance is the same for any `-k`):
+A logistic model over what the two rankings know of the hit itself, never its rank or
+the other hits shown (so a hit's relevance is the same for any `-k`; only the memory
+beside it that lent it a score counts, see `scorer`):
 
 - coverage: the hit's BM25 score over the query's idf mass (Snapshot.bm25_mass), i.e.
   how much of what the query's words could score this hit holds; 0 when it is not in
@@ -11,12 +12,17 @@ the other hits (so a hit's relevance is the same for any `-k`):
 
 Words-only (BM25 mode, a query under the CJK language rule, vectors pending) uses a
 model of coverage alone (and whether any word matched at all), so a BM25-only match is
-not punished for a cosine the model cannot give; vector mode uses the cosine alone. The coefficients were fitted on the
-tuning half of tests/data/abstain.json with all-MiniLM-L6-v2 (benchmarks/abstain.py
---fit), classes weighted equally: 0.5 means even odds between "evidence for a question
+not punished for a cosine the model cannot give; vector mode uses the cosine alone.
+The coefficients were fitted on the tuning half of tests/data/abstain.json with
+all-MiniLM-L6-v2 (benchmarks/abstain.py --fit), classes weighted equally: 0.5 means even odds between "evidence for a question
 the store holds" and "a hit for a question it does not hold" (BENCHMARKS.md, Issue 19).
 A model the fit never saw (another embedder) keeps the cosine scale of MiniLM: set
-[recall] min_relevance for it by measurement."""
+[recall] min_relevance and its vector floor for it by measurement.
+
+The floors that use it: [recall] min_relevance (everywhere; 0.1, the highest floor at
+which the tuning half keeps the evidence of every on-topic question, so the retrieval
+benchmarks do not drop) and prompt_min_relevance (the prompt path; 0.5, the highest at
+which the tuning half keeps 95% of what the prompt would carry)."""
 
 from __future__ import annotations
 
