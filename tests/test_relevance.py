@@ -134,3 +134,19 @@ def test_a_paraphrase_sharing_no_word_passes_and_unrelated_ones_do_not(real_mode
     assert store.injectable(hits)
     for q in UNRELATED + NONSENSE:
         assert store.recall(q, record=False) == [], q
+
+
+def test_mcp_search_returns_nothing_irrelevant_and_at_most_max_results(gm_home):
+    from test_mcp import _payload, run_session
+
+    store = gitmem.init(gm_home)
+    store.import_items(TINY)
+
+    async def scenario(s):
+        return {q: _payload(await s.call_tool("memory_search", {"query": q}))
+                for q in ("xqzvblorft", "when does the nightly build run")}
+
+    out = run_session(scenario)
+    assert out["xqzvblorft"]["results"] == []
+    hits = out["when does the nightly build run"]["results"]
+    assert len(hits) == 3 and all(h["relevance"] >= 0.5 for h in hits)   # [hooks] max_results
