@@ -68,6 +68,13 @@ class Session:
 
 
 def test_two_sessions_share_memory_through_hooks(store, tmp_path):
+    # As with the default English-only model, a Chinese prompt is judged by its words: the
+    # fake embedder counts as multilingual, and its cosines between different Chinese
+    # phrases (each one hashed "word") would hold a word match under the prompt's
+    # relevance floor (issue 19).
+    cfg = store.home / "config.toml"
+    old = cfg.read_text() if cfg.exists() else ""
+    cfg.write_text(old + '\n[recall.cjk_vector_weights]\n"fake-64" = 0.0\n')
     code = tmp_path / "app"
     code.mkdir()
     git("init", "-q", "-b", "main", cwd=code)
