@@ -21,6 +21,7 @@ from gitmem.core.model import parse_when
 from gitmem.core.tokens import CJK_CHAR, tokenize
 from gitmem.index import Index, Progress, Snapshot, embed, index_home_problem
 from gitmem.policy import access
+from gitmem.recall import currency
 from gitmem.recall.dates import favour_window, query_window
 from gitmem.recall.hits import Hit
 from gitmem.recall.neighbours import Neighbours
@@ -256,9 +257,12 @@ class Recaller:
                                       cap=int(self.opt("neighbour_lenders")))
             if window:
                 favour_window(snap, fused, allowed, window, dw, boosts)
-        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k, want, req.mmr, explain, now=now, ref=ref,
-                            parts=parts, kept=kept, boosts=boosts, lang_note=lang_note if want == "hybrid" else None,
-                            bm_scale=bm_scale)
+        hidden = currency.hidden_map(self.svc, chosen, asof.revs if at is not None else None)
+        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k + currency.spare(set(hidden), k), want, req.mmr,
+                      explain, now=now, ref=ref, parts=parts, kept=kept, boosts=boosts,
+                      lang_note=lang_note if want == "hybrid" else None, bm_scale=bm_scale)
+        hits = currency.settle(hits, hidden, k, include_superseded=req.include_superseded,
+                               prefer_newer=bool(self.opt("prefer_newer")), snap=snap)
         info: dict[str, Any] = {"backend": want, "reason": self._embed_reason,
                                 "ms": (time.perf_counter() - t0) * 1000, "scopes": chosen}
         if lang_note and want == "hybrid":

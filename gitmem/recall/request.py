@@ -19,7 +19,8 @@ class RecallRequest:
     explain: each hit's parts and why. record: count the hits as used (access log).
     at: a revision or date, the memory as it stood then (gitmem.recall.timetravel).
     timeout_ms: never wait on embedding more than fits in about this long (BM25 only
-    while new memories wait for their vectors)."""
+    while new memories wait for their vectors). include_superseded: keep memories a
+    live memory replaced (gitmem.recall.currency), each below its successor."""
 
     query: str
     k: int = 10
@@ -35,6 +36,7 @@ class RecallRequest:
     cwd: str | None = None
     at: str | None = None
     timeout_ms: float | None = None
+    include_superseded: bool = False
 
     @classmethod
     def of(cls, query: str, k: int = 10, scopes: Iterable[str] | None = None, *,
