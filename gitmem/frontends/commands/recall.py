@@ -93,9 +93,11 @@ def index_after_import(store, result: dict, as_json: bool, progress: bool | None
 @click.option("--timeout", "timeout_ms", type=click.IntRange(0, 3_600_000), metavar="MS",
               help="Never wait on embedding new memories: BM25 only while their vectors are pending "
                    "(they are embedded in the background); --json then prints an object with `vectors`.")
+@click.option("--include-superseded", is_flag=True,
+              help="Keep memories a newer one replaced (`remember --supersedes`), each below its successor.")
 @pass_store
 def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain, at,
-           timeout_ms):
+           timeout_ms, include_superseded):
     """Search memories for QUERY (BM25 + embeddings), with citations.
 
     --at DATE reads every searched scope at its last commit on or before DATE (a bare
@@ -114,6 +116,11 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
       gitmem recall "deploy window" --at 3f2c1ab   # as of that commit
       gitmem recall "deploy window" --explain      # ranks, scores and why per hit
       gitmem recall "deploy window" --timeout 200 --json   # right after a bulk import
+      gitmem recall "where do I live" --include-superseded  # what was true before, too
+
+    A memory another one replaced (`remember --supersedes`) is left out; among hits
+    about one subject, a newer one that says the fact changed ranks above the older
+    ([recall] prefer_newer).
     """
 
     fmt = "json" if as_json else (fmt or "table")
@@ -123,6 +130,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         filters["at"] = at
     if timeout_ms is not None:
         filters["timeout_ms"] = timeout_ms
+    if include_superseded:
+        filters["include_superseded"] = True
     # A running `gitmem serve` answers warm; without one (or if it fails) recall here.
     # The daemon is a transport, not a library: `serve` is a front end over the same
     # api, so one front end handing a request to another stays out of api.Store (which
