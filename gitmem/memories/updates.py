@@ -30,7 +30,7 @@ from gitmem.core.tokens import CJK_CHAR, tokenize
 # Chinese ones are substrings.
 CUES_EN = (
     "moved", "move to", "moving to", "relocated", "switched", "switching", "switch to", "now", "no longer",
-    "not anymore", "any more", "anymore", "instead", "new", "newly", "changed", "change to", "replaced",
+    "not anymore", "anymore", "instead", "new", "newly", "changed", "change to", "replaced",
     "replacing", "took over", "taken over", "takes over", "sold", "renamed", "rather than", "stopped",
     "quit", "left", "these days", "from now on", "nowadays", "used to", "gave up", "upgraded", "migrated",
 )
@@ -39,6 +39,12 @@ CUES_ZH = (
     "不再", "不学", "不用", "不喝", "新的", "新来", "卖掉", "接手", "接替", "取代", "替换", "以后", "如今",
     "已经", "改名", "迁到", "调到", "升级",
 )
+# Cues that chat uses for anything ("I have a new idea", "now I see"): they count in
+# recall's stricter judgement only between texts much closer than the subject test asks.
+WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "left", "quit", "stopped", "from now on",
+                       "used to", "现在", "新的", "新来", "已经", "如今", "以后"})
+STRICT_COS = 0.6       # strict: a weak cue needs this cosine (or SUBJECT_SHARED words)
+STRICT_WORDS = 20      # ... between two short statements (chat turns are longer, and say "now" a lot)
 _EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(CUES_EN, key=len, reverse=True))
                     + r")\b", re.IGNORECASE)
 
@@ -84,16 +90,28 @@ def is_cjk(text: str) -> bool:
     return bool(letters) and sum(1 for c in letters if CJK_CHAR.match(c)) / len(letters) >= CJK_SHARE
 
 
+def _short(text: str) -> bool:
+    """A statement, not a conversation turn: at most STRICT_WORDS words (CJK: twice as
+    many characters)."""
+    if is_cjk(text):
+        return len(text.strip()) <= 2 * STRICT_WORDS
+    return len(text.split()) <= STRICT_WORDS
+
+
 def _words(text: str) -> set[str]:
     return set(tokenize(text))
 
 
 def judge(older: str, newer: str, similarity: float | None = None, *, older_created: str | None = None,
-          newer_created: str | None = None) -> Verdict:
+          newer_created: str | None = None, strict: bool = False) -> Verdict:
     """Whether `newer` probably updates `older` ("update"), says it again ("duplicate")
     or neither (None). `similarity`: the cosine of their vectors, when known; it is not
     trusted for CJK text (an English-only model scores any two Chinese sentences high).
-    Dates, when both are given, must not run backwards for an update (ISO strings)."""
+    Dates, when both are given, must not run backwards for an update (ISO strings).
+    `strict` (what recall acts on, not what a write reports): a weak cue ("now", "new")
+    counts only between two short texts (STRICT_WORDS) at STRICT_COS or sharing
+    SUBJECT_SHARED of their words (measured on LoCoMo dev: chat turns say "now" and
+    "new" about anything, and sit at cosine 0.6-0.85 to each other)."""
     a, b = _words(older), _words(newer)
     shared = a & b
     overlap = len(shared) / max(1, len(a | b))
@@ -107,6 +125,10 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     else:
         same = overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(shared))
         dup = overlap >= DUPLICATE_SHARED or (sim is not None and sim >= DUPLICATE_COS)
+    if strict and added and all(c in WEAK_CUES for c in added):
+        close = overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
+        if not (close and _short(older) and _short(newer)):
+            added = ()
     later = not (older_created and newer_created and newer_created < older_created)
     kind = None
     if same and added and later:

@@ -115,7 +115,7 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None) -> "list[Hit]
                 vi, vj = vec_of[id(old)], vec_of[id(new)]
                 sim = float(np.dot(vi, vj)) if vi is not None and vj is not None else None
                 v = updates.judge(old.text or old.snippet, new.text or new.snippet, sim,
-                                  older_created=old.created, newer_created=new.created)
+                                  older_created=old.created, newer_created=new.created, strict=True)
                 if v.kind == "update":
                     top.insert(i, top.pop(j))
                     moved = True
