@@ -42,7 +42,7 @@ CUES_ZH = (
 # Cues that chat uses for anything ("I have a new idea", "now I see"): they count in
 # recall's stricter judgement only between texts much closer than the subject test asks.
 WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "left", "quit", "stopped", "from now on",
-                       "used to", "现在", "新的", "新来", "已经", "如今", "以后"})
+                       "used to", "不用", "现在", "新的", "新来", "已经", "如今", "以后"})
 STRICT_COS = 0.6       # strict: a weak cue needs this cosine (or SUBJECT_SHARED words)
 STRICT_WORDS = 20      # ... between two short statements (chat turns are longer, and say "now" a lot)
 _EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(CUES_EN, key=len, reverse=True))
