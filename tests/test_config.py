@@ -160,6 +160,7 @@ half_life_days = 7
 importance_weight = 0.2
 vector_floors = { "fake-64" = 0.1, "BAAI/bge-small-en-v1.5" = 0.4 }
 prompt_min_score = 0.1
+prefer_newer = false
 norm = "std"
 neighbour_weight = 0.35
 neighbours = "next"
