@@ -178,3 +178,16 @@ def test_remember_supersedes_on_the_cli_prints_it(store):
     d = json.loads(out.stdout)
     assert d["supersedes"] == [old.id] and d["status"] == "created"
     assert Path(store.home).exists()
+
+
+def test_a_new_process_starts_from_the_saved_map_and_survives_a_rewrite(pair):
+    store, old, new = pair
+    assert store.get(old.id).superseded_by == (new.id,)  # builds and saves the map
+    saved = json.loads((Path(store.home) / "state" / succession.STATE_FILE).read_text())
+    assert [old.id] in saved["main"]["named"].values()
+    other = gitmem.open(store.home)
+    newer = other.remember("The team stores logs in Loki and S3", supersedes=[new.id])
+    third = gitmem.open(store.home)
+    assert third.get(new.id).superseded_by == (newer.id,)
+    third.forget([newer.id])  # rewrites history: the saved commit is gone
+    assert gitmem.open(store.home).get(new.id).superseded_by == ()

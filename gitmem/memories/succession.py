@@ -14,20 +14,26 @@ nothing is written on the replaced one. So:
 `successors(svc, scope, rev)` is the reverse map (old id -> live successors) of a tree.
 It is kept per process and scope and brought forward by a tree diff, reading only the
 memory files that changed and parsing only those whose front matter names a predecessor,
-so a recall or a listing pays a diff, not a parse of every file."""
+so a recall or a listing pays a diff, not a parse of every file. The map is saved in
+state/succession.json (ids and paths, never text), so a new process (a CLI recall)
+starts from it instead of reading every file (10k memories: 277 ms cold, a few ms from
+the saved map; BENCHMARKS.md, Issue 22)."""
 
 from __future__ import annotations
 
+import json
 import weakref
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from gitmem.core import model
+from gitmem.core import model, paths
+from gitmem.core.fsutil import atomic_write
 from gitmem.core.errors import MalformedMemory, NotFound, UsageError
 from gitmem.core.model import Memory
 from gitmem.store import Rev
 
 _MARK = b"\nsupersedes:"
+STATE_FILE = "succession.json"  # the map as of a commit per scope (ids and paths only, no text)
 _LIVE_ROOT = "memories/"
 
 
@@ -63,8 +69,26 @@ def _named(svc, path: str, oid: str) -> tuple[str, ...]:
     return tuple(s for s in mem.supersedes if model.is_id(s))
 
 
+def _disk(svc) -> dict[str, _Tree]:
+    try:
+        data = json.loads(paths.state_file(svc.home, STATE_FILE).read_text(encoding="utf-8"))
+        return {s: _Tree(v["commit"], {p: tuple(ids) for p, ids in v["named"].items()}) for s, v in data.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}  # none yet, or unreadable: it is only a cache
+
+
+def _save(svc, per: dict[str, _Tree]) -> None:
+    data = {s: {"commit": t.commit, "named": {p: list(ids) for p, ids in t.named.items()}} for s, t in per.items()}
+    try:
+        atomic_write(paths.state_file(svc.home, STATE_FILE), json.dumps(data).encode(), mode=0o600)
+    except OSError:
+        svc.warn("could not save the supersession cache (state/ not writable)")
+
+
 def _tree(svc, scope: str, rev: Rev) -> _Tree:
-    per = _CACHE.setdefault(svc, {})
+    if svc not in _CACHE:
+        _CACHE[svc] = _disk(svc)  # another process's map: brought forward by a diff below
+    per = _CACHE[svc]
     old = per.get(scope)
     if old is not None and old.commit == rev.id:
         return old
@@ -87,6 +111,8 @@ def _tree(svc, scope: str, rev: Rev) -> _Tree:
                 if names:
                     tree.named[path] = names
     per[scope] = tree
+    if old is None or old.named != tree.named:  # else a later process diffs a little further
+        _save(svc, per)
     return tree
 
 
