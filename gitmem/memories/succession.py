@@ -82,7 +82,7 @@ def _save(svc, per: dict[str, _Tree]) -> None:
     try:
         atomic_write(paths.state_file(svc.home, STATE_FILE), json.dumps(data).encode(), mode=0o600)
     except OSError:
-        svc.warn("could not save the supersession cache (state/ not writable)")
+        pass  # only a cache (a state/ that cannot be written is warned about by the index)
 
 
 def _tree(svc, scope: str, rev: Rev) -> _Tree:
