@@ -40,8 +40,12 @@ def test_live_recall_leaves_the_replaced_memory_out_and_include_superseded_shows
     assert new.supersedes == (old.id,)
     hits = ids_of(store.recall("where does the team store logs elasticsearch", k=5))
     assert new.id in hits and old.id not in hits
-    both = ids_of(store.recall("where does the team store logs elasticsearch", k=5, include_superseded=True))
-    assert both.index(new.id) < both.index(old.id)
+    res = store.search("where does the team store logs elasticsearch", k=5, include_superseded=True)
+    both = ids_of(res.hits)
+    assert both.index(new.id) < both.index(old.id) and res.info["superseded"] == {old.id: [new.id]}
+    out = run_cli("--home", str(store.home), "recall", "--include-superseded", "--json", "logs elasticsearch")
+    rows = {r["id"]: r for r in json.loads(out.stdout)}
+    assert rows[old.id]["superseded_by"] == [new.id] and "superseded_by" not in rows[new.id]
 
 
 def test_at_a_time_before_the_successor_recall_and_get_show_the_old_memory(pair):

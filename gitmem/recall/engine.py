@@ -267,6 +267,8 @@ class Recaller:
                                 "ms": (time.perf_counter() - t0) * 1000, "scopes": chosen}
         if lang_note and want == "hybrid":
             info["language"] = lang_note
+        if req.include_superseded and any(h.id in hidden for h in hits):
+            info["superseded"] = {h.id: list(hidden[h.id]) for h in hits if h.id in hidden}
         if timeout_ms is not None or pending:
             info["vectors"] = {"ready": not pending, "pending": pending}
             if pending:

@@ -154,8 +154,12 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     pending = (info.get("vectors") or {}).get("pending")
     if pending and not rt.hand_off_indexing(store.home):  # a warm daemon embeds them itself
         _catch_up_in_background(store.home)
+    replaced = info.get("superseded") or {}
     if fmt == "json":
         out = [h.to_dict(explain=explain) for h in hits]
+        for d in out:
+            if d["id"] in replaced:
+                d["superseded_by"] = replaced[d["id"]]
         if timeout_ms is not None:
             emit_json({"hits": out, "backend": info.get("backend"),
                        "vectors": info.get("vectors") or {"ready": True, "pending": 0}, "note": info.get("note")})
@@ -173,6 +177,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     if not hits:
         click.echo("no matches", err=True)
         return
+    for old, by in replaced.items():
+        click.echo(f"note: {old} is superseded by {', '.join(by)}", err=True)
     for h in hits:
         cite = f"{h.path}:{h.start_line}-{h.end_line}"
         click.echo(f"{h.score:8.4f}  {h.id}  {h.scope}  {h.type}  {cite}")
