@@ -181,7 +181,7 @@ def test_remember_supersedes_on_the_cli_prints_it(store):
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["supersedes"] == [old.id] and d["status"] == "created"
-    assert Path(store.home).exists()
+    assert store.get(old.id).superseded_by == (d["id"],)
 
 
 def test_a_new_process_starts_from_the_saved_map_and_survives_a_rewrite(pair):

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from gitmem.core import model, paths
-from gitmem.core.fsutil import atomic_write
 from gitmem.core.errors import MalformedMemory, NotFound, UsageError
+from gitmem.core.fsutil import atomic_write
 from gitmem.core.model import Memory
 from gitmem.store import Rev
 
@@ -158,11 +158,6 @@ def mark(svc, mems: Iterable[Memory]) -> list[Memory]:
     return out
 
 
-def current(mems: Iterable[Memory]) -> list[Memory]:
-    """Those of marked memories that nothing replaced."""
-    return [m for m in mems if not m.superseded_by]
-
-
 def current_in(mems: Sequence[Memory]) -> list[Memory]:
     """Those of a tree's live memories that none of the others names in `supersedes`
     (what MEMORY.md lists)."""
@@ -226,15 +221,3 @@ def _scope_of(svc, ref: str, scope: str) -> str | None:
         if mem_id and svc.find_in(tip, mem_id, archived=False):
             return s
     return None
-
-
-def hidden(svc, scopes: Sequence[str], revs: dict[str, Rev] | None = None) -> set[str]:
-    """Ids superseded in these scopes (at `revs`, default the tips): what live recall,
-    context and MEMORY.md leave out."""
-    out: set[str] = set()
-    for s in scopes:
-        rev = (revs or {}).get(s) if revs is not None else None
-        if revs is not None and rev is None:
-            continue
-        out |= set(successors(svc, s, rev))
-    return out
