@@ -58,6 +58,7 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
         self.memories = Memories(config, git)
         self._recall_engine: Any = recaller
         self._last_redactions: list[dict[str, Any]] = []
+        self._last_write: dict[str, Any] = {}
         self._last_recall: dict[str, Any] = {}
         if paths.state_file(self.home, "purge-pending.json").exists():
             # A forget killed after its history rewrite: finish its purge first.
@@ -130,10 +131,15 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
         link: str | None = None,
         cwd: str | None = None,
         op: str = "remember",
+        detect: bool = False,
     ) -> Memory:
         """Write one memory (or update the live one with the same key) as one commit.
         `link="REV[:PATH]"` attaches it to a commit of the code repo at cwd and notes
-        the memory's id on that commit."""
+        the memory's id on that commit. `supersedes`: ids or keys of live memories of
+        the scope it replaces (gitmem.memories.succession). `last_write` then says what
+        the service did (created | updated | unchanged) and, with `detect` (a recall of its
+        text: the front ends ask for it, bulk writers do not), which live memories it
+        probably updates or repeats (gitmem.recall.currency.detect)."""
         from gitmem.agents import links as linking
         from gitmem.memories import edits
 
@@ -146,20 +152,44 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
                                               created=created, source=source, links=links, metadata=metadata,
                                               supersedes=supersedes), op=op)
         self._last_redactions = res.redacted
-        mem = res.pairs[0][0]
+        mem, status = res.pairs[0]
         if link:
             linking.note_code_commit(svc, mem, links[-1], cwd)
+        self._last_write = {"status": status, "possible_updates": [], "possible_duplicates": []}
+        if detect and status != "unchanged":
+            self._last_write.update(self._detect(mem))
         return mem
+
+    def _detect(self, mem: Memory) -> dict[str, Any]:
+        """What a new memory probably updates or repeats; a failing index only warns
+        (the write is done)."""
+        from gitmem.core.errors import GitmemError
+        from gitmem.recall import currency
+
+        try:
+            return currency.detect(self.recaller, mem)
+        except GitmemError as e:
+            self.memories.warn(f"update detection skipped: {e.message}")
+            return {}
+
+    @property
+    def last_write(self) -> dict[str, Any]:
+        """What the last `remember` did: {"status": created | updated | unchanged,
+        "possible_updates": [...], "possible_duplicates": [...]} (each {id, summary,
+        scope, similarity, cues, overlap})."""
+        return self._last_write
 
     def update(self, ref: str, text: str | None = None, *, scope: str | None = None,
                type: str | None = None, importance: int | None = None,  # noqa: A002
                tags: Iterable[str] | str | None = None, op: str = "update",
-               subject: str | None = None) -> Memory:
-        """Change a memory's text and/or fields as one commit."""
+               subject: str | None = None, supersedes: Iterable[str] | None = None) -> Memory:
+        """Change a memory's text and/or fields as one commit. `supersedes`: more
+        memories this one (edited or not) now replaces."""
         from gitmem.memories import edits
 
         mem, self._last_redactions = edits.update(self.memories, ref, text, scope=scope, type=type,
-                                                  importance=importance, tags=tags, op=op, subject=subject)
+                                                  importance=importance, tags=tags, op=op, subject=subject,
+                                                  supersedes=supersedes)
         return mem
 
     def restore(self, ref: str, rev: str, scope: str | None = None) -> Memory:
@@ -185,18 +215,23 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
 
     def get(self, ref: str, *, at: str | None = None, scope: str | None = None) -> Memory:
         """A memory by id or key, at the tip or as it was at a revision or date."""
+        from gitmem.memories import succession
+
         svc = self.memories
         if at is None:
             s, _, path = svc.locate(ref, scope)
-            return svc.load(svc.git.tip(s), path, s)
+            return succession.mark(svc, [svc.load(svc.git.tip(s), path, s)])[0]
         return svc.get_at(ref, at, scope)
 
     def list(self, *, scope: str | None = None, type: str | None = None,  # noqa: A002
              archived: bool = False, scopes: Iterable[str] | None = None,
              all_scopes: bool = False) -> list[Memory]:
-        """Live memories of the scope(s), newest first."""
+        """Live memories of the scope(s), newest first; a replaced one says by what
+        (`superseded_by`)."""
+        from gitmem.memories import succession
+
         chosen = [model.check_scope(scope)] if scope else self.read_scopes(scopes, all_scopes)
-        return self.memories.list(chosen, type=type, archived=archived)
+        return succession.mark(self.memories, self.memories.list(chosen, type=type, archived=archived))
 
     def iter_memories(self, scope: str) -> Iterator[Memory]:
         return self.memories.iter_memories(scope)

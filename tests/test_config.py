@@ -162,6 +162,7 @@ vector_floors = { "fake-64" = 0.1, "BAAI/bge-small-en-v1.5" = 0.4 }
 prompt_min_score = 0.1
 min_relevance = 0.2
 prompt_min_relevance = 0.6
+prefer_newer = false
 norm = "std"
 neighbour_weight = 0.35
 neighbours = "next"

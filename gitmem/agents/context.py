@@ -16,6 +16,7 @@ from gitmem.core import model
 from gitmem.core.errors import UsageError
 from gitmem.core.tokens import count_tokens
 from gitmem.memories import scopes as scoping
+from gitmem.memories import succession
 from gitmem.memories.service import Memories, daily_path
 from gitmem.policy import access
 from gitmem.policy.injection import injectable, suspect
@@ -84,8 +85,9 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     withheld = 0
     for s in chosen:
         tip = revs[s] if at is not None else svc.git.tip(s)
+        replaced = succession.successors(svc, s, tip)  # only the current statement of a fact
         for m in svc.iter_memories(s, tip):
-            if m.id in forgotten:
+            if m.id in forgotten or m.id in replaced:
                 continue
             if not injectable(m.type, m.text, m.metadata):
                 withheld += 1

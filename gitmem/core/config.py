@@ -201,6 +201,8 @@ SCHEMA: dict[str, Section] = {
         "cjk_vector_weights": Key("number_table", None, "per model id: share of w_vector kept for a query "
                                   "in a CJK script (default 0 for English-only models, 1 otherwise)", lo=0, hi=1),
         "vector_floors": Key("number_table", None, "cosine floor per model id for vector-only hits", lo=-1, hi=1),
+        "prefer_newer": Key("bool", True, "a newer hit that probably updates an older hit above it (same "
+                            "subject, a change cue) moves just above it (BENCHMARKS.md, Issue 22)"),
         "prompt_min_score": Key("number", 0.2, "prompt output (recall --format prompt, the prompt hook, MCP "
                                 "search) carries only hits scoring at least this (BENCHMARKS.md, Prompt "
                                 "relevance floor)", lo=0),

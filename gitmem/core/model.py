@@ -125,6 +125,9 @@ class Memory:
     scope: str | None = None
     path: str | None = None
     commit: str | None = None
+    # The live memories that name this one in their `supersedes` (derived when read,
+    # gitmem.memories.succession); not part of the file.
+    superseded_by: tuple[str, ...] = ()
 
     def with_(self, **changes: Any) -> "Memory":
         return replace(self, **changes)
@@ -138,11 +141,18 @@ class Memory:
         object.__setattr__(m, "commit", commit)
         return m
 
+    def superseded(self, by: tuple[str, ...]) -> "Memory":
+        """A copy that says which live memories replaced it (cheap, as `located`)."""
+        m = copy.copy(self)
+        object.__setattr__(m, "superseded_by", tuple(by))
+        return m
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["tags"] = list(self.tags)
         d["links"] = [dict(x) for x in self.links]
         d["supersedes"] = list(self.supersedes)
+        d["superseded_by"] = list(self.superseded_by)
         return d
 
 

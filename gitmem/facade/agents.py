@@ -110,7 +110,7 @@ class AgentsMixin:
                 "importance": m.importance, "tags": list(m.tags), "created": m.created,
                 "updated": m.updated, "summary": m.summary, "text": m.text, "path": m.path,
                 "commit": m.commit, "links": list(m.links), "supersedes": list(m.supersedes),
-                "metadata": m.metadata, "source": m.source}
+                "superseded_by": list(m.superseded_by), "metadata": m.metadata, "source": m.source}
 
     # ---- for the hook runner and the hook installer --------------------------------
     def top_preferences(self, scopes: Iterable[str] | None, n: int) -> list[Memory]:

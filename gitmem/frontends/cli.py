@@ -294,4 +294,6 @@ def redaction_note(findings: list[dict]) -> None:
 def mem_line(m) -> str:
     tags = f" [{', '.join(m.tags)}]" if m.tags else ""
     key = f" key={m.key}" if m.key else ""
-    return f"{m.id}  {m.scope:<12} {m.type:<10} {m.importance:>2}  {m.summary}{tags}{key}"
+    by = getattr(m, "superseded_by", ())
+    later = f"  (superseded by {', '.join(by)})" if by else ""
+    return f"{m.id}  {m.scope:<12} {m.type:<10} {m.importance:>2}  {m.summary}{tags}{key}{later}"

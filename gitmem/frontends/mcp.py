@@ -126,27 +126,27 @@ def build_server(store: "Store", *, allow_redact: bool = False):
     @server.tool(annotations=writes)
     def memory_remember(text: str, type: str = "note", key: str | None = None,  # noqa: A002
                         importance: int = DEFAULT_IMPORTANCE, tags: list[str] | None = None,
-                        scope: str | None = None, link: str | None = None) -> dict[str, Any]:
+                        scope: str | None = None, link: str | None = None,
+                        supersedes: list[str] | None = None) -> dict[str, Any]:
         """Remember a durable fact. type: preference, decision, fact, todo, lesson,
         reference or note. Giving a key updates the memory with that key instead of
         adding a new one. link: REV[:PATH] attaches the memory to a commit of the code
-        repository the server runs in (as `gitmem remember --link`)."""
+        repository the server runs in (as `gitmem remember --link`). supersedes: ids
+        or keys of memories this one replaces (search then shows only the new one).
+        The answer's status is created, updated or unchanged; possible_updates and
+        possible_duplicates list live memories this one probably replaces or repeats:
+        pass their ids as `supersedes`, or memory_forget a duplicate."""
         try:
             with lock:
-                existed = None
-                if key is not None:
-                    try:
-                        existed = store.locate(key, scope or store.default_scope())[1]
-                    except GitmemError:
-                        existed = None
                 m = store.remember(text, scope=scope, type=type, importance=importance,
-                                   tags=tags, key=key, link=link)
+                                   tags=tags, key=key, link=link, supersedes=supersedes, detect=True)
                 redacted = store.last_redactions
+                done = store.last_write
         except GitmemError as e:
             raise fail(e) from e
-        status = "created" if existed is None else ("updated" if m.commit else "unchanged")
-        return {"id": m.id, "scope": m.scope, "key": m.key, "commit": m.commit, "status": status,
-                "redacted": redacted}
+        return {"id": m.id, "scope": m.scope, "key": m.key, "commit": m.commit, "status": done["status"],
+                "supersedes": list(m.supersedes), "possible_updates": done["possible_updates"],
+                "possible_duplicates": done["possible_duplicates"], "redacted": redacted}
 
     @server.tool(annotations=writes)
     def memory_append(text: str, scope: str | None = None) -> dict[str, Any]:

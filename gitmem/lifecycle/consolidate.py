@@ -15,6 +15,7 @@ from typing import Any
 from gitmem.core import model
 from gitmem.core.model import Memory
 from gitmem.index.embed import get_embedder
+from gitmem.memories import succession
 from gitmem.memories.service import INTERNAL_TYPES, Memories, key_path
 from gitmem.policy import weight as weighing
 from gitmem.store import Change, Keep, Rev
@@ -281,7 +282,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
                 changes[dest] = Keep(blobs[m.path])  # a move keeps the blob id
             else:
                 changes[dest] = body
-    md, nlines = render_memory_md(cfg, scope, live)
+    md, nlines = render_memory_md(cfg, scope, succession.current_in(live))  # only the current ones
     plan.memory_md, plan.memory_md_lines = md, nlines
     current_md = svc.git.read(tip, MEMORY_MD)
     if current_md != md and (live or current_md is not None):  # no index for a scope without memories

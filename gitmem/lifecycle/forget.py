@@ -14,7 +14,8 @@ messages only, not inside other memories' files, so that forgetting "pin 4711" d
 not silently edit another memory that mentions it; a commit whose only Gitmem-Id is a
 forgotten memory has its subject (the summary) scrubbed whatever its length.
 `redact --text` applies its string everywhere. Memories that dream merged into a
-forgotten one (its `supersedes`) are forgotten with it.
+forgotten one (its `supersedes`, no longer live) are forgotten with it; one it merely
+replaced (still live under memories/) is not, and is current again.
 
 Every operation leaves a redaction record (ids, blob hashes, the commit map; never the
 text) on `refs/gitmem/redactions`, moved in the same ref transaction: see ledger.py for
@@ -24,7 +25,7 @@ its format and what a clone does with it.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from gitmem.agents import receipts
 from gitmem.core import model
@@ -148,9 +149,12 @@ def redact_text(svc: Memories, text: str, reason: str | None = None) -> dict[str
 
 
 def _collect(git: GitStore, roots: list[str], ids: list[str], text: str | None,
-             found_first: dict[str, set[str]] | None = None) -> tuple[Purge, set[str]]:
+             found_first: dict[str, set[str]] | None = None,
+             still_live: Callable[[str], bool] = lambda _: False) -> tuple[Purge, set[str]]:
     """The purge for `ids` (closed over what dream merged into them) and `text`, and
-    the ids that have any version in the given histories."""
+    the ids that have any version in the given histories. A memory a forgotten one
+    `supersedes` that is still live (not merged away: `still_live`) is not forgotten
+    with it: it is current again (issue 22)."""
     purge = Purge(mark=FORGOTTEN_MARK if ids else REDACTED_MARK)
     if text is not None:
         purge.strings.add(text)
@@ -172,7 +176,7 @@ def _collect(git: GitStore, roots: list[str], ids: list[str], text: str | None,
                 purge.needles |= needles_of(mem)
                 if mem.key:
                     purge.key_paths.add(key_path(mem.key))
-                todo |= {s for s in mem.supersedes if model.is_id(s)} - purge.ids
+                todo |= {s for s in mem.supersedes if model.is_id(s) and not still_live(s)} - purge.ids
     return purge, found_ids
 
 
@@ -255,7 +259,8 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         roots, tags = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
         tag_roots = {f"{ref}^{{}}": peeled for ref, (_, peeled) in tags.items()}
         purge, found = _collect(git, list(roots.values()) + list(tag_roots.values()), ids, text,
-                                found_first=found)
+                                found_first=found, still_live=lambda i: i not in ids and any(
+                                    p.startswith("memories/") for _, p in live_places(svc, [i]).get(i, ())))
         purge.blob_ids = set(blob_ids)
         missing = [i for i in ids if i not in found]
         if missing and record:

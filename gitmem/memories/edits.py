@@ -9,12 +9,19 @@ from typing import Any, Iterable
 
 from gitmem.core import model
 from gitmem.core.model import Memory
+from gitmem.memories import succession
 from gitmem.memories.service import Memories, WriteResult
 from gitmem.policy import injection
 
 
 def remember(svc: Memories, scope: str, item: dict[str, Any], op: str = "remember") -> WriteResult:
-    """Write one memory (or update the live one with the same key) in `scope`."""
+    """Write one memory (or update the live one with the same key) in `scope`.
+    `supersedes` (ids or keys) must name live memories of `scope` (succession.check_targets)."""
+    if item.get("supersedes"):
+        key = item.get("key")
+        self_id = svc.key_id(svc.git.tip(scope), str(key)) if key is not None else None
+        item = {**item, "supersedes": succession.check_targets(svc, scope, item["supersedes"], self_id=self_id,
+                                                                self_key=key)}
     red = svc.redactor()
     return svc.write_items(scope, [svc.prepare(item, red)], red, op=op)
 
@@ -22,9 +29,11 @@ def remember(svc: Memories, scope: str, item: dict[str, Any], op: str = "remembe
 def update(svc: Memories, ref: str, text: str | None = None, *, scope: str | None = None,
            type: str | None = None, importance: int | None = None,  # noqa: A002
            tags: Iterable[str] | str | None = None, op: str = "update",
-           subject: str | None = None) -> tuple[Memory, list[dict[str, Any]]]:
-    """Change a memory's text and/or fields as one commit: (memory, what was redacted)."""
+           subject: str | None = None, supersedes: Iterable[str] | None = None) -> tuple[Memory, list[dict[str, Any]]]:
+    """Change a memory's text and/or fields as one commit: (memory, what was redacted).
+    `supersedes`: more memories this one (the same memory, edited) now replaces."""
     scope, mem_id, _ = svc.locate(ref, scope)
+    more = succession.check_targets(svc, scope, supersedes, self_id=mem_id)
     red = svc.redactor()
     if text is not None:
         text = red.text(model.check_text(text, svc.config.max_text_bytes), "text")
@@ -46,6 +55,7 @@ def update(svc: Memories, ref: str, text: str | None = None, *, scope: str | Non
             importance=old.importance if importance is None else importance,
             tags=tg,
             metadata=meta,
+            supersedes=old.supersedes + tuple(s for s in more if s not in old.supersedes),
         )
 
     mem, _ = svc.update(scope, mem_id, change, op=op, subject=subject, red=red)

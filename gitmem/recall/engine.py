@@ -21,6 +21,7 @@ from gitmem.core.model import parse_when
 from gitmem.core.tokens import CJK_CHAR, tokenize
 from gitmem.index import Index, Progress, Snapshot, embed, index_home_problem
 from gitmem.policy import access
+from gitmem.recall import currency
 from gitmem.recall.dates import favour_window, query_window
 from gitmem.recall.hits import Hit
 from gitmem.recall.neighbours import Neighbours
@@ -263,11 +264,13 @@ class Recaller:
         # say (BM25 mode, a CJK query under the language rule), by meaning in vector mode.
         side = "meaning" if want == "vector" else "words" if want == "bm25" or wv <= 0 or qv is None else "hybrid"
         floor = float(self.opt("min_relevance") if req.min_relevance is None else req.min_relevance)
-        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k, want, req.mmr, explain, now=now, ref=ref,
-                            parts=parts, kept=kept, boosts=boosts, lang_note=lang_note if want == "hybrid" else None,
-                            bm_scale=bm_scale, rel=scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated,
-                                                                 self.vector_floor()),
-                            floor=floor)
+        hidden = currency.hidden_map(self.svc, chosen, asof.revs if at is not None else None)
+        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k + currency.spare(set(hidden), k), want, req.mmr,
+                      explain, now=now, ref=ref, parts=parts, kept=kept, boosts=boosts,
+                      lang_note=lang_note if want == "hybrid" else None, bm_scale=bm_scale,
+                      rel=scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated, self.vector_floor()), floor=floor)
+        hits = currency.settle(hits, hidden, k, include_superseded=req.include_superseded,
+                               prefer_newer=bool(self.opt("prefer_newer")), snap=snap)
         info: dict[str, Any] = {"backend": want, "reason": self._embed_reason,
                                 "ms": (time.perf_counter() - t0) * 1000, "scopes": chosen}
         if fused and not hits:
@@ -275,6 +278,8 @@ class Recaller:
                             "--min-relevance 0 shows them)")
         if lang_note and want == "hybrid":
             info["language"] = lang_note
+        if req.include_superseded and any(h.id in hidden for h in hits):
+            info["superseded"] = {h.id: list(hidden[h.id]) for h in hits if h.id in hidden}
         if timeout_ms is not None or pending:
             info["vectors"] = {"ready": not pending, "pending": pending}
             if pending:

@@ -20,7 +20,8 @@ class RecallRequest:
     at: a revision or date, the memory as it stood then (gitmem.recall.timetravel).
     timeout_ms: never wait on embedding more than fits in about this long (BM25 only
     while new memories wait for their vectors). min_relevance: hits below this relevance
-    are left out (None: [recall] min_relevance; 0 keeps every hit)."""
+    are left out (None: [recall] min_relevance; 0 keeps every hit). include_superseded:
+    keep memories a live memory replaced (gitmem.recall.currency), each below its successor."""
 
     query: str
     k: int = 10
@@ -37,6 +38,7 @@ class RecallRequest:
     at: str | None = None
     timeout_ms: float | None = None
     min_relevance: float | None = None
+    include_superseded: bool = False
 
     @classmethod
     def of(cls, query: str, k: int = 10, scopes: Iterable[str] | None = None, *,

@@ -50,28 +50,46 @@ def init_cmd(ctx, name, email, encrypt, as_json):
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
 @click.option("--key", "-k", help="Stable external name: remembering it again updates the memory.")
 @click.option("--link", "link", help="Attach to a code commit: REV[:PATH] in the current repo.")
+@click.option("--supersedes", "supersedes", multiple=True, metavar="ID|KEY",
+              help="A live memory this one replaces (repeatable): recall then shows only the new one.")
+@click.option("--no-detect", is_flag=True, help="Do not look for memories this one may update or repeat.")
 @json_option
 @pass_store
-def remember(store, text, scope, mem_type, importance, tags, key, link, as_json):
+def remember(store, text, scope, mem_type, importance, tags, key, link, supersedes, no_detect, as_json):
     """Remember TEXT (or `-` for stdin) as one commit.
+
+    Prints the live memories the new one probably updates ("may update ID: …") or
+    repeats; `--supersedes ID` says so for sure.
 
     \b
     Examples:
       gitmem remember --type preference "Prefers pytest over unittest"
       gitmem remember --key deploy-window --importance 8 "Deploys only on Tuesdays"
+      gitmem remember --supersedes 0mhx2k3a9b1cd "Moved to Porto in September"
       echo "long note" | gitmem remember -
     """
     text = read_text_arg(text)
     # No --importance: the store's default, not a copy of it here (the CLI loads no model).
     extra = {} if importance is None else {"importance": importance}
-    mem = store.remember(text, scope=scope, type=mem_type, tags=list(tags), key=key, link=link, **extra)
+    mem = store.remember(text, scope=scope, type=mem_type, tags=list(tags), key=key, link=link,
+                         supersedes=list(supersedes) or None, detect=not no_detect, **extra)
     red = store.last_redactions
+    done = store.last_write
     if as_json:
         emit_json({"id": mem.id, "scope": mem.scope, "commit": mem.commit, "path": mem.path,
-                   "key": mem.key, "redacted": red})
+                   "key": mem.key, "status": done.get("status"), "supersedes": list(mem.supersedes),
+                   "possible_updates": done.get("possible_updates", []),
+                   "possible_duplicates": done.get("possible_duplicates", []), "redacted": red})
     else:
         redaction_note(red)
-        click.echo(f"remembered {mem.id} in {mem.scope} ({(mem.commit or 'unchanged')[:10]})")
+        verb = {"updated": "updated", "unchanged": "unchanged:"}.get(done.get("status"), "remembered")
+        click.echo(f"{verb} {mem.id} in {mem.scope} ({(mem.commit or 'unchanged')[:10]})")
+        for old in mem.supersedes:
+            click.echo(f"supersedes {old}")
+        for c in done.get("possible_updates", []):
+            click.echo(f"may update {c['id']}: {c['summary']}  (`--supersedes {c['id']}` to say so)")
+        for c in done.get("possible_duplicates", []):
+            click.echo(f"may repeat {c['id']}: {c['summary']}")
 
 
 @click.command()
@@ -81,22 +99,27 @@ def remember(store, text, scope, mem_type, importance, tags, key, link, as_json)
 @click.option("--type", "-t", "mem_type", help="New type.")
 @click.option("--importance", "-i", type=int, help="New importance 1-10.")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (repeatable).")
+@click.option("--supersedes", "supersedes", multiple=True, metavar="ID|KEY",
+              help="Another live memory this one now replaces (repeatable; added to its list).")
 @json_option
 @pass_store
-def update(store, ref, text, scope, mem_type, importance, tags, as_json):
+def update(store, ref, text, scope, mem_type, importance, tags, supersedes, as_json):
     """Change memory REF (id or key): new TEXT (or `-`), and/or fields.
+
+    An update keeps the memory's id; `--supersedes OLD` marks OLD as replaced by it.
 
     \b
     Examples:
       gitmem update 0mhx2k3a9b1cd "Deploys on Tuesdays and Thursdays"
       gitmem update deploy-window --importance 9
+      gitmem update deploy-window --supersedes 0mhx2k3a9b1cd
     """
-    if text is None and mem_type is None and importance is None and not tags:
-        raise UsageError("nothing to update", hint="give new TEXT, --type, --importance or --tag")
+    if text is None and mem_type is None and importance is None and not tags and not supersedes:
+        raise UsageError("nothing to update", hint="give new TEXT, --type, --importance, --tag or --supersedes")
     if text is not None:
         text = read_text_arg(text)
     mem = store.update(ref, text, scope=scope, type=mem_type, importance=importance,
-                       tags=list(tags) if tags else None)
+                       tags=list(tags) if tags else None, supersedes=list(supersedes) or None)
     if as_json:
         emit_json({"id": mem.id, "scope": mem.scope, "commit": mem.commit, "path": mem.path,
                    "redacted": store.last_redactions})
@@ -173,6 +196,10 @@ def get(store, ref, at, scope, from_line, lines, show_receipts, as_json):
             click.echo(f"# key: {mem.key}")
         if mem.tags:
             click.echo(f"# tags: {', '.join(mem.tags)}")
+        if mem.supersedes:
+            click.echo(f"# supersedes: {', '.join(mem.supersedes)}")
+        if mem.superseded_by:
+            click.echo(f"# superseded by: {', '.join(mem.superseded_by)} (recall shows that one instead)")
         click.echo(text, nl=not text.endswith("\n"))
 
 

@@ -95,9 +95,11 @@ def index_after_import(store, result: dict, as_json: bool, progress: bool | None
                    "(they are embedded in the background); --json then prints an object with `vectors`.")
 @click.option("--min-relevance", "min_relevance", type=click.FloatRange(0, 1), metavar="P",
               help="Leave out hits less relevant than P (default [recall] min_relevance; 0 shows every hit).")
+@click.option("--include-superseded", is_flag=True,
+              help="Keep memories a newer one replaced (`remember --supersedes`), each below its successor.")
 @pass_store
 def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as_json, fmt, budget, explain, at,
-           timeout_ms, min_relevance):
+           timeout_ms, min_relevance, include_superseded):
     """Search memories for QUERY (BM25 + embeddings), with citations.
 
     --at DATE reads every searched scope at its last commit on or before DATE (a bare
@@ -120,6 +122,11 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
       gitmem recall "deploy window" --explain      # ranks, scores, relevance and why per hit
       gitmem recall "deploy window" --min-relevance 0   # every hit, however unlikely
       gitmem recall "deploy window" --timeout 200 --json   # right after a bulk import
+      gitmem recall "where do I live" --include-superseded  # what was true before, too
+
+    A memory another one replaced (`remember --supersedes`) is left out; among hits
+    about one subject, a newer one that says the fact changed ranks above the older
+    ([recall] prefer_newer).
     """
 
     fmt = "json" if as_json else (fmt or "table")
@@ -131,6 +138,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         filters["timeout_ms"] = timeout_ms
     if min_relevance is not None:
         filters["min_relevance"] = min_relevance
+    if include_superseded:
+        filters["include_superseded"] = True
     # A running `gitmem serve` answers warm; without one (or if it fails) recall here.
     # The daemon is a transport, not a library: `serve` is a front end over the same
     # api, so one front end handing a request to another stays out of api.Store (which
@@ -153,8 +162,12 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     pending = (info.get("vectors") or {}).get("pending")
     if pending and not rt.hand_off_indexing(store.home):  # a warm daemon embeds them itself
         _catch_up_in_background(store.home)
+    replaced = info.get("superseded") or {}
     if fmt == "json":
         out = [h.to_dict(explain=explain) for h in hits]
+        for d in out:
+            if d["id"] in replaced:
+                d["superseded_by"] = replaced[d["id"]]
         if timeout_ms is not None:
             emit_json({"hits": out, "backend": info.get("backend"),
                        "vectors": info.get("vectors") or {"ready": True, "pending": 0}, "note": info.get("note")})
@@ -172,6 +185,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     if not hits:
         click.echo("no matches", err=True)
         return
+    for old, by in replaced.items():
+        click.echo(f"note: {old} is superseded by {', '.join(by)}", err=True)
     for h in hits:
         cite = f"{h.path}:{h.start_line}-{h.end_line}"
         click.echo(f"{h.score:8.4f}  {h.id}  {h.scope}  {h.type}  {cite}")

@@ -51,7 +51,7 @@ from gitmem.frontends.runtime import Runtime
 BUSY_WAIT = 0.5  # seconds a command waits for the one running before it runs in its own process
 CATCH_UP_QUIET = 1.0  # seconds without writes before the daemon indexes what was written
 _RECALL_KEYS = ("all_scopes", "type", "since", "archived", "mode", "mmr", "explain", "record", "at",
-                "timeout_ms", "min_relevance")
+                "timeout_ms", "min_relevance", "include_superseded")
 WARM_EMBED_LIMIT = 8  # on start, texts embedded before listening; the rest in the background
 
 

@@ -1,0 +1,159 @@
+"""Which memory probably updates which, without a model in the loop (issue 22).
+
+A newer memory *probably updates* an older one when it is about the same subject, is
+later, and says that something changed ("moved", "switched", "no longer", "现在",
+"换成" …). It is a *possible duplicate* when it says the same with no change cue.
+Pure functions over texts, dates and (when a caller has one) the cosine of the two
+texts' vectors: the write path (api.remember: the live memories recall finds for the new
+text), recall's currency adjustment (recall/currency.py: hits of one query) and dream
+(lifecycle: pairs it already compares) all judge with `judge`; `find` sorts a list of
+candidates into updates and duplicates.
+
+Thresholds and cues were read off the tuning half of tests/data/consolidation.json
+with all-MiniLM-L6-v2 (BENCHMARKS.md, "Issue 22"): an update and its predecessor sit at
+cosine 0.46-0.94, unrelated notes at most 0.35, so same-subject for English text is a
+cosine of at least SUBJECT_COS. An English-only model scores any two Chinese sentences
+0.6-1.0, so for CJK text the subject is judged by shared words (bigrams) instead.
+Look-alike pairs ("my son / my daughter plays the violin") are as close as updates but
+carry no change cue: the cue is what keeps them apart, and a cue the older text has too
+does not count."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from gitmem.core.tokens import CJK_CHAR, tokenize
+
+# Words that say a fact changed. English ones match whole words (case-insensitive);
+# Chinese ones are substrings.
+CUES_EN = (
+    "moved", "move to", "moving to", "relocated", "switched", "switching", "switch to", "now", "no longer",
+    "not anymore", "anymore", "instead", "new", "newly", "changed", "change to", "replaced",
+    "replacing", "took over", "taken over", "takes over", "sold", "renamed", "rather than", "stopped",
+    "quit", "left", "these days", "from now on", "nowadays", "used to", "gave up", "upgraded", "migrated",
+)
+CUES_ZH = (
+    "改成", "改为", "改用", "改喝", "改到", "换成", "换了", "换工作", "换到", "搬到", "搬去", "搬家", "现在",
+    "不再", "不学", "不用", "不喝", "新的", "新来", "卖掉", "接手", "接替", "取代", "替换", "以后", "如今",
+    "已经", "改名", "迁到", "调到", "升级",
+)
+# Cues that chat uses for anything ("I have a new idea", "now I see"): they count in
+# recall's stricter judgement only between texts much closer than the subject test asks.
+WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "left", "quit", "stopped", "from now on",
+                       "used to", "不用", "现在", "新的", "新来", "已经", "如今", "以后"})
+STRICT_COS = 0.6       # strict: a weak cue needs this cosine (or SUBJECT_SHARED words)
+STRICT_WORDS = 20      # ... between two short statements (chat turns are longer, and say "now" a lot)
+_EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(CUES_EN, key=len, reverse=True))
+                    + r")\b", re.IGNORECASE)
+
+SUBJECT_COS = 0.42     # same subject (English text, a real model's cosine)
+DUPLICATE_COS = 0.92   # the same fact again, no cue
+SUBJECT_SHARED = 0.25  # same subject by shared words (token Jaccard), any language
+DUPLICATE_SHARED = 0.75
+CJK_SHARE = 0.3        # text counted as CJK from this share of letters
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What `judge` found for one (older, newer) pair."""
+
+    kind: str | None                 # "update", "duplicate" or None
+    cues: tuple[str, ...] = ()       # change cues the newer text adds
+    shared: tuple[str, ...] = ()     # words both texts have
+    similarity: float | None = None  # the cosine given, if any
+    overlap: float = 0.0             # token Jaccard
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "cues": list(self.cues), "shared": list(self.shared),
+                "similarity": self.similarity, "overlap": round(self.overlap, 3)}
+
+
+@dataclass
+class Found:
+    """`find`'s answer: candidate ids sorted by how sure (best first)."""
+
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    duplicates: list[dict[str, Any]] = field(default_factory=list)
+
+
+def cues(text: str) -> tuple[str, ...]:
+    """The change cues in a text, lowercased, in order of appearance."""
+    out = [m.group(0).lower() for m in _EN_RE.finditer(text)]
+    out += [c for c in CUES_ZH if c in text]
+    return tuple(dict.fromkeys(out))
+
+
+def is_cjk(text: str) -> bool:
+    letters = [c for c in text if c.isalnum()]
+    return bool(letters) and sum(1 for c in letters if CJK_CHAR.match(c)) / len(letters) >= CJK_SHARE
+
+
+def _short(text: str) -> bool:
+    """A statement, not a conversation turn: at most STRICT_WORDS words (CJK: twice as
+    many characters)."""
+    if is_cjk(text):
+        return len(text.strip()) <= 2 * STRICT_WORDS
+    return len(text.split()) <= STRICT_WORDS
+
+
+def _words(text: str) -> set[str]:
+    return set(tokenize(text))
+
+
+def judge(older: str, newer: str, similarity: float | None = None, *, older_created: str | None = None,
+          newer_created: str | None = None, strict: bool = False) -> Verdict:
+    """Whether `newer` probably updates `older` ("update"), says it again ("duplicate")
+    or neither (None). `similarity`: the cosine of their vectors, when known; it is not
+    trusted for CJK text (an English-only model scores any two Chinese sentences high).
+    Dates, when both are given, must not run backwards for an update (ISO strings).
+    `strict` (what recall acts on, not what a write reports): a weak cue ("now", "new")
+    counts only between two short texts (STRICT_WORDS) at STRICT_COS or sharing
+    SUBJECT_SHARED of their words (measured on LoCoMo dev: chat turns say "now" and
+    "new" about anything, and sit at cosine 0.6-0.85 to each other)."""
+    a, b = _words(older), _words(newer)
+    shared = a & b
+    overlap = len(shared) / max(1, len(a | b))
+    cjk = is_cjk(older) or is_cjk(newer)
+    added = tuple(c for c in cues(newer) if c not in set(cues(older)))
+    sim = None if similarity is None else float(similarity)
+    if cjk:
+        # A shared two-character word, two shared characters, or enough shared words.
+        same = overlap >= SUBJECT_SHARED or any(len(w) >= 2 for w in shared) or len(shared) >= 2
+        dup = overlap >= DUPLICATE_SHARED
+    else:
+        same = overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(shared))
+        dup = overlap >= DUPLICATE_SHARED or (sim is not None and sim >= DUPLICATE_COS)
+    if strict and added and all(c in WEAK_CUES for c in added):
+        close = overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
+        if not (close and _short(older) and _short(newer)):
+            added = ()
+    later = not (older_created and newer_created and newer_created < older_created)
+    kind = None
+    if same and added and later:
+        kind = "update"
+    elif dup and not added:
+        kind = "duplicate"
+    return Verdict(kind, added, tuple(sorted(shared)), sim, overlap)
+
+
+def find(new_text: str, candidates: Iterable[tuple[Any, float | None]], *, new_created: str | None = None,
+         limit: int = 3) -> Found:
+    """Sort candidates — (memory, cosine or None) pairs; a memory has id, text, summary,
+    created — into the ones `new_text` probably updates and the ones it repeats.
+    The public entry for callers that hold candidates of their own (dream, an importer)."""
+    found = Found()
+    for mem, sim in candidates:
+        v = judge(mem.text, new_text, sim, older_created=getattr(mem, "created", None) or None,
+                  newer_created=new_created)
+        if v.kind is None:
+            continue
+        row = {"id": mem.id, "summary": getattr(mem, "summary", "") or "", "scope": getattr(mem, "scope", None),
+               "similarity": None if sim is None else round(float(sim), 3), "cues": list(v.cues),
+               "overlap": round(v.overlap, 3)}
+        (found.updates if v.kind == "update" else found.duplicates).append(row)
+    for rows in (found.updates, found.duplicates):
+        rows.sort(key=lambda r: (-(r["similarity"] or 0.0) - r["overlap"], r["id"]))
+        del rows[limit:]
+    return found

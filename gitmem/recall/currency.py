@@ -1,0 +1,149 @@
+"""Which hit is current (issue 22): supersession and the newest statement of a subject.
+
+Applied to a ranked list of hits after the ranking proper (recall/ranking.py), so it
+changes no score, only what is shown and in which order:
+- `superseded`: hits of memories that a live memory of their scope names in its
+  `supersedes` (gitmem.memories.succession) are left out of live recall (the successor
+  says what is true now; an agent's context is too small for both). With
+  `include_superseded` they stay, placed right below their successor when both are
+  listed. A recall `--at` a date judges supersession as of that date.
+- `prefer_newer` ([recall] prefer_newer): where a newer hit probably updates an older
+  hit above it (gitmem.memories.updates.judge: same subject, later, a change cue), the
+  newer one moves to just above the older. Only hits already in the list move: the
+  set of hits and so recall@k are unchanged.
+
+`detect` is the write side: the live memories a new memory probably updates or
+repeats, found by one recall of its text (BENCHMARKS.md, "Issue 22")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from gitmem.core import model
+from gitmem.memories import succession, updates
+
+if TYPE_CHECKING:
+    from gitmem.index import Snapshot
+    from gitmem.recall.hits import Hit
+
+# How many more hits to ask the ranking for when superseded ones will be dropped.
+SPARE_MAX = 20
+# How far down the list prefer_newer looks for pairs.
+WINDOW = 20
+# A new memory's candidates: this many hits of its text, asked without waiting more
+# than this on embedding (remember stays quick on a store whose vectors lag).
+DETECT_K = 8
+DETECT_TIMEOUT_MS = 500.0
+
+
+def hidden_map(svc: Any, scopes: Sequence[str], revs: dict[str, Any] | None = None) -> dict[str, tuple[str, ...]]:
+    """Superseded id -> the live memories that replaced it, in these scopes (as of
+    `revs`, a look back's commits, else at the tips)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for s in scopes:
+        if revs is not None and s not in revs:
+            continue
+        out.update(succession.successors(svc, s, revs[s] if revs is not None else None))
+    return out
+
+
+def spare(hidden: set[str], k: int) -> int:
+    """Extra hits to rank so that dropping superseded ones still leaves k."""
+    return min(len(hidden), SPARE_MAX, max(k, 1))
+
+
+def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, include_superseded: bool,
+           prefer_newer: bool, snap: "Snapshot | None" = None) -> "list[Hit]":
+    """The hits as recall shows them: superseded ones out (or below their successor),
+    newer statements of a subject above older ones, at most k."""
+    if prefer_newer and len(hits) > 1:
+        hits = newer_first(hits, snap)
+    if hidden:
+        if include_superseded:
+            hits = below_successors(hits, hidden)
+        else:
+            hits = [h for h in hits if h.id not in hidden]
+    return hits[:k]
+
+
+def below_successors(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]]) -> "list[Hit]":
+    out = list(hits)
+    for h in list(out):
+        succ = [i for i, x in enumerate(out) if x.id in hidden.get(h.id, ())]
+        if succ:
+            out.remove(h)
+            last = max(i for i, x in enumerate(out) if x.id in hidden[h.id])
+            out.insert(last + 1, h)
+    return out
+
+
+def _vectors(snap: "Snapshot | None", hits: "Sequence[Hit]") -> list[np.ndarray | None]:
+    if snap is None or snap.vectors is None:
+        return [None] * len(hits)
+    ci = {c: i for i, c in enumerate(snap.columns)}
+    want = {(h.scope, h.path, h.start_line): n for n, h in enumerate(hits)}
+    out: list[np.ndarray | None] = [None] * len(hits)
+    c_scope, c_path, c_start = ci["scope"], ci["path"], ci["start_line"]
+    for i, row in enumerate(snap.table):
+        n = want.get((row[c_scope], row[c_path], int(row[c_start])))
+        if n is not None and snap.has_vec[i]:
+            out[n] = snap.vectors[i]
+    return out
+
+
+def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None) -> "list[Hit]":
+    """Move a hit that probably updates a hit ranked above it to just above that hit."""
+    top = list(hits[:WINDOW])
+    cued = [bool(updates.cues(h.text or h.snippet or "")) for h in top]
+    if not any(cued[1:]):
+        return hits
+    vec_of = {id(h): v for h, v in zip(top, _vectors(snap, top))}
+    moved = True
+    rounds = 0
+    while moved and rounds < len(top):
+        moved, rounds = False, rounds + 1
+        for j in range(1, len(top)):
+            new = top[j]
+            if not updates.cues(new.text or new.snippet or ""):
+                continue
+            for i in range(j):
+                old = top[i]
+                if old.id == new.id or not (old.created and new.created) or new.created <= old.created:
+                    continue
+                vi, vj = vec_of[id(old)], vec_of[id(new)]
+                sim = float(np.dot(vi, vj)) if vi is not None and vj is not None else None
+                v = updates.judge(old.text or old.snippet, new.text or new.snippet, sim,
+                                  older_created=old.created, newer_created=new.created, strict=True)
+                if v.kind == "update":
+                    top.insert(i, top.pop(j))
+                    moved = True
+                    break
+            if moved:
+                break
+    return top + list(hits[WINDOW:])
+
+
+class _Candidate:
+    """A hit seen as a memory for updates.find (id, text, summary, created, scope)."""
+
+    def __init__(self, hit: "Hit"):
+        self.id, self.scope, self.created = hit.id, hit.scope, hit.created
+        self.text = hit.text or hit.snippet or ""
+        self.summary = model.summarise(self.text)
+
+
+def detect(recaller: Any, mem: model.Memory, *, exclude: Sequence[str] = ()) -> dict[str, list[dict[str, Any]]]:
+    """{"possible_updates", "possible_duplicates"}: live memories of `mem`'s scope that
+    `mem` probably updates or repeats (gitmem.memories.updates), best first."""
+    from gitmem.recall.request import RecallRequest
+
+    req = RecallRequest(query=mem.text, k=DETECT_K, scopes=(mem.scope,) if mem.scope else None,
+                        record=False, timeout_ms=DETECT_TIMEOUT_MS)
+    res = recaller.run(req)
+    skip = {mem.id, *mem.supersedes, *exclude}
+    cands = [(_Candidate(h), (h.scores or {}).get("vector")) for h in res.hits
+             if h.id not in skip and h.path.startswith("memories/")]
+    found = updates.find(mem.text, cands, new_created=mem.created)
+    return {"possible_updates": found.updates, "possible_duplicates": found.duplicates}
