@@ -102,8 +102,12 @@ def link(svc: "Memories", path: str | os.PathLike[str] | None = None) -> dict[st
     from gitmem.core.config import write_config_value
     from gitmem.core.model import check_scope
 
+    from gitmem.policy import gate
+
     repo = CodeRepo.discover(path)
     root = repo.root
+    # The path becomes a config entry (and its folder name the scope): no secret in it.
+    gate.check_name("linked path", str(root), svc.config.get("redact", "allow") or ())
     scope = check_scope(f"project/{project_key(repo)}")
     links = svc.config.section("links")
     previous = links.get(str(root))

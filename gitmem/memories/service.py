@@ -66,6 +66,11 @@ class Memories(AsOfReads):
         self._parsed: dict[tuple[str, str], Memory] = {}
         # One-line warnings for the front end to show (a degraded index, say).
         self.warnings: list[str] = []
+        # The session and the agent become trailers, receipts, cursors, file and author
+        # names: one holding a secret is refused before anything is read or written.
+        allow = config.get("redact", "allow") or ()
+        gate.check_name("session", config.session, allow)
+        gate.check_name("agent", config.agent, allow)
         # Where write times come from (commit times, ids, created/updated): the wall
         # clock, or a fixed one for tests and benchmarks that build a dated history.
         self.clock: Callable[[], float] = time.time
@@ -259,7 +264,7 @@ class Memories(AsOfReads):
         out["type"] = model.check_type(item.get("type") or "note", self.types())
         out["importance"] = model.check_importance(
             model.DEFAULT_IMPORTANCE if item.get("importance") is None else item["importance"])
-        out["tags"] = red.value(model.check_tags(item.get("tags")), "tags")
+        out["tags"] = gate.check_names("tag", model.check_tags(item.get("tags")), red.allow)
         key = item.get("key")
         if key is not None:
             if isinstance(key, (list, dict, bool)):
@@ -267,7 +272,7 @@ class Memories(AsOfReads):
             key = model.check_unicode(str(key), "key")
             if not key.strip() or "\x00" in key or len(key) > 512:
                 raise UsageError(f"bad key {key[:40]!r}", hint="keys are 1-512 characters, no NUL")
-            key = red.text(key, "key")
+            key = gate.check_name("key", key, red.allow)
         out["key"] = key
         out["created"] = model.normalise_when(item["created"]) if item.get("created") else None
         out["metadata"] = red.value(model.check_unicode(dict(item.get("metadata") or {}), "metadata"), "metadata")
