@@ -80,3 +80,16 @@ def assert_refused(res, home: Path, before: str) -> None:
 def isolated(env_home: Path) -> dict[str, str]:
     """GITMEM_HOME for a subprocess (the rest of the environment is the test's own)."""
     return {**os.environ, "GITMEM_HOME": str(env_home)}
+
+
+def index_rows(home: Path) -> str:
+    """Every row of every table of the index, as text: the file's bytes alone could hide
+    a string in a compressed column."""
+    import duckdb
+
+    con = duckdb.connect(str(home / "index.duckdb"), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()]
+        return "\n".join(repr(con.execute(f'select * from "{t}"').fetchall()) for t in tables)
+    finally:
+        con.close()

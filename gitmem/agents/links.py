@@ -152,7 +152,10 @@ def resolve_link(spec: str, cwd: str | os.PathLike[str] | None = None) -> dict[s
             raise NotFound(f"{rel} is not in commit {commit[:10]}",
                            hint="paths are relative to the current directory or the repo root")
         out["path"] = rel
-    return out
+    # The link goes into the memory's front matter: a repository path holding a secret is refused.
+    from gitmem.policy import gate
+
+    return {k: gate.check_name("link", v) for k, v in out.items()}
 
 
 def _repo_path(repo: CodeRepo, path: str, cwd: str | os.PathLike[str] | None) -> str:

@@ -124,7 +124,7 @@ class Memories(AsOfReads):
 
     def trailers(self, op: str, ids: Iterable[str], scope: str, red: Redactor | None = None) -> list[tuple[str, str]]:
         red = red or self.redactor()
-        t = [("Gitmem-Op", op)]
+        t = [("Gitmem-Op", gate.check_name("op", op, red.allow))]
         t += [("Gitmem-Id", i) for i in ids]
         t.append(("Gitmem-Scope", scope))
         if self.config.session:
@@ -135,7 +135,9 @@ class Memories(AsOfReads):
 
     def message(self, subject: str, op: str, ids: Iterable[str], scope: str,
                 red: Redactor | None = None, extra: Iterable[tuple[str, str]] = ()) -> str:
-        return format_message(subject, None, self.trailers(op, ids, scope, red) + list(extra))
+        red = red or self.redactor()
+        # A subject can come from a caller (update, import): redacted like any text.
+        return format_message(red.text(subject, "subject"), None, self.trailers(op, ids, scope, red) + list(extra))
 
     def source(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         src: dict[str, Any] = {}
@@ -277,8 +279,9 @@ class Memories(AsOfReads):
         out["created"] = model.normalise_when(item["created"]) if item.get("created") else None
         out["metadata"] = red.value(model.check_unicode(dict(item.get("metadata") or {}), "metadata"), "metadata")
         out["source"] = red.value(self.source(item.get("source")), "source")
-        out["links"] = tuple(item.get("links") or ())
-        out["supersedes"] = tuple(item.get("supersedes") or ())
+        out["links"] = tuple(red.value(item.get("links") or (), "links"))
+        out["supersedes"] = tuple(gate.check_names("superseded id", [str(i) for i in item.get("supersedes") or ()],
+                                                   red.allow))
         # An importer may carry a summary of its own (e.g. a topic file's description).
         out["summary"] = red.text(" ".join(str(item["summary"]).split()), "summary") if item.get("summary") else None
         return injection.quarantine_item(out)
