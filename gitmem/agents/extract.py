@@ -125,7 +125,7 @@ def _named(svc: Memories, transcript: str, sid: str) -> str:
     a cursor file, a session file and a trailer, the path is kept in the cursor."""
     allow = svc.config.get("redact", "allow") or ()
     gate.check_name("transcript path", transcript, allow)
-    return gate.check_name("session", sid, allow) or sid
+    return gate.check_name("session id", sid, allow) or sid
 
 
 # ---- extract ------------------------------------------------------------------------

@@ -155,7 +155,7 @@ def resolve_link(spec: str, cwd: str | os.PathLike[str] | None = None) -> dict[s
     # The link goes into the memory's front matter: a repository path holding a secret is refused.
     from gitmem.policy import gate
 
-    return {k: gate.check_name("link", v) for k, v in out.items()}
+    return {k: gate.check_name("code link", v) for k, v in out.items()}
 
 
 def _repo_path(repo: CodeRepo, path: str, cwd: str | os.PathLike[str] | None) -> str:

@@ -69,8 +69,8 @@ class Memories(AsOfReads):
         # The session and the agent become trailers, receipts, cursors, file and author
         # names: one holding a secret is refused before anything is read or written.
         allow = config.get("redact", "allow") or ()
-        gate.check_name("session", config.session, allow)
-        gate.check_name("agent", config.agent, allow)
+        gate.check_name("session id", config.session, allow)
+        gate.check_name("agent name", config.agent, allow)
         # Where write times come from (commit times, ids, created/updated): the wall
         # clock, or a fixed one for tests and benchmarks that build a dated history.
         self.clock: Callable[[], float] = time.time
@@ -91,7 +91,7 @@ class Memories(AsOfReads):
     def identity(self) -> tuple[str, str]:
         """(name, email) for commits: agent/config, else git's global identity, else the user."""
         allow = self.config.get("redact", "allow") or ()
-        name = gate.check_name("agent", self.config.agent, allow) or self.config.get("identity", "name")
+        name = gate.check_name("agent name", self.config.agent, allow) or self.config.get("identity", "name")
         email = self.config.get("identity", "email")
         if not name or not email:
             gname, gemail = global_identity()
@@ -107,7 +107,7 @@ class Memories(AsOfReads):
 
     def scope_for_write(self, scope: str | None = None, cwd: str | None = None) -> str:
         chosen = scoping.write_scope(self.config, scope, cwd)
-        return gate.check_name("scope", chosen, self.config.get("redact", "allow") or ())
+        return gate.check_name("scope name", chosen, self.config.get("redact", "allow") or ())
 
     def scopes_for_read(self, scopes: Iterable[str] | None = None, all_scopes: bool = False,
                         cwd: str | None = None) -> list[str]:

@@ -23,8 +23,8 @@ def check_name(kind: str, value: str | None, allow: Iterable[str] = ()) -> str |
     if value is None:
         return None
     if find_secrets(str(value), allow, entropy=False):
-        raise UsageError(f"the {kind} name holds what looks like a secret; nothing was written",
-                         hint=f"choose a {kind} name without credentials in it")
+        raise UsageError(f"the {kind} holds what looks like a secret (a token or password); nothing was written",
+                         hint=f"use another {kind}: names, ids and paths are never redacted, so they may hold none")
     return value
 
 

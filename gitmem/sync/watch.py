@@ -326,7 +326,7 @@ class Watcher:
 
 # ---- named cursors --------------------------------------------------------------------
 def cursor_path(svc: Memories, name: str) -> Path:
-    gate.check_name("cursor", name, svc.config.get("redact", "allow") or ())
+    gate.check_name("cursor name", name, svc.config.get("redact", "allow") or ())
     if not _CURSOR_RE.match(name or "") or name.endswith(".lock"):
         raise UsageError(f"bad cursor name {name!r}",
                          hint="letters, digits, '.', '_' and '-', e.g. --cursor session-42")
