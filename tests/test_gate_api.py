@@ -118,6 +118,10 @@ CASES = [
     ("resolve keep", "either", lambda c, n, t: c.store.resolve(c.seed, keep=f"keep {t}")),
     ("open session", "refused", lambda c, n, t: gitmem.open(c.home, session=t)),
     ("open agent", "refused", lambda c, n, t: gitmem.open(c.home, agent=t)),
+    ("identity name", "refused", lambda c, n, t: gitmem.open(
+        c.home, overrides={"identity": {"name": f"bot {t}"}}).remember("x")),
+    ("identity email", "refused", lambda c, n, t: gitmem.open(
+        c.home, overrides={"identity": {"email": f"{t}@example.com"}}).remember("x")),
 ]
 
 

@@ -99,7 +99,8 @@ class Memories(AsOfReads):
             email = email or gemail
         name = name or getpass.getuser() or "gitmem"
         email = email or f"{name.replace(' ', '.').lower()}@gitmem.local"
-        return name, email
+        # The author of every commit: [identity] or GITMEM_NAME/EMAIL pass the gate too.
+        return gate.check_name("author name", name, allow), gate.check_name("author email", email, allow)
 
     def author(self, when: int | None = None) -> Signature:
         name, email = self.identity()
