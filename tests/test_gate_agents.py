@@ -129,50 +129,56 @@ HOOKS = [
 ]
 
 
-@pytest.fixture
-def hook_home(gm_home):
-    assert run_cli("init").returncode == 0
-    assert run_cli("remember", "--type", "preference", "I prefer tabs").returncode == 0
+def _hook(event: str, payload: dict, cwd: Path):
+    """`gitmem hook EVENT` in-process (as a running `gitmem serve` runs it), the payload on stdin."""
+    import os
+
+    from click.testing import CliRunner
+
+    from gitmem.frontends.cli import cli
+
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        run = CliRunner().invoke(cli, ["hook", event, "--budget", "60"], input=json.dumps(payload))
+    finally:
+        os.chdir(here)
+    assert run.exit_code == 0 and "Traceback" not in run.stderr, run.stderr
+    return run
+
+
+def test_a_token_in_any_hook_payload_field_is_nowhere(gm_home, tmp_path):
+    import gitmem
+
+    store = gitmem.init(gm_home)
+    store.remember("I prefer tabs", type="preference")
     # No detached indexer after a hook: it would write the index while the test reads it.
     (gm_home / "config.toml").write_text("[hooks]\nwarm_index = false\n")
-    return gm_home
-
-
-def test_a_token_in_any_hook_payload_field_is_nowhere(hook_home, tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     found = {}
     for n, (event, build, shows) in enumerate(HOOKS, start=300):
         payload = build(work, token(n))
-        res = run_cli("hook", event, "--budget", "60", input=json.dumps(payload), timeout=120)
-        assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+        res = _hook(event, payload, work)
         assert shows in res.stdout + res.stderr, (event, sorted(payload), res.stdout[:200], res.stderr)
-        where = leaks(token(n), [hook_home, tmp_path / "home"], [res.stdout, res.stderr])
+        where = leaks(token(n), [gm_home, tmp_path / "home"], [res.stdout, res.stderr])
         if where:
             found[f"{event} {sorted(payload)} #{n}"] = where
-    assert found == {}
-
-
-def test_a_token_in_a_git_commit_subject_is_journalled_redacted(hook_home, tmp_path):
-    """The post-commit hook journals the code commit's subject: free text, redacted."""
-    repo = tmp_path / "app"
+    # The post-commit hook journals the code commit's subject: free text, stored redacted.
+    repo, tok = tmp_path / "app", token(320)
     git("init", "-q", str(repo))
-    assert run_cli("link", str(repo)).returncode == 0
-    tok = token(320)
+    store.link(repo)
     git("-C", str(repo), "commit", "-q", "--allow-empty", "-m", f"rotate {tok}")
-    res = run_cli("hook", "git-post-commit", "--budget", "60", input=json.dumps({"cwd": str(repo)}), cwd=repo)
-    assert res.returncode == 0 and "failed" not in res.stderr, res.stderr
-    journal = run_cli("get", "daily/" + _today() + ".md", "--scope", _project())
-    assert "rotate [REDACTED:" in journal.stdout, journal.stdout + journal.stderr
-    assert leaks(tok, [hook_home, tmp_path / "home"], [res.stdout, res.stderr]) == []
+    res = _hook("git-post-commit", {"cwd": str(repo)}, repo)
+    assert "failed" not in res.stderr, res.stderr
+    assert "rotate [REDACTED:" in gitmem.open(gm_home).read_path(
+        "daily/" + _today() + ".md", scope=store.linked_scope(str(repo)))["text"]
+    found.update({"git-post-commit": w for w in [leaks(tok, [gm_home, tmp_path / "home"], [res.stdout, res.stderr])]
+                  if w})
+    assert found == {}
 
 
 def _today() -> str:
     import datetime as dt
 
     return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d")
-
-
-def _project() -> str:
-    scopes = json.loads(run_cli("scopes", "--json").stdout)
-    return next(s["scope"] for s in scopes if s["scope"].startswith("project/"))
