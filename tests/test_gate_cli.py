@@ -8,6 +8,7 @@ module (per xdist worker); each input has its own token, so a leak names its inp
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -148,6 +149,25 @@ CASES = [
     ("list --scope", "either", lambda c, n, t: {"args": ["list", "--scope", f"channel/{t}"]}),
     ("export --scope", "either", lambda c, n, t: {"args": ["export", "--scope", f"channel/{t}", "--jsonl", "-"]}),
     ("dream --scope", "either", lambda c, n, t: {"args": ["dream", "--scope", f"channel/{t}", "--dry-run"]}),
+    ("remember --importance", "refused", lambda c, n, t: {"args": ["remember", "--importance", t, "x"]}),
+    ("import --jsonl -", "written", lambda c, n, t: {"args": ["import", "--jsonl", "-"],
+                                                     "input": json.dumps({"text": f"stdin item {t}", "k": t}) + "\n"}),
+    ("edit (the editor's text)", "written", lambda c, n, t: {"args": ["edit", c.seed], "env": {
+        "EDITOR": f"{sys.executable} -c \"import sys; open(sys.argv[1], 'a').write(' now {t}')\""}}),
+    ("recall --format prompt", "written", lambda c, n, t: {"args": ["recall", f"seed {t}", "--format", "prompt"]}),
+    ("recall -k", "either", lambda c, n, t: {"args": ["recall", "seed", "-k", t]}),
+    ("recall --type", "either", lambda c, n, t: {"args": ["recall", "seed", "--type", t]}),
+    ("recall --budget", "either", lambda c, n, t: {"args": ["recall", "seed", "--budget", t]}),
+    ("recall --timeout", "either", lambda c, n, t: {"args": ["recall", "seed", "--timeout", t]}),
+    ("get --at", "either", lambda c, n, t: {"args": ["get", c.seed, "--at", t]}),
+    ("get --from", "either", lambda c, n, t: {"args": ["get", c.seed, "--from", t]}),
+    ("get --scope", "either", lambda c, n, t: {"args": ["get", c.seed, "--scope", f"channel/{t}"]}),
+    ("list --type", "either", lambda c, n, t: {"args": ["list", "--type", t]}),
+    ("log --limit", "either", lambda c, n, t: {"args": ["log", "--limit", t]}),
+    ("log --scope", "either", lambda c, n, t: {"args": ["log", "--scope", f"channel/{t}"]}),
+    ("context --at", "either", lambda c, n, t: {"args": ["context", "--at", t]}),
+    ("context --hours", "either", lambda c, n, t: {"args": ["context", "--hours", t]}),
+    ("watch --remote", "either", lambda c, n, t: {"args": ["watch", "--remote", t, "--count", "1"]}),
     ("key import", "either", lambda c, n, t: {"args": ["key", "import", _file(c, f"key-{n}.txt", t)]}),
 ]
 
@@ -164,7 +184,7 @@ def test_a_token_planted_in_a_command_input_is_nowhere(ctx, tmp_path, monkeypatc
     before = refs(ctx.home)
     monkeypatch.chdir(ctx.work)
     # In-process (as the daemon runs a command): the same code path, without an interpreter per input.
-    run = CliRunner().invoke(cli, spec["args"], input=spec.get("input"), env=ctx.env)
+    run = CliRunner().invoke(cli, spec["args"], input=spec.get("input"), env={**ctx.env, **spec.get("env", {})})
     res = SimpleNamespace(returncode=run.exit_code, stdout=run.stdout, stderr=run.stderr)
     if expect == "refused":
         assert_refused(res, ctx.home, before)
