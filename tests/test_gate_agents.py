@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import anyio
 import pytest
 
 from conftest import git, run_cli
 from gate_sweep import index_rows, leaks, refs, token
-from test_mcp import _session
+from test_mcp import run_session
 
 # ---- MCP --------------------------------------------------------------------------------
 # (tool, arguments with {t} for the token, expected: "refused" | "written" | "either")
@@ -72,7 +71,7 @@ def test_a_token_in_any_mcp_argument_is_nowhere(gm_home, tmp_path):
         return out
 
     found = {}
-    for n, tool, args, expect, res, before, after in anyio.run(_session, [], scenario, None):
+    for n, tool, args, expect, res, before, after in run_session(scenario):
         where = leaks(token(n), [gm_home, tmp_path / "home"], [_text(res)])
         if expect == "refused" and (not res.is_error or before != after):
             where.append("not refused, or a ref moved")
