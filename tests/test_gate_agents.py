@@ -40,6 +40,7 @@ MCP_CALLS = [
     ("memory_get", {"ref": "seed", "from_line": "{t}"}, "either"),
     ("memory_forget", {"ids": ["{t}"]}, "either"),
     ("memory_forget", {"ids": ["victim"], "reason": "pasted {t}"}, "written"),
+    ("memory_{t}", {"text": "a tool that is not there"}, "either"),
 ]
 
 
@@ -66,7 +67,7 @@ def test_a_token_in_any_mcp_argument_is_nowhere(gm_home, tmp_path):
         out = []
         for n, (tool, args, expect) in enumerate(MCP_CALLS, start=200):
             before = refs(gm_home)
-            res = await s.call_tool(tool, _fill(args, token(n)))
+            res = await s.call_tool(_fill(tool, token(n)), _fill(args, token(n)))
             out.append((n, tool, args, expect, res, before, refs(gm_home)))
         return out
 

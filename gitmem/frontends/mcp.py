@@ -57,14 +57,19 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         # agent pasted, say): name the fields, never the values.
         from pydantic import ValidationError
 
+        from gitmem.api import scrub
+
         try:
             return await plain_call(name, arguments, context)
         except ToolError as e:
-            if not isinstance(e.__cause__, ValidationError):
+            if isinstance(e.__cause__, ValidationError):
+                fields = sorted({".".join(str(p) for p in err["loc"]) for err in e.__cause__.errors()})
+                raise ToolError(f"invalid {', '.join(fields)} for {name} (hint: see the tool's input schema)") \
+                    from e.__cause__
+            if scrub(str(e)) == str(e):
                 raise
-            fields = sorted({".".join(str(p) for p in err["loc"]) for err in e.__cause__.errors()})
-            raise ToolError(f"invalid {', '.join(fields)} for {name} (hint: see the tool's input schema)") \
-                from e.__cause__
+            # Not a GitmemError (those are scrubbed as they are made): a bug's message, say.
+            raise type(e)(scrub(str(e))) from e.__cause__
 
     server.call_tool = call_tool  # type: ignore[method-assign]
 
