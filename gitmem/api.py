@@ -25,7 +25,7 @@ from gitmem.policy import injection
 from gitmem.store import GitStore, test_encrypt
 
 __all__ = ["ImportResult", "INTERNAL_TYPES", "LogEntry", "Store", "daily_path", "init", "key_path",
-           "open", "read_jsonl"]
+           "open", "read_jsonl", "scrub"]
 
 
 def init(home: str | os.PathLike[str] | None = None, *, encrypt: bool = False, **kw: Any) -> "Store":
@@ -42,6 +42,14 @@ def init(home: str | os.PathLike[str] | None = None, *, encrypt: bool = False, *
                              hint="`gitmem encrypt enable` encrypts it (one rewrite of its history)")
         store.encrypt_enable()
     return store
+
+
+def scrub(text: str | None) -> str | None:
+    """A message for a person or an agent with every secret in it replaced: an error may
+    quote the value it refused (front ends pass every error and note through here)."""
+    from gitmem.policy import gate
+
+    return gate.scrub(text)
 
 
 def open(home: Any = None, **kw: Any) -> "Store":  # noqa: A001 - gitmem.open mirrors it

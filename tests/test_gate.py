@@ -1,4 +1,5 @@
-"""Names that would carry a secret past redaction (issue 20, in part): a scope, an agent, a
+"""Names that would carry a secret past redaction (issue 20; the sweep over every input
+is in test_gate_cli, test_gate_api and test_gate_agents): a scope, an agent, a
 remote's name or URL is refused with one error line and a hint, and nothing is written; a
 forget reason is redacted before it reaches the commit, the ledger and the answer."""
 
@@ -11,29 +12,15 @@ from pathlib import Path
 import pytest
 
 from conftest import raw_forms, run_cli
+from gate_sweep import files_holding, git_objects, refs
 
 # A fake GitHub token (the format detect-secrets knows), never a real one.
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
-def _objects(home: Path) -> bytes:
-    return subprocess.run(["git", f"--git-dir={home / 'repo.git'}", "cat-file", "--batch-all-objects", "--batch"],
-                          capture_output=True, check=True).stdout
-
-
-def _refs(home: Path) -> str:
-    return subprocess.run(["git", f"--git-dir={home / 'repo.git'}", "for-each-ref"], capture_output=True,
-                          text=True, check=True).stdout
-
-
-def _files_holding(home: Path, text: str) -> list[str]:
-    return [str(p.relative_to(home)) for p in home.rglob("*") if p.is_file()
-            and any(form in p.read_bytes() for form in raw_forms(text))]
-
-
 def _nowhere(home: Path, *outputs: str) -> None:
-    assert not any(form in _objects(home) for form in raw_forms(TOKEN)), "a git object holds the token"
-    assert _files_holding(home, TOKEN) == [], "a file under the home holds the token"
+    assert not any(form in git_objects(home) for form in raw_forms(TOKEN)), "a git object holds the token"
+    assert files_holding(home, TOKEN) == [], "a file under the home holds the token"
     assert not any(TOKEN in out for out in outputs), "the output shows the token"
 
 
@@ -48,12 +35,12 @@ def _nowhere(home: Path, *outputs: str) -> None:
 ])
 def test_a_name_holding_a_secret_is_refused_and_nothing_is_written(store, gm_home, args):
     store.remember("something already there")
-    before = _refs(gm_home)
+    before = refs(gm_home)
     res = run_cli(*args)
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert lines[0].startswith("error: ") and lines[1].startswith("hint: "), res.stderr
-    assert _refs(gm_home) == before
+    assert refs(gm_home) == before
     _nowhere(gm_home, res.stdout, res.stderr)
 
 

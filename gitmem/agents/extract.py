@@ -23,6 +23,7 @@ from gitmem.core.config import Config
 from gitmem.core.fsutil import atomic_write, file_lock
 from gitmem.memories import transfer
 from gitmem.memories.service import Memories
+from gitmem.policy import gate
 from gitmem.policy.injection import scan, withhold_injections
 
 # The [capture] settings are in config.SCHEMA.
@@ -119,6 +120,14 @@ def session_of(transcript: str, session: str | None) -> str:
     return "t-" + hashlib.sha1(str(Path(transcript).resolve()).encode()).hexdigest()[:12]
 
 
+def _named(svc: Memories, transcript: str, sid: str) -> str:
+    """`sid`, once neither it nor the transcript's path holds a secret: the session names
+    a cursor file, a session file and a trailer, the path is kept in the cursor."""
+    allow = svc.config.get("redact", "allow") or ()
+    gate.check_name("transcript path", transcript, allow)
+    return gate.check_name("session id", sid, allow) or sid
+
+
 # ---- extract ------------------------------------------------------------------------
 
 def _existing_keys(svc: Memories, scopes: Iterable[str]) -> set[str]:
@@ -139,7 +148,7 @@ def extract(svc: Memories, transcript: str | os.PathLike[str], *, session: str |
     """Read the transcript from the session's cursor on, keep durable statements, write them
     (one commit per scope) and move the cursor. Returns what was kept and skipped."""
     transcript = str(Path(transcript).resolve())
-    sid = session_of(transcript, session or svc.config.session)
+    sid = _named(svc, transcript, session_of(transcript, session or svc.config.session))
     svc = as_session(svc, sid)
     start = read_cursor(svc.home, sid, transcript)
     turns, end, fmt = read_turns(transcript, start, int(svc.config.get("capture", "max_bytes_per_run")))
@@ -239,7 +248,7 @@ def flush(svc: Memories, transcript: str | os.PathLike[str], *, summary: str | N
     """Extract what is left of the transcript, then store a session summary at
     sessions/<date>-<session>.md (one commit, Gitmem-Op: flush)."""
     transcript = str(Path(transcript).resolve())
-    sid = session_of(transcript, session or svc.config.session)
+    sid = _named(svc, transcript, session_of(transcript, session or svc.config.session))
     svc = as_session(svc, sid)
     extracted = extract(svc, transcript, session=sid, scope=scope, cwd=cwd)
     target = svc.scope_for_write(scope, cwd)

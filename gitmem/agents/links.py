@@ -102,8 +102,12 @@ def link(svc: "Memories", path: str | os.PathLike[str] | None = None) -> dict[st
     from gitmem.core.config import write_config_value
     from gitmem.core.model import check_scope
 
+    from gitmem.policy import gate
+
     repo = CodeRepo.discover(path)
     root = repo.root
+    # The path becomes a config entry (and its folder name the scope): no secret in it.
+    gate.check_name("linked path", str(root), svc.config.get("redact", "allow") or ())
     scope = check_scope(f"project/{project_key(repo)}")
     links = svc.config.section("links")
     previous = links.get(str(root))
@@ -148,7 +152,10 @@ def resolve_link(spec: str, cwd: str | os.PathLike[str] | None = None) -> dict[s
             raise NotFound(f"{rel} is not in commit {commit[:10]}",
                            hint="paths are relative to the current directory or the repo root")
         out["path"] = rel
-    return out
+    # The link goes into the memory's front matter: a repository path holding a secret is refused.
+    from gitmem.policy import gate
+
+    return {k: gate.check_name("code link", v) for k, v in out.items()}
 
 
 def _repo_path(repo: CodeRepo, path: str, cwd: str | os.PathLike[str] | None) -> str:

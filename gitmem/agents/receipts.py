@@ -19,6 +19,7 @@ from gitmem.core import model, paths
 from gitmem.core.errors import GitmemError
 from gitmem.core.fsutil import atomic_write, file_lock
 from gitmem.memories.service import Memories
+from gitmem.policy import gate
 
 NAME = "receipts.jsonl"
 ROTATE_BYTES = 4 * 1024 * 1024
@@ -47,11 +48,14 @@ def record(svc: Memories, kind: str, query: str | None, items: Iterable[dict[str
                 revs[key] = None
         return revs[key]
 
+    allow = svc.config.get("redact", "allow") or ()
+    gate.check_name("receipt kind", kind, allow)
     rows = []
     for it in items:
         mem_id, scope = it.get("id"), it.get("scope")
         if not mem_id or not scope:
             continue
+        gate.check_names("receipt item", (str(mem_id), str(scope)), allow)
         commit, path = it.get("commit"), it.get("path")
         rev = rev_of(commit, lambda: git.commit_obj(commit)) if commit else None
         if rev is None:

@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
+# An error may quote the value it refuses, a token say, and errors reach people, agents
+# and logs. policy.gate installs the secret scrubber here (core imports nothing above
+# it); every message and hint made after that passes through it.
+_scrubber: list[Callable[[str], str]] = []
+
+
+def set_scrubber(scrub: Callable[[str], str]) -> None:
+    """What every GitmemError's message and hint pass through from now on."""
+    _scrubber[:] = [scrub]
+
 
 class GitmemError(Exception):
     """Base class: a message for people, an optional hint and an exit code."""
@@ -10,6 +22,9 @@ class GitmemError(Exception):
     default_hint: str | None = None
 
     def __init__(self, message: str, hint: str | None = None):
+        if _scrubber:
+            message = _scrubber[0](message) if isinstance(message, str) else message
+            hint = _scrubber[0](hint) if isinstance(hint, str) else hint
         super().__init__(message)
         self.message = message
         self.hint = hint if hint is not None else self.default_hint

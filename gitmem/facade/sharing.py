@@ -16,7 +16,7 @@ class SharingMixin:
         from gitmem.policy import gate
 
         allow = self.config.get("redact", "allow") or ()
-        gate.check_name("remote", name, allow)
+        gate.check_name("remote name", name, allow)
         gate.check_remote_url(url, allow)
         self.git.transport().add(name, url)
         return {"remote": name, "url": url}

@@ -201,6 +201,10 @@ def read_text_arg(text: str | None) -> str:
 
 
 def _fail(message: str, hint: str | None, code: int) -> None:
+    # An error may quote the value it refused, a token say: never show one.
+    from gitmem.api import scrub
+
+    message, hint = scrub(message) or "", scrub(hint)
     click.echo(f"error: {message.splitlines()[0] if message else message}", err=True)
     if hint:
         click.echo(f"hint: {hint}", err=True)

@@ -50,6 +50,29 @@ def build_server(store: "Store", *, allow_redact: bool = False):
     def fail(e: GitmemError) -> ToolError:
         return ToolError(e.message + (f" (hint: {e.hint})" if e.hint else ""))
 
+    plain_call = server.call_tool
+
+    async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        # The SDK's message for arguments that fail its type check quotes them (a token an
+        # agent pasted, say): name the fields, never the values.
+        from pydantic import ValidationError
+
+        from gitmem.api import scrub
+
+        try:
+            return await plain_call(name, arguments, context)
+        except ToolError as e:
+            if isinstance(e.__cause__, ValidationError):
+                fields = sorted({".".join(str(p) for p in err["loc"]) for err in e.__cause__.errors()})
+                raise ToolError(f"invalid {', '.join(fields)} for {name} (hint: see the tool's input schema)") \
+                    from e.__cause__
+            if scrub(str(e)) == str(e):
+                raise
+            # Not a GitmemError (those are scrubbed as they are made): a bug's message, say.
+            raise type(e)(scrub(str(e))) from e.__cause__
+
+    server.call_tool = call_tool  # type: ignore[method-assign]
+
     lock = threading.Lock()  # one user of the Store at a time: tools and the index worker
     indexer = IndexWorker(lambda: store, lock, quiet=0.0)
     server.gitmem_indexer = indexer  # type: ignore[attr-defined]  # serve() stops it

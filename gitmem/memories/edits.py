@@ -11,7 +11,7 @@ from gitmem.core import model
 from gitmem.core.model import Memory
 from gitmem.memories import succession
 from gitmem.memories.service import Memories, WriteResult
-from gitmem.policy import injection
+from gitmem.policy import gate, injection
 
 
 def remember(svc: Memories, scope: str, item: dict[str, Any], op: str = "remember") -> WriteResult:
@@ -41,7 +41,7 @@ def update(svc: Memories, ref: str, text: str | None = None, *, scope: str | Non
         model.check_type(type, svc.types())
     if importance is not None:
         importance = model.check_importance(importance)
-    new_tags = red.value(model.check_tags(tags), "tags") if tags is not None else None
+    new_tags = gate.check_names("tag", model.check_tags(tags), red.allow) if tags is not None else None
 
     def change(old: Memory) -> Memory:
         new_text = old.text if text is None else text

@@ -66,6 +66,11 @@ class Memories(AsOfReads):
         self._parsed: dict[tuple[str, str], Memory] = {}
         # One-line warnings for the front end to show (a degraded index, say).
         self.warnings: list[str] = []
+        # The session and the agent become trailers, receipts, cursors, file and author
+        # names: one holding a secret is refused before anything is read or written.
+        allow = config.get("redact", "allow") or ()
+        gate.check_name("session id", config.session, allow)
+        gate.check_name("agent name", config.agent, allow)
         # Where write times come from (commit times, ids, created/updated): the wall
         # clock, or a fixed one for tests and benchmarks that build a dated history.
         self.clock: Callable[[], float] = time.time
@@ -86,7 +91,7 @@ class Memories(AsOfReads):
     def identity(self) -> tuple[str, str]:
         """(name, email) for commits: agent/config, else git's global identity, else the user."""
         allow = self.config.get("redact", "allow") or ()
-        name = gate.check_name("agent", self.config.agent, allow) or self.config.get("identity", "name")
+        name = gate.check_name("agent name", self.config.agent, allow) or self.config.get("identity", "name")
         email = self.config.get("identity", "email")
         if not name or not email:
             gname, gemail = global_identity()
@@ -94,7 +99,8 @@ class Memories(AsOfReads):
             email = email or gemail
         name = name or getpass.getuser() or "gitmem"
         email = email or f"{name.replace(' ', '.').lower()}@gitmem.local"
-        return name, email
+        # The author of every commit: [identity] or GITMEM_NAME/EMAIL pass the gate too.
+        return gate.check_name("author name", name, allow), gate.check_name("author email", email, allow)
 
     def author(self, when: int | None = None) -> Signature:
         name, email = self.identity()
@@ -102,7 +108,7 @@ class Memories(AsOfReads):
 
     def scope_for_write(self, scope: str | None = None, cwd: str | None = None) -> str:
         chosen = scoping.write_scope(self.config, scope, cwd)
-        return gate.check_name("scope", chosen, self.config.get("redact", "allow") or ())
+        return gate.check_name("scope name", chosen, self.config.get("redact", "allow") or ())
 
     def scopes_for_read(self, scopes: Iterable[str] | None = None, all_scopes: bool = False,
                         cwd: str | None = None) -> list[str]:
@@ -119,7 +125,7 @@ class Memories(AsOfReads):
 
     def trailers(self, op: str, ids: Iterable[str], scope: str, red: Redactor | None = None) -> list[tuple[str, str]]:
         red = red or self.redactor()
-        t = [("Gitmem-Op", op)]
+        t = [("Gitmem-Op", gate.check_name("op", op, red.allow))]
         t += [("Gitmem-Id", i) for i in ids]
         t.append(("Gitmem-Scope", scope))
         if self.config.session:
@@ -130,7 +136,9 @@ class Memories(AsOfReads):
 
     def message(self, subject: str, op: str, ids: Iterable[str], scope: str,
                 red: Redactor | None = None, extra: Iterable[tuple[str, str]] = ()) -> str:
-        return format_message(subject, None, self.trailers(op, ids, scope, red) + list(extra))
+        red = red or self.redactor()
+        # A subject can come from a caller (update, import): redacted like any text.
+        return format_message(red.text(subject, "subject"), None, self.trailers(op, ids, scope, red) + list(extra))
 
     def source(self, extra: dict[str, Any] | None = None) -> dict[str, Any]:
         src: dict[str, Any] = {}
@@ -259,7 +267,7 @@ class Memories(AsOfReads):
         out["type"] = model.check_type(item.get("type") or "note", self.types())
         out["importance"] = model.check_importance(
             model.DEFAULT_IMPORTANCE if item.get("importance") is None else item["importance"])
-        out["tags"] = red.value(model.check_tags(item.get("tags")), "tags")
+        out["tags"] = gate.check_names("tag", model.check_tags(item.get("tags")), red.allow)
         key = item.get("key")
         if key is not None:
             if isinstance(key, (list, dict, bool)):
@@ -267,13 +275,14 @@ class Memories(AsOfReads):
             key = model.check_unicode(str(key), "key")
             if not key.strip() or "\x00" in key or len(key) > 512:
                 raise UsageError(f"bad key {key[:40]!r}", hint="keys are 1-512 characters, no NUL")
-            key = red.text(key, "key")
+            key = gate.check_name("key", key, red.allow)
         out["key"] = key
         out["created"] = model.normalise_when(item["created"]) if item.get("created") else None
         out["metadata"] = red.value(model.check_unicode(dict(item.get("metadata") or {}), "metadata"), "metadata")
         out["source"] = red.value(self.source(item.get("source")), "source")
-        out["links"] = tuple(item.get("links") or ())
-        out["supersedes"] = tuple(item.get("supersedes") or ())
+        out["links"] = tuple(red.value(item.get("links") or (), "links"))
+        out["supersedes"] = tuple(gate.check_names("superseded id", [str(i) for i in item.get("supersedes") or ()],
+                                                   red.allow))
         # An importer may carry a summary of its own (e.g. a topic file's description).
         out["summary"] = red.text(" ".join(str(item["summary"]).split()), "summary") if item.get("summary") else None
         return injection.quarantine_item(out)

@@ -40,8 +40,11 @@ def render_prompt(hits: Sequence[Any], budget: int | None = DEFAULT_BUDGET, quer
 
     Whole hits are kept in rank order; the first one that does not fit is shortened
     by lines if at least a few lines fit, and the rest are dropped."""
+    from gitmem.policy import gate
+
     tpl = load_template(template)
     budget = DEFAULT_BUDGET if budget is None else int(budget)
+    query = gate.scrub(query) or ""  # the frame quotes the query, which goes into a prompt (issue 20)
     frame = count_tokens(tpl.render(hits=[], query=query, truncated=0))
     left = budget - frame
     kept: list[dict[str, Any]] = []

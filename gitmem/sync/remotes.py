@@ -84,7 +84,7 @@ def set_private(svc: Memories, scope: str, private: bool) -> list[str]:
     """Mark a scope private (never pushed or merged) or public again; returns the list."""
     from gitmem.core.config import write_config_value
 
-    scope = gate.check_name("scope", model.check_scope(scope), svc.config.get("redact", "allow") or ())
+    scope = gate.check_name("scope name", model.check_scope(scope), svc.config.get("redact", "allow") or ())
     current = [s for s in (svc.config.get("sync", "private") or ())]
     if private and scope not in current:
         current.append(scope)

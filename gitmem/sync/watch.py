@@ -31,6 +31,7 @@ from gitmem.core.fsutil import atomic_write, file_lock
 from gitmem.core.model import check_scope
 from gitmem.core.trailers import Commit
 from gitmem.memories.service import Memories
+from gitmem.policy import gate
 from gitmem.store import SCOPE_PREFIX
 from gitmem.store.transport import tracking_prefix
 from gitmem.sync.remotes import sync_lock_path
@@ -325,6 +326,7 @@ class Watcher:
 
 # ---- named cursors --------------------------------------------------------------------
 def cursor_path(svc: Memories, name: str) -> Path:
+    gate.check_name("cursor name", name, svc.config.get("redact", "allow") or ())
     if not _CURSOR_RE.match(name or "") or name.endswith(".lock"):
         raise UsageError(f"bad cursor name {name!r}",
                          hint="letters, digits, '.', '_' and '-', e.g. --cursor session-42")
