@@ -1,0 +1,96 @@
+"""Grouping near duplicates: which texts of a scope state one fact.
+
+Pairs come from the embeddings (cosine); a pair joins two groups when it is similar
+enough and nothing tells any two of their members apart (gitmem.lifecycle.samefact:
+values, names, entities; or two different stable keys). Similar enough: the scope's
+near threshold, or `anchored_margin` less when the two texts share a date, number or
+name. Single linkage on similarity, complete linkage on conflicts: a group never holds
+two texts that differ in a value or an entity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gitmem.lifecycle import samefact
+
+
+class Groups:
+    """Union-find over item indexes, members kept per root."""
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+        self.members = {i: [i] for i in range(n)}
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, a: int, b: int) -> None:
+        a, b = self.find(a), self.find(b)
+        if a != b:
+            self.parent[b] = a
+            self.members[a].extend(self.members.pop(b))
+
+
+@dataclass
+class Near:
+    """The outcome: groups, and pairs held apart (with why) at or above the threshold."""
+
+    groups: Groups
+    held_apart: list[dict[str, Any]] = field(default_factory=list)
+    sims: list[tuple[float, int, int]] = field(default_factory=list)
+
+
+def candidate_pairs(vecs: Any, floor: float, step: int = 1024) -> list[tuple[float, int, int]]:
+    """(cosine, i, j), i < j, for every pair of unit vectors at or above `floor`, most
+    similar first; blocks of rows keep memory at O(step * n)."""
+    import numpy as np
+
+    cand = []
+    n = len(vecs)
+    for lo in range(0, n, step):
+        block = vecs[lo:lo + step] @ vecs.T
+        rows, cols = np.nonzero(block >= floor)
+        for r, c in zip(rows.tolist(), cols.tolist()):
+            a = lo + r
+            if c > a:
+                cand.append((float(block[r, c]), a, c))
+    cand.sort(reverse=True)
+    return cand
+
+
+def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[tuple[float, int, int]],
+          threshold: float, margin: float) -> Near:
+    """Group items `texts` (with their stable keys and ids) from the pairs `sims`."""
+    groups = Groups(len(texts))
+    out = Near(groups=groups, sims=sims)
+    verdict: dict[tuple[int, int], str | None] = {}
+
+    def apart(a: int, b: int) -> str | None:
+        k = (a, b) if a < b else (b, a)
+        if k not in verdict:
+            if keys[a] and keys[b] and keys[a] != keys[b]:
+                verdict[k] = "different keys"
+            else:
+                verdict[k] = samefact.conflict(texts[a], texts[b])
+        return verdict[k]
+
+    for s, a, b in sims:
+        if s < threshold - margin:
+            continue
+        why = apart(a, b)
+        if why is not None:
+            if s >= threshold:
+                out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": why})
+            continue
+        if s < threshold and not samefact.anchors(texts[a], texts[b]):
+            continue
+        ra, rb = groups.find(a), groups.find(b)
+        if ra == rb:
+            continue
+        if all(apart(x, y) is None for x in groups.members[ra] for y in groups.members[rb]):
+            groups.union(ra, rb)
+    return out
