@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitmem.lifecycle import samefact
+from gitmem.lifecycle import samefact, updates
 
 
 class Groups:
@@ -74,6 +74,8 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
         if k not in verdict:
             if keys[a] and keys[b] and keys[a] != keys[b]:
                 verdict[k] = "different keys"
+            elif (updates.cue(texts[a]) is None) != (updates.cue(texts[b]) is None):
+                verdict[k] = "possible update"  # one says something changed: not a copy
             else:
                 verdict[k] = samefact.conflict(texts[a], texts[b])
         return verdict[k]

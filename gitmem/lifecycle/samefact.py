@@ -237,6 +237,20 @@ def conflict(a: str, b: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=65536)
+def terms(text: str) -> frozenset[str]:
+    """What a text is about, to tell whether two texts share a subject: its content
+    words (three letters or more), names, values, and pairs of adjacent Chinese
+    content characters (one character alone says little)."""
+    f = read(text)
+    out = {t for t in f.tokens if not _CJK.match(t) and len(t) >= 3} | set(f.names)
+    out |= {v for vs in f.values.values() for v in vs}
+    for run in re.findall(r"[\u3400-\u9fff]+", text):
+        chars = [c for c in run]
+        out |= {x + y for x, y in zip(chars, chars[1:]) if x not in ZH_STOP and y not in ZH_STOP}
+    return frozenset(out)
+
+
 def anchors(a: str, b: str) -> bool:
     """Whether the texts share a value or a name (and so, with no conflict, likely
     state one fact)."""

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from gitmem.lifecycle import samefact
+
 EN_CUES = ("moved", "move to", "switched", "new", "now", "no longer", "instead", "sold", "changed",
            "replaced", "took over", "stopped", "anymore", "renamed", "upgraded", "raised")
 ZH_CUES = ("搬到", "换成", "换了", "换工作", "现在", "不再", "改成", "改用", "改喝", "改名", "卖掉", "接替",
@@ -41,7 +43,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
                  threshold: float) -> list[dict]:
     """Pairs (old, new) among `items` where `new` probably replaces `old`: cosine
     (from `sims`, (cos, i, j) with i < j) at least `threshold`, `new` dated later, a
-    change cue in `new` and none in `old`, no two different keys. Each old memory gets
+    change cue in `new` and none in `old`, a shared term (samefact.terms), no two
+    different keys. Each old memory gets
     its most similar successor; the list is ordered by cosine, highest first."""
     best: dict[int, tuple[float, int, str]] = {}
     for s, i, j in sims:
@@ -55,6 +58,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
             continue
         c = cue(items[new].text)
         if c is None or cue(items[old].text) is not None:
+            continue
+        if not samefact.terms(a.text) & samefact.terms(b.text):  # no shared subject
             continue
         if old not in best or s > best[old][0]:
             best[old] = (s, new, c)
