@@ -84,7 +84,7 @@ class Plan:
                 "gates": self.gates}
 
 
-def _newest_key(m: Memory) -> tuple[float, float, str]:
+def newest_key(m: Memory) -> tuple[float, float, str]:
     """Newest text: last updated, then (an import's ties) latest created, then id."""
     return (weighing.timestamp(m.updated), weighing.timestamp(m.created), m.id)
 
@@ -119,7 +119,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
     groups = grouping.Groups(len(units))
     cosf: Any = None
     pairs: list[tuple[float, int, int]] = []
-    reps = [max(u, key=lambda k: _newest_key(mems[k])) for u in units]
+    reps = [max(u, key=lambda k: newest_key(mems[k])) for u in units]
     if embedder == "load":
         embedder = get_embedder(cfg)[0] if len(units) > 1 else None
     if embedder is not None and len(units) > 1:
@@ -162,9 +162,9 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
             plan.possible_updates.append({"a": keyed[0].id, "b": keyed[1].id, "cosine": 1.0,
                                           "why": "different keys"})
             continue
-        group.sort(key=_newest_key, reverse=True)
+        group.sort(key=newest_key, reverse=True)
         top, rest = group[0], group[1:]
-        merged = _merge(top, rest, keys)
+        merged = merge_memories(top, rest, keys)
         survivors[top.id] = merged
         group_top[root] = merged
         group_updated[top.id] = max(max(weighing.timestamp(m.updated), weighing.timestamp(m.created)) for m in group)
@@ -284,7 +284,9 @@ def _vectors(svc: Memories, scope: str, embedder: Any, mems: list[Memory], plan:
     return out
 
 
-def _merge(top: Memory, rest: list[Memory], keys: set[str]) -> Memory:
+def merge_memories(top: Memory, rest: list[Memory], keys: set[str]) -> Memory:
+    """`top` with the others merged in: their tags, links and ids (`supersedes`), the
+    highest importance, the earliest `created`."""
     tags = list(top.tags)
     for m in rest:
         tags += [t for t in m.tags if t not in tags]

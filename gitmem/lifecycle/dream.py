@@ -23,7 +23,7 @@ import time
 from typing import Any, Iterator
 
 from gitmem.core import model, paths
-from gitmem.core.errors import ConflictError, NotFound
+from gitmem.core.errors import ConflictError, NotFound, UsageError
 from gitmem.core.fsutil import pid_lock
 from gitmem.core.trailers import Commit, format_message
 from gitmem.index.embed import get_embedder
@@ -35,7 +35,8 @@ from gitmem.store import Change, GitStore, Keep, Rev
 
 ARCHIVE_REF_PREFIX = "refs/gitmem/archive/"
 
-__all__ = ["ARCHIVE_REF_PREFIX", "access_counts", "dream", "gates", "last_dream", "undream"]
+__all__ = ["ARCHIVE_REF_PREFIX", "access_counts", "dream", "dream_apply", "dream_plan", "gates", "last_dream",
+           "undream"]
 
 
 # ---- history: last dream, sessions, access counts ----------------------------------------
@@ -161,6 +162,31 @@ def _dream_scope(svc: Memories, scope: str, force: bool, now: float) -> dict[str
         note = {"access": {i: [n, t] for i, (n, t) in sorted(counts.items())}, "flushed": int(now)}
         svc.git.set_note(commit, json.dumps(note, sort_keys=True), svc.author())
     return result
+
+
+def dream_plan(svc: Memories, scope: str | None = None, now: float | None = None) -> dict[str, Any]:
+    """The candidate groups an agent decides about (gitmem.lifecycle.agentplan)."""
+    from gitmem.lifecycle.agentplan import agent_plan
+
+    now = time.time() if now is None else float(now)
+    return agent_plan(svc, scope, now, lambda s: access_counts(svc, s))
+
+
+def dream_apply(svc: Memories, raw: Any, scope: str | None = None, now: float | None = None) -> dict[str, Any]:
+    """An agent's decisions (gitmem.lifecycle.decisions), checked whole, as ONE dream
+    commit; refused whole (UsageError) with nothing written."""
+    from gitmem.lifecycle import decisions
+
+    now = time.time() if now is None else float(now)
+    doc = decisions.parse(raw)
+    if scope and doc["scope"] and scope != doc["scope"]:
+        raise UsageError(f"the decision list is for scope {doc['scope']}, not {scope}",
+                         hint="leave out --scope or make them agree")
+    target = model.check_scope(scope or doc["scope"] or svc.scope_for_write(None))
+    ref = f"{ARCHIVE_REF_PREFIX}{target}/{decisions.stamp(now)}"
+    with pid_lock(paths.lock(svc.home, "dream"), float(setting(svc.config, "lock_stale_seconds")),
+                  what="dream"):
+        return decisions.commit(svc, target, doc["decisions"], ref)
 
 
 def undream(svc: Memories, scope: str | None = None) -> dict[str, Any]:
