@@ -316,6 +316,7 @@ def test_numbers_come_from_config(dream_store, gm_home):
 
     store, ids = dream_store
     write_config_value(gm_home, "dream", "near_threshold", {"fake-64": 0.99})
+    write_config_value(gm_home, "dream", "anchored_margin", 0.0)
     write_config_value(gm_home, "dream", "archive_below", -100.0)
     s = gitmem.open(gm_home)
     out = s.dream(dry_run=True, now=time.time() + 40 * DAY)["scopes"]["main"]

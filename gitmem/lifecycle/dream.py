@@ -128,7 +128,7 @@ def _dream_scope(svc: Memories, scope: str, force: bool, now: float) -> dict[str
         why = (f"{g['hours_since']:.1f} h and {g['sessions_since']} session(s) since the last dream; "
                f"needs {g['min_hours']:g} h and {g['min_sessions']} (or --force)")
         return {"scope": scope, "skipped": why, "gates": g, "commit": None, "merges": [], "archive": [],
-                "possible_updates": []}
+                "possible_updates": [], "supersessions": []}
     counts: Counts = access_counts(svc, scope)
     embedder, _ = get_embedder(svc.config)
     first = make_plan(svc, scope, svc.git.tip(scope), now, counts, embedder)
@@ -146,12 +146,15 @@ def _dream_scope(svc: Memories, scope: str, force: bool, now: float) -> dict[str
         trailers = svc.trailers("dream", plan.ids, scope, red)
         for e in plan.merges:
             trailers += [("Gitmem-Merged", f"{m} into {e['survivor']}") for m in e["merged"]]
-        trailers += [("Gitmem-Archived", a["id"]) for a in plan.archive]
+        trailers += [("Gitmem-Superseded", f"{p['old']} by {p['by']}") for p in plan.supersessions]
+        trailers += [("Gitmem-Archived", a["id"]) for a in plan.archive if not a.get("superseded_by")]
         # Pin the pre-dream tip now, under the write lock, so no forget can prune it
         # between our commit and the pin (a retry re-pins the newer tip).
         svc.git.set_ref(ref, tip.id)
         n_merged = sum(len(e["merged"]) for e in plan.merges)
-        subject = f"dream: merged {n_merged}, archived {len(plan.archive)}, MEMORY.md {plan.memory_md_lines} lines"
+        n_sup = len(plan.supersessions)
+        subject = (f"dream: merged {n_merged}, " + (f"superseded {n_sup}, " if n_sup else "")
+                   + f"archived {len(plan.archive) - n_sup}, MEMORY.md {plan.memory_md_lines} lines")
         return plan.changes, format_message(subject, None, trailers)
 
     commit = svc.git.commit(scope, build, svc.author())
