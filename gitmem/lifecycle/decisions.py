@@ -101,6 +101,20 @@ def _ids(d: dict[str, Any]) -> list[str]:
     return list(next(d[a] for a in ACTIONS if a in d))
 
 
+def _soft_forgotten(svc: Memories, tip: Rev | None, limit: int = 20000) -> set[str]:
+    """Ids the scope's own forget commits removed (history kept), newest first."""
+    out: set[str] = set()
+    rev = tip
+    for _ in range(limit):
+        if rev is None:
+            break
+        c = svc.git.info(rev)
+        if c.op == "forget":
+            out.update(c.ids)
+        rev = svc.git.first_parent(rev)
+    return out
+
+
 def check(svc: Memories, scope: str, tip: Rev | None, decisions: list[dict[str, Any]]) -> dict[str, Memory]:
     """The live memories the decisions name, by id (UsageError on the first bad id)."""
     changing: dict[str, int] = {}
@@ -137,7 +151,7 @@ def check(svc: Memories, scope: str, tip: Rev | None, decisions: list[dict[str, 
                 raise UsageError(f"memory {i} is in scope {other}, not {scope}",
                                  hint=f"one decision list per scope: give \"scope\": \"{other}\" in another list")
         if forgotten is None:
-            forgotten = ledger.forgotten_ids(svc.git)
+            forgotten = ledger.forgotten_ids(svc.git) | _soft_forgotten(svc, tip)
         if i in forgotten:
             raise UsageError(f"memory {i} was forgotten", hint="`gitmem dream --plan` lists the live candidates")
         raise UsageError(f"no memory {i!r:.40} in scope {scope}", hint="use the ids `gitmem dream --plan --json` shows")
