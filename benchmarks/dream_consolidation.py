@@ -140,7 +140,7 @@ def scale(n: int, model_path: str | None) -> str:
     return (f"{n} memories, model `{plan['near_model']}`: plan cold {t_plan:.1f} s (embedded "
             f"{plan['vectors_from'].get('embedded')}), plan warm {t_warm:.1f} s (from index "
             f"{warm['vectors_from'].get('index')}), dream --force {t_dream:.1f} s (merged {merged}, "
-            f"superseded {len(done['supersessions'])}, archived {len(done['archive'])}), undream {t_undream:.1f} s")
+            f"superseded {len(done.get('supersessions', []))}, archived {len(done['archive'])}), undream {t_undream:.1f} s")
 
 
 def main(argv=None) -> int:

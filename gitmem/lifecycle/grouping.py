@@ -44,20 +44,32 @@ class Near:
     sims: list[tuple[float, int, int]] = field(default_factory=list)
 
 
-def candidate_pairs(vecs: Any, floor: float, step: int = 1024) -> list[tuple[float, int, int]]:
-    """(cosine, i, j), i < j, for every pair of unit vectors at or above `floor`, most
-    similar first; blocks of rows keep memory at O(step * n)."""
+NEIGHBOURS = 16  # per memory, the most similar others considered (near duplicates are few)
+
+
+def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
+                    neighbours: int = NEIGHBOURS) -> list[tuple[float, int, int]]:
+    """(cosine, i, j), i < j, most similar first: each vector's `neighbours` most similar
+    others at or above `floor`. Blocks of rows keep memory at O(step * n), and the cap
+    keeps the pairs at O(n) on a store of look-alike notes."""
     import numpy as np
 
-    cand = []
+    found: dict[tuple[int, int], float] = {}
     n = len(vecs)
+    k = min(neighbours + 1, n)  # + itself
     for lo in range(0, n, step):
         block = vecs[lo:lo + step] @ vecs.T
-        rows, cols = np.nonzero(block >= floor)
+        if k < n:
+            top = np.argpartition(-block, k - 1, axis=1)[:, :k]
+        else:
+            top = np.broadcast_to(np.arange(n), block.shape)
+        vals = np.take_along_axis(block, top, axis=1)
+        rows, cols = np.nonzero(vals >= floor)
         for r, c in zip(rows.tolist(), cols.tolist()):
-            a = lo + r
-            if c > a:
-                cand.append((float(block[r, c]), a, c))
+            a, b = lo + r, int(top[r, c])
+            if a != b:
+                found[(a, b) if a < b else (b, a)] = float(vals[r, c])
+    cand = [(s, a, b) for (a, b), s in found.items()]
     cand.sort(reverse=True)
     return cand
 
