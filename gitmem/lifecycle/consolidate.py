@@ -117,7 +117,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         by_text.setdefault(_norm(m.text), []).append(i)
     units = list(by_text.values())
     groups = grouping.Groups(len(units))
-    cosf: Any = None
+    vecs: Any = None
     pairs: list[tuple[float, int, int]] = []
     reps = [max(u, key=lambda k: newest_key(mems[k])) for u in units]
     if embedder == "load":
@@ -133,15 +133,6 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         vecs = vecs / np.where(norms == 0, 1, norms)
         pairs = grouping.candidate_pairs(vecs, min(th - margin, update_th))
-        pair_sim = {(a, b): s for s, a, b in pairs}
-
-        def cos(a: int, b: int) -> float:
-            key = (a, b) if a < b else (b, a)
-            if key not in pair_sim:
-                pair_sim[key] = float(vecs[key[0]] @ vecs[key[1]])
-            return pair_sim[key]
-
-        cosf = cos
         near = grouping.group([mems[r].text for r in reps], [mems[r].key for r in reps],
                               [mems[r].id for r in reps], pairs, th, margin)
         groups = near.groups
@@ -176,7 +167,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         entry: dict[str, Any] = {"survivor": top.id, "merged": [m.id for m in rest], "kind": kind}
         if kind == "near":
             us = sorted(set(members))
-            entry["cosine"] = round(min(cosf(a, b) for a in us for b in us if a < b), 4)
+            entry["cosine"] = round(float((vecs[us] @ vecs[us].T).min()), 4)
         plan.merges.append(entry)
 
     # Updates: a later memory with a change cue supersedes an earlier similar one.
@@ -193,8 +184,9 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
                 continue
             superseded[p["old"]] = p["by"]
             plan.supersessions.append(p)
+    by_id = {m.id: m for m in mems} if superseded else {}
     for old, new in superseded.items():
-        base = survivors.get(new) or next(m for m in mems if m.id == new)
+        base = survivors.get(new) or by_id[new]
         if old not in base.supersedes:
             survivors[new] = base.with_(supersedes=(*base.supersedes, old), updated=model.now_iso())
 

@@ -56,19 +56,21 @@ def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
 
     found: dict[tuple[int, int], float] = {}
     n = len(vecs)
-    k = min(neighbours + 1, n)  # + itself
     for lo in range(0, n, step):
         block = vecs[lo:lo + step] @ vecs.T
-        if k < n:
-            top = np.argpartition(-block, k - 1, axis=1)[:, :k]
-        else:
-            top = np.broadcast_to(np.arange(n), block.shape)
-        vals = np.take_along_axis(block, top, axis=1)
-        rows, cols = np.nonzero(vals >= floor)
-        for r, c in zip(rows.tolist(), cols.tolist()):
-            a, b = lo + r, int(top[r, c])
-            if a != b:
-                found[(a, b) if a < b else (b, a)] = float(vals[r, c])
+        hit = block >= floor
+        per_row = hit.sum(axis=1)
+        busy = np.nonzero(per_row > neighbours + 1)[0]  # + itself
+        if len(busy):  # only rows with too many neighbours pay for a partial sort
+            top = np.argpartition(-block[busy], neighbours, axis=1)[:, :neighbours + 1]
+            hit[busy] = False
+            hit[busy[:, None], top] = block[busy[:, None], top] >= floor
+        rows, cols = np.nonzero(hit)
+        sims = block[rows, cols]
+        for r, c, v in zip(rows.tolist(), cols.tolist(), sims.tolist()):
+            a = lo + r
+            if a != c:
+                found[(a, c) if a < c else (c, a)] = v
     cand = [(s, a, b) for (a, b), s in found.items()]
     cand.sort(reverse=True)
     return cand

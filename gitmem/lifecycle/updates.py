@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from gitmem.lifecycle import samefact
@@ -23,6 +24,7 @@ _EN = re.compile(r"\b(" + "|".join(re.escape(c) for c in EN_CUES) + r")\b", re.I
 _ZH = re.compile("|".join(ZH_CUES))
 
 
+@lru_cache(maxsize=65536)
 def cue(text: str) -> str | None:
     """The first change cue in `text` ("moved", "现在"), or None."""
     m = _EN.search(text) or _ZH.search(text)
