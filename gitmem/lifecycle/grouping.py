@@ -54,8 +54,8 @@ def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
     keeps the pairs at O(n) on a store of look-alike notes."""
     import numpy as np
 
-    found: dict[tuple[int, int], float] = {}
     n = len(vecs)
+    los, his, vals = [], [], []
     for lo in range(0, n, step):
         block = vecs[lo:lo + step] @ vecs.T
         hit = block >= floor
@@ -66,13 +66,19 @@ def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
             hit[busy] = False
             hit[busy[:, None], top] = block[busy[:, None], top] >= floor
         rows, cols = np.nonzero(hit)
-        sims = block[rows, cols]
-        for r, c, v in zip(rows.tolist(), cols.tolist(), sims.tolist()):
-            a = lo + r
-            if a != c:
-                found[(a, c) if a < c else (c, a)] = v
-    cand = [(s, a, b) for (a, b), s in found.items()]
-    cand.sort(reverse=True)
+        a = rows + lo
+        keep = a != cols
+        a, c = a[keep], cols[keep]
+        los.append(np.minimum(a, c))
+        his.append(np.maximum(a, c))
+        vals.append(block[rows[keep], cols[keep]])
+    if not los:
+        return []
+    lo_all, hi_all, v_all = np.concatenate(los), np.concatenate(his), np.concatenate(vals)
+    # A pair found from both of its rows counts once.
+    _, first = np.unique(lo_all.astype(np.int64) * n + hi_all, return_index=True)
+    order = first[np.lexsort((-hi_all[first], -lo_all[first], -v_all[first]))]
+    cand = list(zip(v_all[order].astype(float).tolist(), lo_all[order].tolist(), hi_all[order].tolist()))
     return cand
 
 
