@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gitmem.core.errors import UsageError
-from gitmem.frontends.cli import emit, emit_json, json_option, pass_store
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store, read_text_arg
 
 
 @click.command()
@@ -146,7 +146,7 @@ def dream(store, scope, dry_run, force, agent_plan, apply_file, as_json):
         click.echo(_plan_text(plan))
         return
     if apply_file:
-        raw = click.get_text_stream("stdin").read() if apply_file == "-" else _read_file(apply_file)
+        raw = read_text_arg("-") if apply_file == "-" else _read_file(apply_file)
         result = store.dream_apply(raw, scope=scope)
         emit(result, as_json, f"{result['scope']}: " + (
             f"dreamt by decision ({result['commit'][:10]}): merged "
