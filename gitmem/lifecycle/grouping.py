@@ -103,12 +103,12 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
     for s, a, b in sims:
         if s < threshold - margin:
             continue
+        if s < threshold and not samefact.anchors(texts[a], texts[b]):
+            continue
         why = apart(a, b)
         if why is not None:
             if s >= threshold:
                 out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": why})
-            continue
-        if s < threshold and not samefact.anchors(texts[a], texts[b]):
             continue
         ra, rb = groups.find(a), groups.find(b)
         if ra == rb:
