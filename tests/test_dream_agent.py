@@ -10,7 +10,15 @@ import subprocess
 import pytest
 
 from conftest import run_cli
-from test_mcp import _payload, run_session
+from test_mcp import run_session
+
+
+def _payload(result) -> dict:
+    """A tool result's structured content (or its text parsed as JSON)."""
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        return result.structured_content
+    return json.loads(result.content[0].text)
 
 
 def refs(gm_home) -> str:
