@@ -138,3 +138,22 @@ def test_a_later_memory_with_a_change_cue_supersedes_the_earlier(store):
     assert {a["id"]: a.get("superseded_by") for a in out["archive"]} == {old: new}
     msg = store.show(out["commit"])["message"]
     assert f"Gitmem-Superseded: {old} by {new}" in msg
+
+
+@pytest.mark.model
+def test_real_model_keeps_every_look_alike_of_the_set(real_model, store):
+    """The hard line on tests/data/consolidation.json with the real model: every look-alike
+    pair stays two live memories, among the paraphrase clusters that do merge."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "data" / "consolidation.json").read_text(encoding="utf-8"))
+    items = [{"text": t, "created": c} for g in data["clusters"] + data["lookalikes"]
+             for t, c in zip(g["texts"], g["created"])]
+    ids = iter(store.import_items(items).created)
+    groups = {g["id"]: [next(ids) for _ in g["texts"]] for g in data["clusters"] + data["lookalikes"]}
+    out = store.dream(force=True)["scopes"]["main"]
+    assert out["merges"]
+    live = {m.id for m in store.list()}
+    for g in data["lookalikes"]:
+        assert set(groups[g["id"]]) <= live, g["id"]
