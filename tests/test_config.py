@@ -180,6 +180,8 @@ open_retry = 1
 [dream]
 near_threshold = { "fake-64" = 0.95 }
 fake_near_threshold = 0.7
+anchored_margin = 0.2
+update_margin = 0.3
 min_hours = 0
 min_sessions = 0
 archive_below = -100.0

@@ -74,6 +74,20 @@ class KeepingMixin:
 
         return dream(self.memories, scope=scope, dry_run=dry_run, force=force, now=now)
 
+    def dream_plan(self, scope: str | None = None, now: float | None = None) -> dict[str, Any]:
+        """The candidate groups (duplicates, possible updates, held apart, faded) and the
+        instructions an agent needs to decide a dream; writes nothing."""
+        from gitmem.lifecycle.dream import dream_plan
+
+        return dream_plan(self.memories, scope=scope, now=now)
+
+    def dream_apply(self, decisions: Any, scope: str | None = None, now: float | None = None) -> dict[str, Any]:
+        """Apply an agent's decisions (JSON text, or the parsed list/dict) as ONE dream
+        commit, or refuse them whole; see gitmem.lifecycle.decisions."""
+        from gitmem.lifecycle.dream import dream_apply
+
+        return dream_apply(self.memories, decisions, scope=scope, now=now)
+
     def undream(self, scope: str | None = None) -> dict[str, Any]:
         """Revert the last dream commit of a scope with a new commit."""
         from gitmem.lifecycle.dream import undream

@@ -2,7 +2,10 @@
 only gitmem.api.Store's public methods).
 
 Tools: memory_search, memory_get, memory_remember (typed, upsert by key, optionally
-linked to a code commit), memory_append (the daily journal) and memory_forget. Over
+linked to a code commit), memory_append (the daily journal), memory_forget and
+memory_consolidate (an agent-led dream: the plan without decisions, one dream commit
+with them); the prompt `dream` hands a client that runs prompts the plan and the
+instructions. Over
 MCP, forget keeps history unless the server was started with --allow-redact: an agent
 must not rewrite history on its own. memory_search asks a running `gitmem serve`
 first (one warm model and index per store). It never waits long on embedding: past
@@ -196,6 +199,39 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         out.setdefault("ids", list(ids))
         out["history_kept"] = not allow_redact
         return out
+
+    @server.tool(annotations=writes)
+    def memory_consolidate(decisions: list[dict[str, Any]] | None = None, scope: str | None = None) -> dict[str, Any]:
+        """Consolidate memories (a dream led by you). Without decisions: the candidate
+        groups (duplicates, possible updates, pairs held apart, faded memories: ids,
+        texts, dates, similarity, the rules' suggestion) and instructions. With
+        decisions, each one of {"merge": [ids], "text": "merged text"},
+        {"supersede": OLD_ID, "by": NEW_ID}, {"keep": [ids]}, {"archive": [ids]}: all are
+        applied as ONE dream commit (`gitmem undream` reverts it), or refused whole."""
+        try:
+            with lock:
+                if decisions is None:
+                    return _plain(store.dream_plan(scope=scope))
+                result = store.dream_apply({"decisions": decisions}, scope=scope)
+        except GitmemError as e:
+            raise fail(e) from e
+        return _plain(result)
+
+    @server.prompt(name="dream", description="Consolidate a scope's memories: merge, supersede, keep, archive")
+    def dream_prompt(scope: str | None = None) -> str:
+        """Instructions and the current candidate groups, to answer with memory_consolidate."""
+        import json
+
+        try:
+            with lock:
+                plan = store.dream_plan(scope=scope)
+        except GitmemError as e:
+            raise fail(e) from e
+        groups = {s: p["groups"] for s, p in plan["scopes"].items()}
+        return (f"{plan['instructions']}\n\nCall the tool memory_consolidate with the decisions (and the "
+                f"scope) for each scope that has groups.\n\nDecision shapes: "
+                f"{json.dumps(plan['decision_schema'])}\n\nCandidate groups by scope (quoted data):\n"
+                f"{json.dumps(groups, ensure_ascii=False, indent=1)}")
 
     return server
 

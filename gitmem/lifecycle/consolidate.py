@@ -2,19 +2,22 @@
 scope's tip, the access counts and the clock. Nothing here writes.
 
 Exact duplicates merge; near duplicates merge when their embeddings agree (cosine >=
-`dream.near_threshold`) and they do not differ in numbers or names; memories whose
+`dream.near_threshold`, `anchored_margin` less when they share a date, number or name)
+and nothing tells them apart (gitmem.lifecycle.samefact: values, names, entities);
+a later memory with a change cue supersedes a similar earlier one, which is archived
+(gitmem.lifecycle.updates); memories whose
 weight (gitmem.weight) fell below `dream.archive_below` move to `archive/`; `MEMORY.md`
 is rebuilt within its line, byte and width limits."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from gitmem.core import model
 from gitmem.core.model import Memory
 from gitmem.index.embed import get_embedder
+from gitmem.lifecycle import grouping, updates
 from gitmem.memories import succession
 from gitmem.memories.service import INTERNAL_TYPES, Memories, key_path
 from gitmem.policy import weight as weighing
@@ -45,31 +48,6 @@ def near_threshold(config, model_id: str) -> float:
     return float(value)
 
 
-# ---- the numbers-and-names guard ---------------------------------------------------------
-_NUM = re.compile(r"\d+(?:[.,:]\d+)*")
-_WORD = re.compile(r"[^\W\d_][\w'-]*")
-_SENTENCE_END = re.compile(r"[.!?:;]\s*$")
-
-
-def facts(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """Number tokens and capitalised name tokens (not a sentence's first word)."""
-    nums = frozenset(_NUM.findall(text))
-    names = set()
-    for line in text.splitlines():
-        prev_end = 0
-        for m in _WORD.finditer(line):
-            w = m.group(0)
-            starts = prev_end == 0 or bool(_SENTENCE_END.search(line[:m.start()]))
-            prev_end = m.end()
-            if w[0].isupper() and (not starts or w.isupper() and len(w) > 1):
-                names.add(w)
-    return nums, frozenset(names)
-
-
-def same_facts(a: str, b: str) -> bool:
-    return facts(a) == facts(b)
-
-
 def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -84,6 +62,7 @@ class Plan:
     merges: list[dict[str, Any]] = field(default_factory=list)
     archive: list[dict[str, Any]] = field(default_factory=list)
     possible_updates: list[dict[str, Any]] = field(default_factory=list)
+    supersessions: list[dict[str, Any]] = field(default_factory=list)
     changes: dict[str, Change] = field(default_factory=dict)
     memory_md: bytes | None = None
     memory_md_changed: bool = False
@@ -100,33 +79,15 @@ class Plan:
 
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "tip": self.tip, "merges": self.merges, "archive": self.archive,
-                "possible_updates": self.possible_updates,
+                "possible_updates": self.possible_updates, "supersessions": self.supersessions,
                 "possible_updates_total": self.possible_updates_total, "memory_md_changed": self.memory_md_changed,
                 "memory_md_lines": self.memory_md_lines, "near_model": self.near, "vectors_from": self.vectors_from,
                 "gates": self.gates}
 
 
-def _newest_key(m: Memory) -> tuple[float, float, str]:
+def newest_key(m: Memory) -> tuple[float, float, str]:
     """Newest text: last updated, then (an import's ties) latest created, then id."""
     return (weighing.timestamp(m.updated), weighing.timestamp(m.created), m.id)
-
-
-class _Groups:
-    def __init__(self, n: int):
-        self.parent = list(range(n))
-        self.members = {i: [i] for i in range(n)}
-
-    def find(self, i: int) -> int:
-        while self.parent[i] != i:
-            self.parent[i] = self.parent[self.parent[i]]
-            i = self.parent[i]
-        return i
-
-    def union(self, a: int, b: int) -> None:
-        a, b = self.find(a), self.find(b)
-        if a != b:
-            self.parent[b] = a
-            self.members[a].extend(self.members.pop(b))
 
 
 def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
@@ -150,77 +111,38 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
     mems.sort(key=lambda m: m.id)
     counts = dict(counts)
 
-    # 1. Exact duplicates, then near duplicates by complete linkage over units.
+    # 1. Exact duplicates, then near duplicates (gitmem.lifecycle.grouping), then the
+    # later memories that replace earlier ones (gitmem.lifecycle.updates).
     by_text: dict[str, list[int]] = {}
     for i, m in enumerate(mems):
         by_text.setdefault(_norm(m.text), []).append(i)
     units = list(by_text.values())
-    groups = _Groups(len(units))
-    cosf: Any = None
+    groups = grouping.Groups(len(units))
+    vecs: Any = None
+    pairs: list[tuple[float, int, int]] = []
+    reps = [max(u, key=lambda k: newest_key(mems[k])) for u in units]
     if embedder == "load":
         embedder = get_embedder(cfg)[0] if len(units) > 1 else None
     if embedder is not None and len(units) > 1:
         plan.near = embedder.model_id
         th = near_threshold(cfg, embedder.model_id)
-        reps = [max(u, key=lambda k: _newest_key(mems[k])) for u in units]
+        margin = float(setting(cfg, "anchored_margin"))
+        update_th = th - float(setting(cfg, "update_margin"))
         import numpy as np
 
         vecs = _vectors(svc, scope, embedder, [mems[r] for r in reps], plan)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         vecs = vecs / np.where(norms == 0, 1, norms)
-        # Blocks of rows keep memory at O(block * n), not O(n^2), on large scopes.
-        cand = []
-        step = 1024
-        for lo in range(0, len(units), step):
-            block = vecs[lo:lo + step] @ vecs.T
-            rows, cols = np.nonzero(block >= th)
-            for r, c in zip(rows.tolist(), cols.tolist()):
-                a = lo + r
-                if c > a:
-                    cand.append((float(block[r, c]), a, c))
-        cand.sort(reverse=True)
-        pair_sim = {(a, b): s for s, a, b in cand}
-
-        def cos(a: int, b: int) -> float:
-            key = (a, b) if a < b else (b, a)
-            if key not in pair_sim:
-                pair_sim[key] = float(vecs[key[0]] @ vecs[key[1]])
-            return pair_sim[key]
-
-        cosf = cos
-        unit_facts: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
-
-        def facts_of(u: int) -> tuple[frozenset[str], frozenset[str]]:
-            if u not in unit_facts:
-                unit_facts[u] = facts(mems[reps[u]].text)
-            return unit_facts[u]
-
-        def compatible(a: int, b: int) -> str | None:
-            ma, mb = mems[reps[a]], mems[reps[b]]
-            if cos(a, b) < th:
-                return "below threshold"
-            if facts_of(a) != facts_of(b):
-                return "numbers or names differ"
-            if ma.key and mb.key and ma.key != mb.key:
-                return "different keys"
-            return None
-
-        for s, a, b in cand:
-            why = compatible(a, b)
-            if why is not None:
-                if why != "below threshold":
-                    plan.possible_updates.append({"a": mems[reps[a]].id, "b": mems[reps[b]].id,
-                                                  "cosine": round(s, 4), "why": why})
-                continue
-            ra, rb = groups.find(a), groups.find(b)
-            if ra == rb:
-                continue
-            if all(compatible(x, y) is None for x in groups.members[ra] for y in groups.members[rb]):
-                groups.union(ra, rb)
+        pairs = grouping.candidate_pairs(vecs, min(th - margin, update_th))
+        near = grouping.group([mems[r].text for r in reps], [mems[r].key for r in reps],
+                              [mems[r].id for r in reps], pairs, th, margin)
+        groups = near.groups
+        plan.possible_updates.extend(near.held_apart)
     # Keys: exact duplicates with different keys stay apart too.
     merged_away: set[str] = set()
     survivors: dict[str, Memory] = {}
     group_updated: dict[str, float] = {}
+    group_top: dict[int, Memory] = {}
     for root, members in groups.members.items():
         idx = [k for u in members for k in units[u]]
         if len(idx) < 2:
@@ -232,10 +154,11 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
             plan.possible_updates.append({"a": keyed[0].id, "b": keyed[1].id, "cosine": 1.0,
                                           "why": "different keys"})
             continue
-        group.sort(key=_newest_key, reverse=True)
+        group.sort(key=newest_key, reverse=True)
         top, rest = group[0], group[1:]
-        merged = _merge(top, rest, keys)
+        merged = merge_memories(top, rest, keys)
         survivors[top.id] = merged
+        group_top[root] = merged
         group_updated[top.id] = max(max(weighing.timestamp(m.updated), weighing.timestamp(m.created)) for m in group)
         merged_away |= {m.id for m in rest}
         # Recalls of the merged copies count for the survivor.
@@ -245,8 +168,28 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         entry: dict[str, Any] = {"survivor": top.id, "merged": [m.id for m in rest], "kind": kind}
         if kind == "near":
             us = sorted(set(members))
-            entry["cosine"] = round(min(cosf(a, b) for a in us for b in us if a < b), 4)
+            entry["cosine"] = round(float((vecs[us] @ vecs[us].T).min()), 4)
         plan.merges.append(entry)
+
+    # Updates: a later memory with a change cue supersedes an earlier similar one.
+    superseded: dict[str, str] = {}
+    if pairs:
+        root_of = [groups.find(u) for u in range(len(units))]
+        items = []
+        for u in range(len(units)):
+            m = group_top.get(root_of[u]) or mems[reps[u]]
+            items.append(updates.Item(m.id, m.text, weighing.timestamp(m.created), m.key))
+        cross = [(s, a, b) for s, a, b in pairs if items[a].id != items[b].id]
+        for p in updates.update_pairs(items, cross, update_th):
+            if p["old"] in superseded or p["by"] in superseded:
+                continue
+            superseded[p["old"]] = p["by"]
+            plan.supersessions.append(p)
+    by_id = {m.id: m for m in mems} if superseded else {}
+    for old, new in superseded.items():
+        base = survivors.get(new) or by_id[new]
+        if old not in base.supersedes:
+            survivors[new] = base.with_(supersedes=(*base.supersedes, old), updated=model.now_iso())
 
     # 2. Decay.
     below = float(setting(cfg, "archive_below"))
@@ -257,6 +200,10 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
             continue
         cur = survivors.get(m.id, m)
         w = weighing.weight(cfg, cur, counts, now, updated=group_updated.get(m.id))
+        if m.id in superseded:
+            plan.archive.append({"id": m.id, "weight": round(w, 3), "summary": cur.summary,
+                                 "importance": cur.importance, "superseded_by": superseded[m.id]})
+            continue
         if w < below and cur.importance < protect:
             plan.archive.append({"id": m.id, "weight": round(w, 3), "summary": cur.summary,
                                  "importance": cur.importance})
@@ -294,7 +241,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         plan.possible_updates = plan.possible_updates[:POSSIBLE_UPDATES_SHOWN]
     else:
         plan.possible_updates_total = len(plan.possible_updates)
-    plan.ids = sorted({e["survivor"] for e in plan.merges} | merged_away | archived)
+    plan.ids = sorted({e["survivor"] for e in plan.merges} | merged_away | archived | set(superseded.values()))
     return plan
 
 
@@ -330,7 +277,9 @@ def _vectors(svc: Memories, scope: str, embedder: Any, mems: list[Memory], plan:
     return out
 
 
-def _merge(top: Memory, rest: list[Memory], keys: set[str]) -> Memory:
+def merge_memories(top: Memory, rest: list[Memory], keys: set[str]) -> Memory:
+    """`top` with the others merged in: their tags, links and ids (`supersedes`), the
+    highest importance, the earliest `created`."""
     tags = list(top.tags)
     for m in rest:
         tags += [t for t in m.tags if t not in tags]

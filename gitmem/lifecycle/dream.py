@@ -23,7 +23,7 @@ import time
 from typing import Any, Iterator
 
 from gitmem.core import model, paths
-from gitmem.core.errors import ConflictError, NotFound
+from gitmem.core.errors import ConflictError, NotFound, UsageError
 from gitmem.core.fsutil import pid_lock
 from gitmem.core.trailers import Commit, format_message
 from gitmem.index.embed import get_embedder
@@ -35,7 +35,8 @@ from gitmem.store import Change, GitStore, Keep, Rev
 
 ARCHIVE_REF_PREFIX = "refs/gitmem/archive/"
 
-__all__ = ["ARCHIVE_REF_PREFIX", "access_counts", "dream", "gates", "last_dream", "undream"]
+__all__ = ["ARCHIVE_REF_PREFIX", "access_counts", "dream", "dream_apply", "dream_plan", "gates", "last_dream",
+           "undream"]
 
 
 # ---- history: last dream, sessions, access counts ----------------------------------------
@@ -127,7 +128,7 @@ def _dream_scope(svc: Memories, scope: str, force: bool, now: float) -> dict[str
         why = (f"{g['hours_since']:.1f} h and {g['sessions_since']} session(s) since the last dream; "
                f"needs {g['min_hours']:g} h and {g['min_sessions']} (or --force)")
         return {"scope": scope, "skipped": why, "gates": g, "commit": None, "merges": [], "archive": [],
-                "possible_updates": []}
+                "possible_updates": [], "supersessions": []}
     counts: Counts = access_counts(svc, scope)
     embedder, _ = get_embedder(svc.config)
     first = make_plan(svc, scope, svc.git.tip(scope), now, counts, embedder)
@@ -145,12 +146,15 @@ def _dream_scope(svc: Memories, scope: str, force: bool, now: float) -> dict[str
         trailers = svc.trailers("dream", plan.ids, scope, red)
         for e in plan.merges:
             trailers += [("Gitmem-Merged", f"{m} into {e['survivor']}") for m in e["merged"]]
-        trailers += [("Gitmem-Archived", a["id"]) for a in plan.archive]
+        trailers += [("Gitmem-Superseded", f"{p['old']} by {p['by']}") for p in plan.supersessions]
+        trailers += [("Gitmem-Archived", a["id"]) for a in plan.archive if not a.get("superseded_by")]
         # Pin the pre-dream tip now, under the write lock, so no forget can prune it
         # between our commit and the pin (a retry re-pins the newer tip).
         svc.git.set_ref(ref, tip.id)
         n_merged = sum(len(e["merged"]) for e in plan.merges)
-        subject = f"dream: merged {n_merged}, archived {len(plan.archive)}, MEMORY.md {plan.memory_md_lines} lines"
+        n_sup = len(plan.supersessions)
+        subject = (f"dream: merged {n_merged}, " + (f"superseded {n_sup}, " if n_sup else "")
+                   + f"archived {len(plan.archive) - n_sup}, MEMORY.md {plan.memory_md_lines} lines")
         return plan.changes, format_message(subject, None, trailers)
 
     commit = svc.git.commit(scope, build, svc.author())
@@ -161,6 +165,31 @@ def _dream_scope(svc: Memories, scope: str, force: bool, now: float) -> dict[str
         note = {"access": {i: [n, t] for i, (n, t) in sorted(counts.items())}, "flushed": int(now)}
         svc.git.set_note(commit, json.dumps(note, sort_keys=True), svc.author())
     return result
+
+
+def dream_plan(svc: Memories, scope: str | None = None, now: float | None = None) -> dict[str, Any]:
+    """The candidate groups an agent decides about (gitmem.lifecycle.agentplan)."""
+    from gitmem.lifecycle.agentplan import agent_plan
+
+    now = time.time() if now is None else float(now)
+    return agent_plan(svc, scope, now, lambda s: access_counts(svc, s))
+
+
+def dream_apply(svc: Memories, raw: Any, scope: str | None = None, now: float | None = None) -> dict[str, Any]:
+    """An agent's decisions (gitmem.lifecycle.decisions), checked whole, as ONE dream
+    commit; refused whole (UsageError) with nothing written."""
+    from gitmem.lifecycle import decisions
+
+    now = time.time() if now is None else float(now)
+    doc = decisions.parse(raw)
+    if scope and doc["scope"] and scope != doc["scope"]:
+        raise UsageError(f"the decision list is for scope {doc['scope']}, not {scope}",
+                         hint="leave out --scope or make them agree")
+    target = model.check_scope(scope or doc["scope"] or svc.scope_for_write(None))
+    ref = f"{ARCHIVE_REF_PREFIX}{target}/{decisions.stamp(now)}"
+    with pid_lock(paths.lock(svc.home, "dream"), float(setting(svc.config, "lock_stale_seconds")),
+                  what="dream"):
+        return decisions.commit(svc, target, doc["decisions"], ref)
 
 
 def undream(svc: Memories, scope: str | None = None) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from gitmem.core.errors import UsageError
-from gitmem.frontends.cli import emit, emit_json, json_option, pass_store
+from gitmem.frontends.cli import emit, emit_json, json_option, pass_store, read_text_arg
 
 
 @click.command()
@@ -90,31 +90,96 @@ def redact(store, text, reason, as_json):
 @click.option("--scope", "-s", "scope", help="Only this scope (default: every scope).")
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option("--force", is_flag=True, help="Skip the gates (24 h and 5 sessions since the last dream).")
+@click.option("--plan", "agent_plan", is_flag=True,
+              help="Print the candidate groups and instructions for an agent to decide; write nothing.")
+@click.option("--apply", "apply_file", metavar="FILE|-",
+              help="Apply an agent's decisions (JSON, from FILE or stdin) as one dream commit.")
 @json_option
 @pass_store
-def dream(store, scope, dry_run, force, as_json):
-    """Consolidate memories: merge duplicates, archive faded ones, rebuild MEMORY.md.
+def dream(store, scope, dry_run, force, agent_plan, apply_file, as_json):
+    """Consolidate memories: merge duplicates, supersede outdated ones, archive faded ones,
+    rebuild MEMORY.md.
 
     Each scope gets at most ONE `Gitmem-Op: dream` commit on top of its history; the
     previous tip stays at refs/gitmem/archive/<scope>/<time> and `gitmem undream` reverts
-    it. Near duplicates that differ in numbers or names are reported, never merged.
+    it. Without an agent, dream's own rules decide: texts stating one fact merge (dates,
+    numbers, case and short names normalised); near duplicates that differ in a value,
+    name or entity are reported, never merged; a later memory with a change cue
+    ("moved", "now", "现在") supersedes a similar earlier one, which is archived.
 
-    Gates (skipped by --force): 24 h and 5 sessions since the scope's last dream, where
-    sessions are distinct Gitmem-Session trailers and commits without one count as one
-    session per UTC day. Every number (near_threshold, archive_below, protect_importance,
-    min_hours, min_sessions, ...) can be set under [dream] in config.toml.
+    An agent can lead instead: `--plan --json` prints the candidate groups (duplicates,
+    possible updates, pairs held apart, faded memories: ids, texts, dates, similarity,
+    the rules' suggestion) and instructions; the agent answers with decisions, applied
+    by `--apply FILE|-` as one commit, or refused whole (nothing written) if any id is
+    unknown, forgotten, archived or in another scope, or a decision is malformed:
+
+    \b
+      {"scope": "main", "decisions": [
+        {"merge": ["ID1", "ID2"], "text": "merged text", "into": "ID2"},
+        {"supersede": "OLD_ID", "by": "NEW_ID"},
+        {"keep": ["ID3", "ID4"]},
+        {"archive": ["ID5"]}]}
+
+    Gates (skipped by --force; not applied to --apply): 24 h and 5 sessions since the
+    scope's last dream, where sessions are distinct Gitmem-Session trailers and commits
+    without one count as one session per UTC day. Every number (near_threshold,
+    anchored_margin, update_margin, archive_below, protect_importance, min_hours,
+    min_sessions, ...) can be set under [dream] in config.toml.
 
     \b
     Examples:
       gitmem dream --dry-run
       gitmem dream --scope main --force --json
+      gitmem dream --plan --json --scope main > plan.json
+      echo '{"decisions": [{"supersede": "OLD", "by": "NEW"}]}' | gitmem dream --apply -
     """
+    if agent_plan and apply_file:
+        raise UsageError("give --plan or --apply, not both", hint="plan first, then apply the decisions")
+    if (agent_plan or apply_file) and (dry_run or force):
+        raise UsageError("--plan and --apply do not take --dry-run or --force",
+                         hint="--plan writes nothing; --apply is the agent's explicit request")
+    if agent_plan:
+        plan = store.dream_plan(scope=scope)
+        if as_json:
+            emit_json(plan)
+            return
+        click.echo(_plan_text(plan))
+        return
+    if apply_file:
+        raw = read_text_arg("-") if apply_file == "-" else _read_file(apply_file)
+        result = store.dream_apply(raw, scope=scope)
+        emit(result, as_json, f"{result['scope']}: " + (
+            f"dreamt by decision ({result['commit'][:10]}): merged "
+            f"{sum(len(m['merged']) for m in result['merged'])}, superseded {len(result['superseded'])}, "
+            f"archived {len(result['archived'])}, kept {len(result['kept'])}" if result["commit"] else "nothing to do"))
+        return
     result = store.dream(scope=scope, dry_run=dry_run, force=force)
     if as_json:
         emit_json(result)
         return
     for s, r in result["scopes"].items():
         click.echo(_dream_summary(s, r, dry_run))
+
+
+def _read_file(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {path}: {e}", hint="give a JSON file of decisions, or - for stdin") from e
+
+
+def _plan_text(plan: dict) -> str:
+    lines = []
+    for s, p in plan["scopes"].items():
+        lines.append(f"{s}: {len(p['groups'])} group(s)")
+        for g in p["groups"]:
+            sim = f" ({g['similarity']:.2f})" if "similarity" in g else ""
+            lines.append(f"  {g['kind']}{sim}: rules say {g['rules']}")
+            for m in g["memories"]:
+                lines.append(f"    {m['id']}  {(m['created'] or '')[:10]}  {m['summary']}")
+    lines.append("(--json gives the texts, the instructions and the decision schema)")
+    return "\n".join(lines)
 
 
 def _dream_summary(scope: str, r: dict, dry_run: bool) -> str:
@@ -127,8 +192,10 @@ def _dream_summary(scope: str, r: dict, dry_run: bool) -> str:
         lines.append(f"  merge {', '.join(g['merged'])} into {g['survivor']} ({g['kind']})")
     for a in r["archive"]:
         lines.append(f"  archive {a['id']} (weight {a['weight']:.1f}) {a['summary']}")
+    for p in r.get("supersessions", []):
+        lines.append(f"  supersede {p['old']} by {p['by']} (cosine {p['cosine']:.2f}, \"{p['cue']}\")")
     for p in r["possible_updates"]:
-        lines.append(f"  possible update/contradiction: {p['a']} vs {p['b']} (cosine {p['cosine']:.2f})")
+        lines.append(f"  held apart ({p['why']}): {p['a']} vs {p['b']} (cosine {p['cosine']:.2f})")
     if r.get("memory_md_changed"):
         lines.append(f"  MEMORY.md: {r['memory_md_lines']} line(s)")
     return "\n".join(lines)

@@ -1,0 +1,173 @@
+"""What `dream --force` does to the consolidation set (issue 22, items 3 and 4).
+
+tests/data/consolidation.json (committed before anything was measured on it): paraphrase
+`clusters`, `lookalikes` (two true facts of one shape), `updates` (an older statement
+and the newer one replacing it), `unrelated` notes; every item dated, each group in the
+`tuning` or `heldout` part. The whole set is imported, with its dates, into one scope
+of a fresh store; dream runs once with the real model; per part and language:
+
+- clusters collapsed: a cluster's texts end as exactly one live memory;
+- look-alikes kept: both live, neither merged into nor superseding the other;
+- updates superseded: the older is gone from the live store and the newer (or its
+  survivor) names it in `supersedes`;
+- unrelated touched: unrelated notes merged, superseded or superseding anything.
+
+    .venv/bin/python benchmarks/dream_consolidation.py [--model-path DIR] [--set dream.KEY=VALUE]
+    .venv/bin/python benchmarks/dream_consolidation.py --scale 10000   # dream's time at N memories
+
+Targets on held-out: clusters collapsed >= 0.80, look-alikes kept 1.00.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import gitmem  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "consolidation.json"
+DEFAULT_MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2-onnx-int8"
+REAL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def open_store(model_path: str | None, overrides: dict | None = None):
+    conf = {sec: dict(v) for sec, v in (overrides or {}).items()}
+    if model_path:
+        conf.setdefault("embed", {}).update(model=REAL, path=model_path)
+    home = Path(tempfile.mkdtemp(prefix="gitmem-dream-"))
+    return gitmem.init(home, overrides=conf or None)
+
+
+def load(store, data: dict) -> dict:
+    """Import every text with its date; returns the ids per group."""
+    items, where = [], []
+    for kind in ("clusters", "lookalikes"):
+        for g in data[kind]:
+            for t, c in zip(g["texts"], g["created"]):
+                items.append({"text": t, "created": c})
+                where.append((kind, g["id"]))
+    for g in data["updates"]:
+        for side in ("older", "newer"):
+            items.append({"text": g[side]["text"], "created": g[side]["created"]})
+            where.append(("updates", g["id"]))
+    for g in data["unrelated"]:
+        items.append({"text": g["text"], "created": g["created"]})
+        where.append(("unrelated", g["id"]))
+    ids = store.import_items(items).created
+    out: dict = {}
+    for (kind, gid), i in zip(where, ids):
+        out.setdefault((kind, gid), []).append(i)
+    return out
+
+
+def score(store, data: dict, ids: dict) -> dict:
+    every = {m.id: m for m in store.list()}
+    sup = {s: m.id for m in every.values() for s in m.supersedes}  # old id -> who names it
+    rows: dict = {}
+
+    def add(part, lang, metric, ok):
+        r = rows.setdefault((part, lang), {})
+        n, k = r.get(metric, (0, 0))
+        r[metric] = (n + 1, k + int(ok))
+
+    for g in data["clusters"]:
+        live = [i for i in ids[("clusters", g["id"])] if i in every]
+        add(g["part"], g["lang"], "clusters collapsed", len(live) == 1)
+    for g in data["lookalikes"]:
+        a, b = ids[("lookalikes", g["id"])]
+        ok = a in every and b in every and a not in every[b].supersedes and b not in every[a].supersedes
+        add(g["part"], g["lang"], "look-alikes kept", ok)
+    for g in data["updates"]:
+        old, new = ids[("updates", g["id"])]
+        add(g["part"], g["lang"], "updates superseded", old not in every and sup.get(old) is not None
+            and (sup[old] == new or new not in every))
+    for g in data["unrelated"]:
+        (i,) = ids[("unrelated", g["id"])]
+        touched = i not in every or i in sup or bool(every[i].supersedes)
+        add("all", g["lang"], "unrelated touched", touched)
+    return rows
+
+
+def report(rows: dict, model: str) -> str:
+    metrics = ("clusters collapsed", "look-alikes kept", "updates superseded", "unrelated touched")
+    out = [f"consolidation set, one scope, `dream --force`, model `{model}`", "",
+           "| part | lang | " + " | ".join(metrics) + " |", "|---|---|" + "---|" * len(metrics)]
+    for (part, lang) in sorted(rows):
+        r = rows[(part, lang)]
+        cells = [f"{r[m][1]}/{r[m][0]} = {r[m][1] / r[m][0]:.2f}" if m in r else "-" for m in metrics]
+        out.append(f"| {part} | {lang} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def scale(n: int, model_path: str | None) -> str:
+    """Dream's time on a store of `n` dated notes (templated sentences with names,
+    numbers and dates, some paraphrased and some updated), with the index warm and cold."""
+    rnd = random.Random(7)
+    subjects = ["the build cache", "standup", "the staging database", "my manager", "the release branch",
+                "backups", "the on-call lead", "the VPN config", "code review", "the coffee machine"]
+    verbs = ["is", "lives in", "happens at", "runs on", "moved to", "is now", "needs", "uses"]
+    things = ["Lisbon", "Porto", "Postgres 13", "room Aster", "2 approvals", "9:30", "Oct 20", "Jenkins",
+              "Loki", "the wiki", "S3 bucket gm-cache", "Helen", "floor two"]
+    items = []
+    for k in range(n):
+        t = f"{rnd.choice(subjects).capitalize()} {rnd.choice(verbs)} {rnd.choice(things)} (note {k % 997})."
+        items.append({"text": t, "created": f"2024-{1 + k % 12:02d}-{1 + k % 28:02d}T09:00:00Z"})
+    store = open_store(model_path)
+    for lo in range(0, n, 2000):
+        store.import_items(items[lo:lo + 2000])
+    t0 = time.perf_counter()
+    plan = store.dream(dry_run=True)["scopes"]["main"]
+    t_plan = time.perf_counter() - t0
+    store.recall("warm the index")
+    t0 = time.perf_counter()
+    warm = store.dream(dry_run=True)["scopes"]["main"]
+    t_warm = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    done = store.dream(force=True)["scopes"]["main"]
+    t_dream = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    store.undream()
+    t_undream = time.perf_counter() - t0
+    merged = sum(len(g["merged"]) for g in done["merges"])
+    return (f"{n} memories, model `{plan['near_model']}`: plan cold {t_plan:.1f} s (embedded "
+            f"{plan['vectors_from'].get('embedded')}), plan warm {t_warm:.1f} s (from index "
+            f"{warm['vectors_from'].get('index')}), dream --force {t_dream:.1f} s (merged {merged}, "
+            f"superseded {len(done.get('supersessions', []))}, archived {len(done['archive'])}), undream {t_undream:.1f} s")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model-path", default=str(DEFAULT_MODEL) if DEFAULT_MODEL.is_dir() else None)
+    ap.add_argument("--data", default=str(DATA))
+    ap.add_argument("--set", action="append", default=[], metavar="dream.KEY=VALUE")
+    ap.add_argument("--scale", type=int, default=0, help="time dream on a generated store of N memories")
+    args = ap.parse_args(argv)
+    if args.scale:
+        print(scale(args.scale, args.model_path))
+        return 0
+    overrides: dict = {}
+    for s in args.set:
+        key, value = s.split("=", 1)
+        sec, k = key.split(".", 1)
+        overrides.setdefault(sec, {})[k] = json.loads(value)
+    data = json.loads(Path(args.data).read_text(encoding="utf-8"))
+    store = open_store(args.model_path, overrides)
+    ids = load(store, data)
+    out = store.dream(force=True)["scopes"]["main"]
+    print(f"gitmem from `{Path(gitmem.__file__).parent}`")
+    print(report(score(store, data, ids), out["near_model"]))
+    print(f"\nmerged {sum(len(g['merged']) for g in out['merges'])} in {len(out['merges'])} group(s), "
+          f"superseded {len(out['supersessions'])}, archived {len(out['archive'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

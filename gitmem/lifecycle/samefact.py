@@ -1,0 +1,259 @@
+"""Same fact or another one: the guard dream puts between two near-duplicate texts.
+
+Embeddings say two texts are about the same thing; they do not say whether both state
+the same fact. This module normalises what is the same fact written differently
+(months and dates in English and Chinese, number words and Chinese numerals, times,
+percent, case, a name and its short form) and finds what differs in value or entity:
+
+- values (dates, months, years, times, numbers) of one kind present on both sides and
+  different: "15 minutes" / "24 minutes", "9:30" / "10:15";
+- names (capitalised words, not a sentence's first) on both sides that the other text
+  lacks: "Ask Alice" / "Ask Bob" (a name and its short form count as one);
+- a substitution in an otherwise shared template: every stretch where the texts differ
+  has content on both sides ("My son plays…" / "My daughter plays…", 猫/狗, 北京/上海),
+  which is how Chinese look-alikes differ, since Chinese has no capitals.
+
+`conflict(a, b)` names the first difference found or None; `anchors(a, b)` says whether
+the texts share values or names, which dream takes as evidence of one fact."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+MONTHS = {m: i for i, names in enumerate((
+    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
+    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
+    ("oct", "october"), ("nov", "november"), ("dec", "december")), 1) for m in names}
+WORD_NUMS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty".split())}
+WORD_NUMS.update({w: 10 * i for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)})
+# A short form and its name (lower case): "Bob" and "Robert" are one person.
+NICKNAMES = {"bob": "robert", "rob": "robert", "bobby": "robert", "bill": "william", "will": "william",
+             "liz": "elizabeth", "beth": "elizabeth", "kate": "katherine", "katie": "katherine",
+             "jim": "james", "jimmy": "james", "mike": "michael", "tom": "thomas", "tony": "anthony",
+             "dave": "david", "dan": "daniel", "sam": "samuel", "alex": "alexander", "chris": "christopher",
+             "matt": "matthew", "nick": "nicholas", "ben": "benjamin", "joe": "joseph", "jen": "jennifer",
+             "jenny": "jennifer", "pat": "patricia", "sue": "susan", "steve": "steven", "rick": "richard",
+             "dick": "richard", "ed": "edward", "ted": "edward", "andy": "andrew", "pete": "peter"}
+# Words that carry no entity: function words, light verbs, note-taking preambles.
+STOP = frozenset("""a an the is are was were be been being am i i'm im me my mine we our us you your he she
+it its they them their his her this that these those of on in at to for from by with as and or but so
+do does did has have had having will would can could should must may might shall not no yes there here
+what which who whom when where why how all any each every some also just only very too than then
+about into onto over under again always please note reminder fyi hold holds held happen happens
+happened take takes took get gets got make makes made go goes going keep kept being like likes liked
+prefer prefers call called named s t re ve ll d m""".split())
+# Chinese is read a character at a time: particles, pronouns and the commonest function
+# verbs and adverbs carry no entity.
+ZH_STOP = frozenset("的了是在有会对和与也都就要把被给着吗呢吧啊呀我们你他她它这那个一每用使定律统总还已经将让请"
+                    "可能需必须应该得到从向于以及并或而且但所如果因为做里")
+ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间")
+# One thing, two words (learned on the tuning half).
+EQUIV = {"session": "meeting", "会议": "会"}
+WEEKDAYS = {d: i for i, names in enumerate((("mon", "monday"), ("tue", "tues", "tuesday"),
+            ("wed", "wednesday"), ("thu", "thur", "thurs", "thursday"), ("fri", "friday"),
+            ("sat", "saturday"), ("sun", "sunday"))) for d in names}
+_WEEKDAY = re.compile(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
+_ZH_WEEKDAY = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")
+ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+             "八": 8, "九": 9}
+# Chinese numerals are read as numbers only before a unit (一律 is not "1律").
+_ZH_NUM = re.compile(r"[零〇一二两三四五六七八九十百]+(?=[月日号点时岁个次位名年分天周人只条台种])")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+_EN_DATE = [
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), lambda m: [f"year:{m[1]}", f"date:{int(m[2])}-{int(m[3])}"]),
+    (re.compile(r"\b(\d{4})-(\d{1,2})\b"), lambda m: [f"year:{m[1]}", f"month:{int(m[2])}"]),
+    (re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b"),
+     lambda m: [f"date:{int(m[1])}-{int(m[2])}"] + ([f"year:{m[3]}"] if m[3] else [])),
+]
+_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
+_EN_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b")
+_EN_DM = re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b")
+# "may" alone is a month only before a year ("May 2025"), else the verb.
+_EN_MONTH = re.compile(r"\b(" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may")
+                       + r"|may(?=\W{0,3}(?:19|20)\d\d))\b")
+_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\s*(am|pm)?\b|\b(\d{1,2})\s*(am|pm)\b")
+_ZH_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
+_ZH_TIME = re.compile(r"(凌晨|早上|上午|中午|下午|晚上|夜里)?(\d{1,2})点(?:(\d{1,2})分|半)?")
+_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
+_NUM = re.compile(r"\d+(?:\.\d+)?")
+_WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
+_NAME = re.compile(r"[^\W\d_][\w'-]*")
+_SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A text read for comparison: its values by kind, names, content tokens."""
+
+    values: dict[str, frozenset[str]]
+    names: frozenset[str]
+    tokens: tuple[str, ...]
+    words: frozenset[str]
+
+
+def _zh_number(s: str) -> int:
+    if all(c in ZH_DIGITS for c in s):
+        return int("".join(str(ZH_DIGITS[c]) for c in s))
+    total, cur = 0, 0
+    for c in s:
+        if c == "十":
+            total += (cur or 1) * 10
+            cur = 0
+        elif c == "百":
+            total += (cur or 1) * 100
+            cur = 0
+        else:
+            cur = ZH_DIGITS[c]
+    return total + cur
+
+
+def _hour(h: int, ampm: str | None) -> int:
+    if ampm in ("pm", "下午", "晚上") and h < 12:
+        return h + 12
+    return 0 if ampm == "am" and h == 12 else h
+
+
+def _take(pattern: re.Pattern, text: str, fn, out: list[str]) -> str:
+    """Record what `fn` reads from each match and blank the match out."""
+    def sub(m: re.Match) -> str:
+        out.extend(fn(m))
+        return " \x00 "
+    return pattern.sub(sub, text)
+
+
+def _names(text: str) -> set[str]:
+    names = set()
+    for line in text.splitlines():
+        prev_end = 0
+        for m in _NAME.finditer(line):
+            w = m.group(0)
+            if _CJK.match(w):
+                continue
+            starts = prev_end == 0 or bool(_SENTENCE_END.search(line[:m.start()]))
+            prev_end = m.end()
+            if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1)):
+                w = re.sub(r"'s$", "", w.casefold())
+                names.add(NICKNAMES.get(w, w))
+    return names
+
+
+def _stem(w: str) -> str:
+    w = NICKNAMES.get(w, w)
+    for suffix in ("ing", "ly", "ed", "es", "s"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+@lru_cache(maxsize=65536)
+def read(text: str) -> Fact:
+    """The values, names and content tokens of `text`."""
+    names = _names(text) - set(MONTHS) - set(WEEKDAYS)
+    t = text.casefold()
+    for a, b in EQUIV.items():
+        t = t.replace(a, b)
+    vals: list[str] = []
+    t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{'一二三四五六日天'.index(m[1]) % 7 if m[1] != '天' else 6}"], vals)
+    t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
+    t = _ZH_NUM.sub(lambda m: str(_zh_number(m.group(0))), t)
+    t = re.sub(r"(\d)\s*(?:%|percent\b|per cent\b|％)", r"\1", t)
+    t = re.sub(r"\b(" + "|".join(WORD_NUMS) + r")\b", lambda m: str(WORD_NUMS[m.group(1)]), t)
+    t = _take(_ZH_DATE, t, lambda m: ([f"year:{m[1]}"] if m[1] else [])
+              + ([f"date:{int(m[2])}-{int(m[3])}"] if m[3] else [f"month:{int(m[2])}"]), vals)
+    t = _take(_ZH_TIME, t, lambda m: [f"time:{_hour(int(m[2]), m[1])}:{int(m[3] or (30 if '半' in m[0] else 0)):02d}"],
+              vals)
+    for pattern, fn in _EN_DATE:
+        t = _take(pattern, t, fn, vals)
+    t = _take(_EN_MD, t, lambda m: [f"date:{MONTHS[m[1]]}-{int(m[2])}"], vals)
+    t = _take(_EN_DM, t, lambda m: [f"date:{MONTHS[m[2]]}-{int(m[1])}"], vals)
+    t = _take(_TIME, t, lambda m: [f"time:{_hour(int(m[1]), m[3])}:{m[2]}" if m[1] else
+                                   f"time:{_hour(int(m[4]), m[5])}:00"], vals)
+    t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
+    t = _take(_EN_MONTH, t, lambda m: [f"month:{MONTHS[m[1]]}"], vals)
+    t = _take(_NUM, t, lambda m: [f"num:{float(m[0]):g}"], vals)
+    values: dict[str, set[str]] = {}
+    for v in vals:
+        values.setdefault(v.split(":", 1)[0], set()).add(v)
+    for p in ZH_PREAMBLE:
+        t = t.replace(p, " ")
+    tokens: list[str] = []
+    for m in re.finditer(r"[\u3400-\u9fff]|[a-z0-9][a-z0-9'_.-]*[a-z0-9]|[a-z]", t):
+        w = m.group(0)
+        if _CJK.match(w):
+            if w not in ZH_STOP:
+                tokens.append(w)
+        elif w not in STOP and not w.isdigit():
+            tokens.append(_stem(w))
+    words = frozenset(tokens) | frozenset(re.findall(r"[a-z0-9]+", t))
+    return Fact({k: frozenset(v) for k, v in values.items()}, frozenset(names), tuple(tokens), words)
+
+
+def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether b is a with one or more slots swapped for other content and nothing else:
+    the shape of two true facts about different entities."""
+    if not a or not b:
+        return False
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    shared = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
+    if shared == 0 or shared * 2 < max(len(a), len(b)):
+        return False
+    slots: list[list[int]] = []  # per slot: [tokens from a, tokens from b]
+    gap_ok = True
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            # A one-character match inside a Chinese slot (儿子/女儿) does not end it.
+            gap_ok = i2 - i1 == 1 and _CJK.match(a[i1]) is not None
+            if not gap_ok:
+                slots.append([0, 0])
+            continue
+        if not slots or not gap_ok:
+            slots.append([0, 0])
+            gap_ok = True
+        slots[-1][0] += i2 - i1
+        slots[-1][1] += j2 - j1
+    slots = [s for s in slots if s != [0, 0]]
+    return bool(slots) and all(x > 0 and y > 0 for x, y in slots)
+
+
+def conflict(a: str, b: str) -> str | None:
+    """Why `a` and `b` state different facts ("values differ", "names differ",
+    "entities differ"), or None when nothing tells them apart."""
+    fa, fb = read(a), read(b)
+    for kind in fa.values.keys() & fb.values.keys():
+        if fa.values[kind] != fb.values[kind]:
+            return "values differ"
+    only_a = {n for n in fa.names if n not in fb.words and n not in fb.names}
+    only_b = {n for n in fb.names if n not in fa.words and n not in fa.names}
+    if only_a and only_b:
+        return "names differ"
+    if _substitution(fa.tokens, fb.tokens):
+        return "entities differ"
+    return None
+
+
+@lru_cache(maxsize=65536)
+def terms(text: str) -> frozenset[str]:
+    """What a text is about, to tell whether two texts share a subject: its content
+    words (three letters or more), names, values, and pairs of adjacent Chinese
+    content characters (one character alone says little)."""
+    f = read(text)
+    out = {t for t in f.tokens if not _CJK.match(t) and len(t) >= 3} | set(f.names)
+    out |= {v for vs in f.values.values() for v in vs}
+    for run in re.findall(r"[\u3400-\u9fff]+", text):
+        chars = [c for c in run]
+        out |= {x + y for x, y in zip(chars, chars[1:]) if x not in ZH_STOP and y not in ZH_STOP}
+    return frozenset(out)
+
+
+def anchors(a: str, b: str) -> bool:
+    """Whether the texts share a value or a name (and so, with no conflict, likely
+    state one fact)."""
+    fa, fb = read(a), read(b)
+    shared_values = any(fa.values[k] & fb.values.get(k, frozenset()) for k in fa.values)
+    return shared_values or bool(fa.names & fb.names)

@@ -1,0 +1,71 @@
+"""Which earlier memory a later one probably replaces: the hook dream asks for update
+pairs (similar subject, later date, a change cue in the later text).
+
+The cue lists were read off the tuning half of tests/data/consolidation.json (the newer
+statements of its update pairs), in English and Chinese. A pair is proposed only when
+the later text says something changed and the earlier one does not; dream marks the
+earlier one superseded and archives it. (The write path may grow its own detector;
+the two should become one.)"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+from gitmem.lifecycle import samefact
+
+EN_CUES = ("moved", "move to", "switched", "new", "now", "no longer", "instead", "sold", "changed",
+           "replaced", "took over", "stopped", "anymore", "renamed", "upgraded", "raised")
+ZH_CUES = ("搬到", "换成", "换了", "换工作", "现在", "不再", "改成", "改用", "改喝", "改名", "卖掉", "接替",
+           "升级", "提高到", "新的")
+_EN = re.compile(r"\b(" + "|".join(re.escape(c) for c in EN_CUES) + r")\b", re.IGNORECASE)
+_ZH = re.compile("|".join(ZH_CUES))
+
+
+@lru_cache(maxsize=65536)
+def cue(text: str) -> str | None:
+    """The first change cue in `text` ("moved", "现在"), or None."""
+    m = _EN.search(text) or _ZH.search(text)
+    return m.group(0).lower() if m else None
+
+
+@dataclass(frozen=True)
+class Item:
+    """One memory as the detector sees it."""
+
+    id: str
+    text: str
+    when: float  # created, as a timestamp
+    key: str | None = None
+
+
+def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
+                 threshold: float) -> list[dict]:
+    """Pairs (old, new) among `items` where `new` probably replaces `old`: cosine
+    (from `sims`, (cos, i, j) with i < j) at least `threshold`, `new` dated later, a
+    change cue in `new` and none in `old`, a shared term (samefact.terms), no two
+    different keys. Each old memory gets
+    its most similar successor; the list is ordered by cosine, highest first."""
+    best: dict[int, tuple[float, int, str]] = {}
+    for s, i, j in sims:
+        if s < threshold:
+            continue
+        a, b = items[i], items[j]
+        old, new = (i, j) if a.when < b.when else (j, i)
+        if items[old].when >= items[new].when:
+            continue
+        if a.key and b.key and a.key != b.key:
+            continue
+        c = cue(items[new].text)
+        if c is None or cue(items[old].text) is not None:
+            continue
+        if not samefact.terms(a.text) & samefact.terms(b.text):  # no shared subject
+            continue
+        if old not in best or s > best[old][0]:
+            best[old] = (s, new, c)
+    out = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c}
+           for o, (s, n, c) in best.items()]
+    out.sort(key=lambda d: -d["cosine"])
+    return out

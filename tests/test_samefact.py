@@ -1,0 +1,159 @@
+"""The same-fact guard and dream's merges: one fact written differently merges (dates,
+numbers, Chinese numerals, case, short names); look-alike true facts never do, in
+English or Chinese; a later text with a change cue supersedes instead."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from gitmem.lifecycle import samefact, updates
+from gitmem.lifecycle.consolidate import make_plan
+
+SAME = [
+    ("The quarterly planning meeting is on Oct 20.", "quarterly planning meeting: october 20th"),
+    ("The quarterly planning meeting is on Oct 20.", "We hold the quarterly planning meeting on 10/20."),
+    ("My birthday is on March 3.", "I was born on the 3rd of March."),
+    ("The coverage threshold is 80%.", "We require eighty percent test coverage."),
+    ("Backups run nightly at 02:00 UTC.", "The nightly backup starts at 2am UTC."),
+    ("Robert prefers to be called Bob.", "Bob (Robert) likes to go by Bob."),
+    ("The build cache lives in S3 bucket gm-cache.", "Build cache: s3://gm-cache."),
+    ("季度规划会在10月20日。", "季度规划会定在十月二十日。"),
+    ("季度规划会在10月20日。", "季度规划会议时间：2024年10月20日。"),
+    ("代码评审需要两个人批准。", "PR 需要 2 个审批才能合并。"),
+    ("我对花生过敏。", "我吃花生会过敏。"),
+]
+APART = [
+    ("My son plays the violin.", "My daughter plays the violin.", "entities differ"),
+    ("Our dog Biscuit is three years old.", "Our dog Pepper is three years old.", "names differ"),
+    ("Anna's birthday is on June 12.", "Mark's birthday is on June 12.", None),
+    ("My sister lives in Toronto.", "My brother lives in Toronto.", "entities differ"),
+    ("Backups run nightly at 02:00", "Backups run nightly at 03:00", "values differ"),
+    ("The meeting is on Oct 20.", "The meeting is on October 21.", "values differ"),
+    ("我家的猫叫豆豆，三岁了。", "我家的狗叫球球，三岁了。", "entities differ"),
+    ("张伟的生日是6月12日。", "刘洋的生日是6月12日。", "entities differ"),
+    ("北京办公室早上8点开门。", "上海办公室早上8点开门。", "entities differ"),
+    ("我儿子在学游泳。", "我女儿在学游泳。", "entities differ"),
+    ("支付服务是用 Go 写的。", "搜索服务是用 Go 写的。", "entities differ"),
+    ("季度规划会在10月20日。", "季度规划会在十月二十一日。", "values differ"),
+    ("每周三开周会。", "每周一开周会。", "values differ"),
+]
+
+
+@pytest.mark.parametrize("a,b", SAME)
+def test_one_fact_written_differently_is_one_fact(a, b):
+    assert samefact.conflict(a, b) is None
+    assert samefact.conflict(b, a) is None
+
+
+@pytest.mark.parametrize("a,b,why", APART)
+def test_look_alikes_and_other_values_are_kept_apart(a, b, why):
+    got = samefact.conflict(a, b)
+    assert got is not None and (why is None or got == why)
+    assert samefact.conflict(b, a) is not None
+
+
+def test_normalised_values():
+    read = samefact.read
+    assert read("Oct 20").values == read("october 20th").values == read("10/20").values == read("十月二十日").values
+    assert read("2am").values == read("02:00").values == read("凌晨两点").values
+    assert read("eighty percent").values == read("80 %").values == read("80%").values
+    assert read("You may want to check").values == {}  # the verb, not the month
+    assert read("Bob said so").names == read("Robert said so").names
+
+
+def test_change_cues_in_both_languages():
+    assert updates.cue("I moved to Porto last week") == "moved"
+    assert updates.cue("我现在早上改喝绿茶") == "现在"
+    assert updates.cue("I live in Lisbon") is None and updates.cue("我住在杭州") is None
+
+
+class SameVector:
+    """An embedder that finds every text identical: only the guard tells them apart."""
+
+    model_id = "same-vector"
+    dim = 4
+
+    def embed(self, texts):
+        return np.ones((len(texts), self.dim), dtype=np.float32)
+
+
+def _plan(store):
+    return make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, SameVector())
+
+
+@pytest.mark.parametrize("a,b", [SAME[0], SAME[2], SAME[7], SAME[10]])
+def test_dream_merges_one_fact_written_differently(store, a, b):
+    """Every pair looks identical to the embedder: the guard lets these through."""
+    ids = store.import_items([{"text": a, "created": "2024-09-01", "importance": 9},
+                              {"text": b, "created": "2024-09-02", "importance": 9}]).created
+    plan = _plan(store)
+    assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]
+
+
+@pytest.mark.parametrize("a,b,why", [APART[0], APART[2], APART[6], APART[7], APART[9], APART[11]])
+def test_dream_never_merges_look_alikes(store, a, b, why):
+    """Every pair looks identical to the embedder: only the guard keeps these apart."""
+    ids = store.import_items([{"text": a, "created": "2024-03-02", "importance": 9},
+                              {"text": b, "created": "2024-03-03", "importance": 9}]).created
+    plan = _plan(store)
+    assert plan.merges == [] and plan.supersessions == []
+    assert [{p["a"], p["b"]} for p in plan.possible_updates] == [set(ids)]
+
+
+def test_a_dream_commit_names_what_it_merged(store):
+    ids = store.import_items([{"text": t, "created": c, "importance": 9} for t, c in [
+        ("The quarterly planning meeting is on Oct 20.", "2024-09-01"),
+        ("The quarterly planning meeting is on October 20.", "2024-09-02"),
+        ("The quarterly planning meeting is on October 21.", "2024-09-03")]]).created
+    out = store.dream(force=True)["scopes"]["main"]
+    live = {m.id: m for m in store.list()}
+    assert set(live) == {ids[1], ids[2]}
+    assert live[ids[1]].supersedes == (ids[0],)
+    assert f"Gitmem-Merged: {ids[0]} into {ids[1]}" in store.show(out["commit"])["message"]
+
+
+def test_different_keys_are_never_merged_even_when_identical_in_meaning(store):
+    a = store.remember("Standup is at 9:30.", key="standup-a", importance=9)
+    b = store.remember("Standup is at 9:30 am.", key="standup-b", importance=9)
+    plan = _plan(store)
+    assert plan.merges == [] and plan.supersessions == []
+    assert {(p["a"], p["b"]) for p in plan.possible_updates} <= {(a.id, b.id), (b.id, a.id)}
+
+
+def test_a_later_memory_with_a_change_cue_supersedes_the_earlier(store):
+    old, new = store.import_items([
+        {"text": "The team uses Jenkins for the CI builds.", "created": "2024-01-10", "importance": 9},
+        {"text": "The team now uses GitHub Actions for the CI builds.", "created": "2024-06-02", "importance": 9},
+    ]).created
+    plan = _plan(store)
+    assert [(s["old"], s["by"]) for s in plan.supersessions] == [(old, new)]
+    assert plan.merges == []  # a text saying something changed is not a copy
+    out = store.dream(force=True)["scopes"]["main"]
+    every = {m.id: m for m in store.list(archived=True)}
+    assert every[old].path.startswith("archive/") and old in every[new].supersedes
+    assert not every[new].path.startswith("archive/")
+    assert {a["id"]: a.get("superseded_by") for a in out["archive"]} == {old: new}
+    msg = store.show(out["commit"])["message"]
+    assert f"Gitmem-Superseded: {old} by {new}" in msg
+
+
+@pytest.mark.model
+def test_real_model_keeps_every_look_alike_of_the_set(real_model, store):
+    """The hard line on tests/data/consolidation.json with the real model: every look-alike
+    pair stays two live memories, among the paraphrase clusters that do merge."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "data" / "consolidation.json").read_text(encoding="utf-8"))
+    items = [{"text": t, "created": c} for g in data["clusters"] + data["lookalikes"]
+             for t, c in zip(g["texts"], g["created"])]
+    ids = iter(store.import_items(items).created)
+    groups = {g["id"]: [next(ids) for _ in g["texts"]] for g in data["clusters"] + data["lookalikes"]}
+    out = store.dream(force=True)["scopes"]["main"]
+    assert out["merges"]
+    live = {m.id for m in store.list()}
+    for g in data["lookalikes"]:
+        assert set(groups[g["id"]]) <= live, g["id"]
