@@ -256,7 +256,7 @@ def retrieval(model_path: str | None, locomo: str) -> str:
 
 
 def SCHEMA_DEFAULT(key: str):  # noqa: N802 - reads like the constant it is
-    from gitmem.core.config import SCHEMA
+    from gitmem.core.schema import SCHEMA
 
     return SCHEMA["recall"].keys[key].default
 

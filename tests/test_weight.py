@@ -10,7 +10,7 @@ import pytest
 from gitmem.core import model
 from gitmem.core.config import Config
 from gitmem.core.model import Memory
-from gitmem.core.config import DEFAULTS
+from gitmem.core.schema import DEFAULTS
 from gitmem.policy.weight import last_active, weight
 
 DAY = 86400.0

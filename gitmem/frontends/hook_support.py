@@ -26,7 +26,8 @@ def hook_setting(config: "Config | None", key: str) -> Any:
         return config.get("hooks", key)
     # Imported here: the launcher passes --budget, so a prompt hook handed to the daemon
     # never gets here and never loads the config schema.
-    from gitmem.core.config import DEFAULTS, env_setting
+    from gitmem.core.config import env_setting
+    from gitmem.core.schema import DEFAULTS
 
     try:
         return env_setting("hooks", key)
