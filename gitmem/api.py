@@ -193,10 +193,12 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
 
     def list(self, *, scope: str | None = None, type: str | None = None,  # noqa: A002
              archived: bool = False, scopes: Iterable[str] | None = None,
-             all_scopes: bool = False) -> list[Memory]:
-        """Live memories of the scope(s), newest first."""
+             all_scopes: bool = False, limit: int | None = None) -> list[Memory]:
+        """Live memories of the scope(s), newest first (the first `limit`)."""
+        if limit is not None and limit < 0:
+            raise UsageError(f"bad limit {limit}", hint="-n takes 0 or more, e.g. -n 50")
         chosen = [model.check_scope(scope)] if scope else self.read_scopes(scopes, all_scopes)
-        return self.memories.list(chosen, type=type, archived=archived)
+        return self.memories.list(chosen, type=type, archived=archived, limit=limit)
 
     def iter_memories(self, scope: str) -> Iterator[Memory]:
         return self.memories.iter_memories(scope)

@@ -82,9 +82,19 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     memory_md: list[tuple[str, list[str]]] = []
     journal: list[dict[str, Any]] = []
     withheld = 0
+    # The catalog gives every memory's fields at once; only the bodies shown are read.
+    catalogued = at is None and svc.catalog is not None
+    entries: dict[tuple[Any, str], Any] = {}
+    if catalogued:
+        for e in svc.entries(chosen):
+            if e.flag:
+                mems.append(e.stub())
+                entries[(e.scope, e.id)] = e
+            else:
+                withheld += 1
     for s in chosen:
         tip = revs[s] if at is not None else svc.git.tip(s)
-        for m in svc.iter_memories(s, tip):
+        for m in () if catalogued else svc.iter_memories(s, tip):
             if m.id in forgotten:
                 continue
             if not injectable(m.type, m.text, m.metadata):
@@ -101,17 +111,24 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
                 m = _JOURNAL_LINE.match(line)
                 if not m or suspect(line):
                     continue
-                at = dt.datetime(day.year, day.month, day.day, int(m.group(1)), int(m.group(2)),
-                                 tzinfo=dt.timezone.utc)
-                if since - 60 <= at.timestamp() <= now_ts + 60:
+                when = dt.datetime(day.year, day.month, day.day, int(m.group(1)), int(m.group(2)),
+                                   tzinfo=dt.timezone.utc)  # (not `at`: that is the --at argument)
+                if since - 60 <= when.timestamp() <= now_ts + 60:
                     journal.append({"scope": s, "day": f"{day:%Y-%m-%d}", "time": f"{m.group(1)}:{m.group(2)}",
-                                    "text": quote(m.group(3)), "at": at.timestamp()})
+                                    "text": quote(m.group(3)), "at": when.timestamp()})
             day += dt.timedelta(days=1)
+    # Ties in weight or time go to the newest id (then the scopes' order): the same
+    # order whether the fields came from the catalog or from the trees.
+    mems.sort(key=lambda m: m.id, reverse=True)
     weights = {m.id: weight(svc.config, m, counts, now_ts) for m in mems}
     prefs = sorted((m for m in mems if m.type == "preference"), key=lambda m: -weights[m.id])
     prefs = prefs[: int(svc.config.get("capture", "context_preferences"))]
     recent = sorted((m for m in mems if _when(m) >= since), key=_when, reverse=True)
     top = sorted(mems, key=lambda m: -weights[m.id])[: int(svc.config.get("capture", "context_top"))]
+    if catalogued:
+        shown = {(m.scope, m.id): entries[(m.scope, m.id)] for m in prefs + recent + top}
+        full = {(m.scope, m.id): m for m in svc.bodies(list(shown.values()))}
+        prefs, recent, top = ([full[(m.scope, m.id)] for m in x] for x in (prefs, recent, top))
     journal.sort(key=lambda j: j["at"], reverse=True)
 
     def mem_item(section: str, m: model.Memory) -> _Item:
@@ -164,6 +181,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
         if at is None:  # a look back is not a use of what is known now
             access.record(svc.home, sorted(seen_ids), kind="context")
         by_id = {m.id: m for m in mems}  # commit and path known: no lookups for the receipt
+        by_id.update((m.id, m) for m in prefs + recent + top)  # (catalogued: the bodies read)
         receipts.record(svc, "context", None, [
             {"id": m.id, "scope": m.scope, "commit": m.commit, "path": m.path}
             for m in (by_id.get(d["id"]) for k in ("preferences", "recent", "top") for d in placed[k]) if m])

@@ -348,6 +348,9 @@ def drop_ids(home: Path, ids: Iterable[str], config: Any = None) -> int:
             con.execute("DELETE FROM postings WHERE doc IN (SELECT doc FROM dead)")
             con.execute("DELETE FROM docs WHERE doc IN (SELECT doc FROM dead)")
             con.execute("DELETE FROM emb WHERE text_hash NOT IN (SELECT text_hash FROM docs)")
+            if con.execute("SELECT count(*) FROM information_schema.tables "
+                           "WHERE table_name = 'catalog'").fetchone()[0]:
+                con.execute("DELETE FROM catalog WHERE id IN (SELECT unnest(?::VARCHAR[]))", [ids])
             con.execute("COMMIT")
             con.execute("CHECKPOINT")
         finally:

@@ -15,7 +15,7 @@ import numpy as np
 
 from gitmem.core.errors import ConflictError, IndexError_
 from gitmem.core.fsutil import file_lock
-from gitmem.index import asof, db
+from gitmem.index import asof, catalog, db
 from gitmem.index.chunks import Chunk, chunks_of, indexable
 from gitmem.index.snapshot import Snapshot, load_snapshot, refresh
 
@@ -275,6 +275,8 @@ class Index:
                 con.execute(stmt)
             if new_file and source is not None:
                 db.copy_cache(con, source)
+            if new_file and self.path.exists():
+                catalog.copy_from(con, self.path)
             con.execute("BEGIN")
             db.write_batch(con, drops, drop_scopes, chunks, vectors, model)
             con.execute("DELETE FROM cursors")

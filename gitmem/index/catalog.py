@@ -1,0 +1,339 @@
+"""The catalog: one row per memory file of every scope tip (id, scope, path, blob id,
+type, importance, key, tags, created, updated, summary, supersedes, archived), in the
+index file beside the chunks. What `context`, `status`, `list` and `scopes` read instead
+of parsing every memory from git; they then fetch only the bodies they show.
+
+Derived and disposable like the rest of the file: it has its own cursor per scope
+(`catalog_cursors`) and catches up from the diff between the commit it last saw and
+the tip, through the same object layer and under the same index lock as the chunks, so
+a commit made by plain git is picked up by the next read. A scope whose old cursor is
+gone (a forget rewrote its history) is reconciled by comparing the tip's blob ids with
+the rows, parsing only what differs. A missing or unreadable catalog is rebuilt from git,
+with one warning when one had been built before (`state/catalog.built` says so).
+
+Rows carry one more flag the caller computes (`classify(memory) -> bool`, e.g. "may go
+into a prompt"): the memories layer owns that rule, this module only stores it; the
+classifier's version is part of the catalog's version, so changing it rebuilds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from gitmem.core import model as mdl
+from gitmem.core import paths
+from gitmem.core.errors import ConflictError, IndexError_
+from gitmem.core.fsutil import file_lock
+from gitmem.index import db
+
+CATALOG_VERSION = "1"
+MARKER = "catalog.built"
+COLUMNS = ("scope", "id", "path", "blob", "type", "importance", "key", "tags", "created", "updated",
+           "summary", "supersedes", "archived", "flag", "error")
+SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS catalog_meta (k VARCHAR, v VARCHAR)",
+    "CREATE TABLE IF NOT EXISTS catalog_cursors (scope VARCHAR, commit_id VARCHAR)",
+    """CREATE TABLE IF NOT EXISTS catalog (scope VARCHAR, id VARCHAR, path VARCHAR, blob VARCHAR,
+        type VARCHAR, importance INTEGER, key VARCHAR, tags VARCHAR[], created VARCHAR, updated VARCHAR,
+        summary VARCHAR, supersedes VARCHAR[], archived BOOLEAN, flag BOOLEAN, error VARCHAR)""",
+]
+TABLES = ("catalog_meta", "catalog_cursors", "catalog")
+ROOTS = ("memories/", "archive/")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One memory file as the catalog knows it (no body). `error`: why the file does
+    not parse (then only scope, path and blob are set)."""
+
+    scope: str
+    id: str
+    path: str
+    blob: str
+    type: str
+    importance: int
+    key: str | None
+    tags: tuple[str, ...]
+    created: str
+    updated: str
+    summary: str
+    supersedes: tuple[str, ...]
+    archived: bool
+    flag: bool
+    error: str | None
+
+    @classmethod
+    def of(cls, row: Sequence[Any]) -> "Entry":
+        d = dict(zip(COLUMNS, row))
+        d["tags"] = tuple(d["tags"] or ())
+        d["supersedes"] = tuple(d["supersedes"] or ())
+        return cls(**d)
+
+    def stub(self) -> mdl.Memory:
+        """A Memory with the catalog's fields and no text (weights, sorting, filters)."""
+        return mdl.Memory(id=self.id, text="", type=self.type, summary=self.summary, importance=self.importance,
+                          tags=self.tags, created=self.created, updated=self.updated, key=self.key,
+                          supersedes=self.supersedes, scope=self.scope, path=self.path)
+
+
+def is_memory_file(path: str) -> bool:
+    return path.endswith(".md") and path.startswith(ROOTS)
+
+
+def row_of(scope: str, path: str, blob: str, data: bytes, classify: Callable[[mdl.Memory], bool]) -> tuple:
+    """The catalog row of one memory file (pure but for `classify`)."""
+    archived = path.startswith("archive/")
+    try:
+        m = mdl.parse(data, path=path)
+    except mdl.MalformedMemory as e:
+        return (scope, "", path, blob, "", 0, None, [], "", "", "", [], archived, False, e.message)
+    return (scope, m.id, path, blob, m.type, int(m.importance), m.key, list(m.tags), m.created or "",
+            m.updated or "", m.summary or "", list(m.supersedes), archived, bool(classify(m)), None)
+
+
+def _always(_m: mdl.Memory) -> bool:
+    return True
+
+
+class Catalog:
+    """The catalog of one store. Cheap to construct; every read opens the file briefly."""
+
+    def __init__(self, home: Path, git, config, classify: Callable[[mdl.Memory], bool] | None = None,
+                 classifier_version: str = ""):
+        self.home = Path(home)
+        self.git = git
+        self.config = config
+        self.classify = classify or _always
+        self.version = f"{CATALOG_VERSION}/{classifier_version}"
+        self.path = db.index_path(self.home)
+        self.warnings: list[str] = []
+        self.last_catch_up: dict[str, Any] = {}
+
+    @property
+    def _retry(self) -> float:
+        return float(self.config.get("index", "open_retry"))
+
+    @property
+    def _timeout(self) -> float:
+        return float(self.config.get("index", "lock_timeout"))
+
+    # ---- freshness ------------------------------------------------------------------
+    def _state(self, con) -> dict[str, str] | None:
+        """The cursors when the catalog in `con` is usable, else None."""
+        try:
+            meta = dict(con.execute("SELECT k, v FROM catalog_meta").fetchall())
+            if meta.get("version") != self.version:
+                return None
+            return dict(con.execute("SELECT scope, commit_id FROM catalog_cursors").fetchall())
+        except Exception:
+            return None
+
+    def _open_fresh(self):
+        """A read-only connection to a catalog in step with every scope tip."""
+        tips = dict(self.git.scopes())
+        for attempt in range(3):
+            con = None
+            if self.path.exists():
+                try:
+                    con = db.connect(self.path, read_only=True, retry=self._retry)
+                except Exception:
+                    con = None
+            if con is not None:
+                if self._state(con) == tips:
+                    return con
+                con.close()
+            self.catch_up()
+            tips = dict(self.git.scopes())
+        raise IndexError_("the catalog does not keep up with the scope tips",
+                          hint="retry; `gitmem reindex` rebuilds it")
+
+    def catch_up(self) -> dict[str, Any]:
+        """Bring the catalog up to every scope tip (under the index lock)."""
+        try:
+            lock = file_lock(db.lock_path(self.home), timeout=self._timeout)
+            lock.__enter__()
+        except ConflictError as e:
+            raise IndexError_("the index is busy: another process has been building it for too long",
+                              hint="retry, or run `gitmem reindex` once it finishes") from e
+        try:
+            return self._catch_up_locked()
+        finally:
+            lock.__exit__(None, None, None)
+
+    def _catch_up_locked(self) -> dict[str, Any]:
+        tips = dict(self.git.scopes())
+        con = None
+        if self.path.exists():
+            try:
+                con = db.connect(self.path, read_only=False, retry=self._retry)
+            except Exception as e:
+                if db.is_lock_error(e):
+                    raise
+                con = None
+                for p in (self.path, Path(str(self.path) + ".wal")):
+                    p.unlink(missing_ok=True)   # damaged: the index rebuilds too
+        if con is None:
+            con = db.connect(self.path, read_only=False, retry=self._retry)
+        try:
+            cursors = self._state(con)
+            rebuilt = cursors is None
+            if rebuilt:
+                for t in TABLES:
+                    con.execute(f"DROP TABLE IF EXISTS {t}")
+                cursors = {}
+            for stmt in SCHEMA:
+                con.execute(stmt)
+            con.execute("BEGIN")
+            stats = self._apply(con, cursors, tips)
+            con.execute("DELETE FROM catalog_cursors")
+            con.execute("INSERT INTO catalog_cursors SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
+                        [list(tips), list(tips.values())])
+            con.execute("DELETE FROM catalog_meta")
+            con.execute("INSERT INTO catalog_meta VALUES ('version', ?)", [self.version])
+            con.execute("COMMIT")
+        except BaseException:
+            try:
+                con.execute("ROLLBACK")
+            except Exception:
+                pass
+            raise
+        finally:
+            con.close()
+        marker = paths.state_file(self.home, MARKER)
+        if rebuilt:
+            if marker.exists() and tips:
+                self.warnings.append("the memory catalog was missing or unreadable: rebuilt from git")
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        self.last_catch_up = {**stats, "rebuilt": rebuilt}
+        return self.last_catch_up
+
+    def _apply(self, con, cursors: dict[str, str], tips: dict[str, str]) -> dict[str, int]:
+        """Write the rows that changed between the cursors and the tips."""
+        gone_scopes = [s for s in cursors if s not in tips]
+        drops: list[tuple[str, str]] = []
+        rows: list[tuple] = []
+        for scope, tip in tips.items():
+            old = cursors.get(scope)
+            if old == tip:
+                continue
+            if old is not None and not self.git.has_commit(old):
+                d, r = self._reconcile(con, scope, tip)   # history rewritten (forget)
+                drops += d
+                rows += r
+                continue
+            for status, path, oid in self.git.diff_files(old, tip):
+                if not is_memory_file(path):
+                    continue
+                if old is not None:
+                    drops.append((scope, path))
+                if status != "D" and oid:
+                    rows.append(row_of(scope, path, oid, self.git.blob(oid, path), self.classify))
+        if gone_scopes:
+            con.execute("DELETE FROM catalog WHERE scope IN (SELECT unnest(?::VARCHAR[]))", [gone_scopes])
+        if drops:
+            con.execute("CREATE TEMP TABLE gone AS SELECT unnest(?::VARCHAR[]) AS scope, "
+                        "unnest(?::VARCHAR[]) AS path", [[s for s, _ in drops], [p for _, p in drops]])
+            con.execute("DELETE FROM catalog WHERE (scope, path) IN (SELECT (scope, path) FROM gone)")
+            con.execute("DROP TABLE gone")
+        if rows:
+            cols = list(zip(*rows))
+            con.execute(
+                "INSERT INTO catalog SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
+                "unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::INTEGER[]), unnest(?::VARCHAR[]), "
+                "unnest(?::VARCHAR[][]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
+                "unnest(?::VARCHAR[][]), unnest(?::BOOLEAN[]), unnest(?::BOOLEAN[]), unnest(?::VARCHAR[])",
+                [list(c) for c in cols])
+        return {"rows": len(rows), "dropped": len(drops)}
+
+    def _reconcile(self, con, scope: str, tip: str) -> tuple[list[tuple[str, str]], list[tuple]]:
+        """(drops, rows) that make the scope's rows match the tip's tree, parsing only
+        the files whose blob id differs from the row's."""
+        have = dict(con.execute("SELECT path, blob FROM catalog WHERE scope = ?", [scope]).fetchall())
+        rev = self.git.commit_obj(tip)
+        now: dict[str, str] = {}
+        for root in ROOTS:
+            for path, oid in self.git.walk_files(rev, root.rstrip("/")):
+                if is_memory_file(path):
+                    now[path] = oid
+        drops = [(scope, p) for p, b in have.items() if now.get(p) != b]
+        rows = [row_of(scope, p, b, self.git.blob(b, p), self.classify)
+                for p, b in now.items() if have.get(p) != b]
+        return drops, rows
+
+    # ---- queries ----------------------------------------------------------------------
+    def _query(self, sql: str, params: list[Any]) -> list[tuple]:
+        con = self._open_fresh()
+        try:
+            return con.execute(sql, params).fetchall()
+        finally:
+            con.close()
+
+    def listing(self, scopes: Sequence[str], *, archived: bool = False, type: str | None = None,  # noqa: A002
+                limit: int | None = None) -> tuple[list[Entry], list[Entry]]:
+        """(entries, unparsable) of the scopes' memory files: entries newest id first
+        (then scope order, then path), at most `limit`; unparsable, every file that
+        does not parse (id ''). `type` filters by the folder a file lives in, as a tree
+        walk under memories/<type> would."""
+        scopes = list(scopes)
+        if not scopes:
+            return [], []
+        where = ["scope IN (SELECT unnest(?::VARCHAR[]))"]
+        params: list[Any] = [scopes]
+        if not archived:
+            where.append("NOT archived")
+        if type is not None:
+            where.append("(starts_with(path, ?) OR starts_with(path, ?))")
+            params += [f"memories/{type}/", f"archive/{type}/" if archived else f"memories/{type}/"]
+        cond = " AND ".join(where)
+        sql = (f"SELECT {', '.join(COLUMNS)} FROM catalog WHERE {cond} AND error IS NULL "
+               "ORDER BY id DESC, list_position(?::VARCHAR[], scope), path")
+        if limit is not None:
+            sql += f" LIMIT {max(0, int(limit))}"
+        con = self._open_fresh()
+        try:
+            good = con.execute(sql, params + [scopes]).fetchall()
+            bad = con.execute(f"SELECT {', '.join(COLUMNS)} FROM catalog WHERE {cond} AND error IS NOT NULL "
+                              "ORDER BY list_position(?::VARCHAR[], scope), path", params + [scopes]).fetchall()
+        finally:
+            con.close()
+        return [Entry.of(r) for r in good], [Entry.of(r) for r in bad]
+
+    def counts(self, scopes: Iterable[str]) -> dict[str, int]:
+        """scope -> memory files under memories/ (what `scopes` and `status` count)."""
+        scopes = list(scopes)
+        if not scopes:
+            return {}
+        rows = self._query("SELECT scope, count(*) FROM catalog WHERE NOT archived AND scope IN "
+                           "(SELECT unnest(?::VARCHAR[])) GROUP BY scope", [scopes])
+        out = {s: 0 for s in scopes}
+        out.update({s: int(n) for s, n in rows})
+        return out
+
+    def by_key(self, scopes: Sequence[str], key: str) -> list[Entry]:
+        """Live rows with this key in these scopes (in the scopes' order)."""
+        rows = self._query(f"SELECT {', '.join(COLUMNS)} FROM catalog WHERE key = ? AND scope IN "
+                           "(SELECT unnest(?::VARCHAR[])) ORDER BY list_position(?::VARCHAR[], scope), "
+                           "archived, id", [key, list(scopes), list(scopes)])
+        return [Entry.of(r) for r in rows]
+
+
+def copy_from(con, source: Path) -> None:
+    """Carry the catalog of an old index file into a rebuilt one (`con`, inside no
+    transaction); skipped when the old file has none or does not open."""
+    for stmt in SCHEMA:
+        con.execute(stmt)
+    try:
+        con.execute(f"ATTACH '{db.sql_str(str(source))}' AS oldcat (READ_ONLY)")
+    except Exception:
+        return
+    try:
+        con.execute("BEGIN")
+        for t in TABLES:
+            con.execute(f"INSERT INTO {t} SELECT * FROM oldcat.{t}")
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+    finally:
+        con.execute("DETACH oldcat")
