@@ -71,7 +71,9 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
         daemon hands each command it runs, so the model and index stay loaded once."""
         if config.data != self.config.data:
             raise UsageError("a shared Store needs the same settings")
-        return Store(config, git=self.memories.git, recaller=self.recaller)
+        store = Store(config, git=self.memories.git, recaller=self.recaller)
+        store.memories.share_caches(self.memories)  # parsed files and the catalog handle
+        return store
 
     @property
     def git(self) -> GitStore:

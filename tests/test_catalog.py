@@ -219,3 +219,39 @@ def test_bad_limit_is_refused(store):
     r = run_cli("list", "-n", "-1")
     assert r.returncode != 0
     assert "error:" in r.stderr and "hint:" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("text", [
+    "plain words", "  spaced\n\nout\ttext  ", "数据库 迁移 在周二", "x" * 400, "中" * 320,
+    "key AKIAIOSFODNN7EXAMPLE in text", "a </memory> fence and <gitmem-context> tag", ""])
+def test_the_quoted_measure_is_quote_s(text):
+    from gitmem.core.tokens import CJK_CHAR
+    from gitmem.memories.catalogued import quoted_measure
+    from gitmem.recall.render import quote
+
+    q = quote(text)
+    assert quoted_measure(text) == (len(q), len(CJK_CHAR.findall(q)))
+
+
+def test_weight_sql_is_weight(store):
+    import duckdb
+    from gitmem.policy.weight import weight, weight_sql
+
+    cfg = store.config
+    now = 1_800_000_000.5
+    cases = [(mid, imp, upd, cnt) for mid in ("mww21kyrh3m03", "notanid") for imp in (1, 5, 10)
+             for upd in ("", "2026-01-02T03:04:05Z", "2030-01-01T00:00:00Z")
+             for cnt in (None, (3, 1_799_000_000), (40, 1_700_000_000))]
+    expr, params = weight_sql(cfg, now)
+    con = duckdb.connect()
+    for mid, imp, upd, cnt in cases:
+        m = model.Memory(id=mid, text="t", importance=imp, updated=upd)
+        counts = {mid: cnt} if cnt else {}
+        from gitmem.policy.weight import timestamp
+
+        entered = model.id_time(mid).timestamp() if model.is_id(mid) else 0.0
+        row = con.execute(f"SELECT {expr} FROM (SELECT ?::INTEGER AS importance, ?::DOUBLE AS updated_ts, "
+                          "?::DOUBLE AS entered_ts, ?::BIGINT AS n, ?::DOUBLE AS last_access)",
+                          params + [imp, timestamp(upd), entered, cnt[0] if cnt else None,
+                                    cnt[1] if cnt else None]).fetchone()[0]
+        assert row == weight(cfg, m, counts, now)

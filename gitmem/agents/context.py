@@ -9,12 +9,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from gitmem.agents import receipts
 from gitmem.core import model
 from gitmem.core.errors import UsageError
-from gitmem.core.tokens import count_tokens
+from gitmem.core.tokens import CJK_CHAR, count_tokens
 from gitmem.memories import scopes as scoping
 from gitmem.memories.service import Memories, daily_path
 from gitmem.policy import access
@@ -37,6 +37,46 @@ class _Item:
     section: str
     cost: int
     data: dict[str, Any] = field(default_factory=dict)
+    pick: "_Pick | None" = None
+
+
+@dataclass
+class _Pick:
+    """A memory `context` may show: the fields it chooses by, the measure of its quoted
+    line (so its cost is known before its body is read) and how to read the body."""
+
+    scope: str
+    id: str
+    type: str
+    importance: int
+    updated: str
+    when: float
+    w: float
+    qlen: int
+    qcjk: int
+    load: Callable[[], model.Memory]
+
+    @classmethod
+    def of_memory(cls, m: model.Memory, w: float) -> "_Pick":
+        q = quote(m.text)
+        return cls(m.scope or "", m.id, m.type, m.importance, m.updated, _when(m), w, len(q),
+                   len(CJK_CHAR.findall(q)), lambda: m)
+
+    @classmethod
+    def of_entry(cls, svc: Memories, e: Any, w: float) -> "_Pick":
+        return cls(e.scope, e.id, e.type, e.importance, e.updated, e.when_ts, w, e.qlen, e.qcjk,
+                   lambda: svc.body(e))
+
+    def memory(self) -> model.Memory:
+        m = self.load()
+        self.load = lambda: m
+        return m
+
+    def cost(self) -> int:
+        """count_tokens(f"- {quote(text)} ({type}, {scope}, {id})") + 1, from the measure."""
+        rest = f"- ({self.type}, {self.scope}, {self.id})" + " "
+        cjk = self.qcjk + len(CJK_CHAR.findall(rest))
+        return cjk + (self.qlen + len(rest) - cjk + 3) // 4 + 1
 
 
 def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float | None = None,
@@ -82,16 +122,16 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     memory_md: list[tuple[str, list[str]]] = []
     journal: list[dict[str, Any]] = []
     withheld = 0
-    # The catalog gives every memory's fields at once; only the bodies shown are read.
+    n_prefs = int(svc.config.get("capture", "context_preferences"))
+    n_top = int(svc.config.get("capture", "context_top"))
+    # The catalog chooses from every memory's fields in one query; only the bodies of
+    # the memories shown are read. Without it (or --at), the trees are read whole.
     catalogued = at is None and svc.catalog is not None
-    entries: dict[tuple[Any, str], Any] = {}
+    total = 0
     if catalogued:
-        for e in svc.entries(chosen):
-            if e.flag:
-                mems.append(e.stub())
-                entries[(e.scope, e.id)] = e
-            else:
-                withheld += 1
+        got = svc.context_picks(chosen, now=now_ts, counts=counts, since=since, n_prefs=n_prefs, n_top=n_top)
+        withheld, total = got["withheld"], got["total"]
+        prefs, recent, top = ([_Pick.of_entry(svc, e, w) for e, w in got[k]] for k in ("prefs", "recent", "top"))
     for s in chosen:
         tip = revs[s] if at is not None else svc.git.tip(s)
         for m in () if catalogued else svc.iter_memories(s, tip):
@@ -117,24 +157,21 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
                     journal.append({"scope": s, "day": f"{day:%Y-%m-%d}", "time": f"{m.group(1)}:{m.group(2)}",
                                     "text": quote(m.group(3)), "at": when.timestamp()})
             day += dt.timedelta(days=1)
-    # Ties in weight or time go to the newest id (then the scopes' order): the same
-    # order whether the fields came from the catalog or from the trees.
-    mems.sort(key=lambda m: m.id, reverse=True)
-    weights = {m.id: weight(svc.config, m, counts, now_ts) for m in mems}
-    prefs = sorted((m for m in mems if m.type == "preference"), key=lambda m: -weights[m.id])
-    prefs = prefs[: int(svc.config.get("capture", "context_preferences"))]
-    recent = sorted((m for m in mems if _when(m) >= since), key=_when, reverse=True)
-    top = sorted(mems, key=lambda m: -weights[m.id])[: int(svc.config.get("capture", "context_top"))]
-    if catalogued:
-        shown = {(m.scope, m.id): entries[(m.scope, m.id)] for m in prefs + recent + top}
-        full = {(m.scope, m.id): m for m in svc.bodies(list(shown.values()))}
-        prefs, recent, top = ([full[(m.scope, m.id)] for m in x] for x in (prefs, recent, top))
+    if not catalogued:
+        # Ties in weight or time go to the newest id, then the scopes' order (as the
+        # catalog's query orders them).
+        mems.sort(key=lambda m: m.id, reverse=True)
+        total = len(mems)
+        picks = [_Pick.of_memory(m, weight(svc.config, m, counts, now_ts)) for m in mems]
+        prefs = sorted((p for p in picks if p.type == "preference"), key=lambda p: -p.w)[:n_prefs]
+        recent = sorted((p for p in picks if p.when >= since), key=lambda p: p.when, reverse=True)
+        top = sorted(picks, key=lambda p: -p.w)[:n_top]
     journal.sort(key=lambda j: j["at"], reverse=True)
 
-    def mem_item(section: str, m: model.Memory) -> _Item:
-        d = {"id": m.id, "scope": m.scope, "type": m.type, "importance": m.importance,
-             "text": quote(m.text), "weight": round(weights[m.id], 2), "updated": m.updated}
-        return _Item(section, count_tokens(f"- {d['text']} ({m.type}, {m.scope}, {m.id})") + 1, d)
+    def mem_item(section: str, p: _Pick) -> _Item:
+        d = {"id": p.id, "scope": p.scope, "type": p.type, "importance": p.importance,
+             "text": None, "weight": round(p.w, 2), "updated": p.updated}
+        return _Item(section, p.cost(), d, p)
 
     # Priority order: what applies to nearly every prompt first, then the scope index,
     # then what is new, then what weighs most.
@@ -164,6 +201,8 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
             continue
         if used + it.cost <= budget:
             used += it.cost
+            if it.pick is not None:  # a memory: its text now, from its body
+                it.data["text"] = quote(it.pick.memory().text)
             placed[it.section].append(it.data)
             if mid:
                 seen_ids.add(mid)
@@ -180,8 +219,8 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     if record and seen_ids:
         if at is None:  # a look back is not a use of what is known now
             access.record(svc.home, sorted(seen_ids), kind="context")
-        by_id = {m.id: m for m in mems}  # commit and path known: no lookups for the receipt
-        by_id.update((m.id, m) for m in prefs + recent + top)  # (catalogued: the bodies read)
+        # commit and path known: no lookups for the receipt
+        by_id = {p.id: p.memory() for p in prefs + recent + top if p.id in seen_ids}
         receipts.record(svc, "context", None, [
             {"id": m.id, "scope": m.scope, "commit": m.commit, "path": m.path}
             for m in (by_id.get(d["id"]) for k in ("preferences", "recent", "top") for d in placed[k]) if m])
@@ -200,7 +239,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
             "preferences": placed["preferences"], "memory_md": shown_md, "recent": placed["recent"],
             "journal": placed["journal"], "top": placed["top"], "omitted": omitted, "fetch": fetch,
             "withheld": withheld,
-            "total_memories": len(mems), **({"as_of": as_of, "note": note} if at is not None else {})}
+            "total_memories": total, **({"as_of": as_of, "note": note} if at is not None else {})}
 
 
 def framing_tokens(scopes: list[str], hours: float, budget: int, now: dt.datetime, at: str | None = None) -> int:

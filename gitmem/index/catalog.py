@@ -11,9 +11,10 @@ gone (a forget rewrote its history) is reconciled by comparing the tip's blob id
 the rows, parsing only what differs. A missing or unreadable catalog is rebuilt from git,
 with one warning when one had been built before (`state/catalog.built` says so).
 
-Rows carry one more flag the caller computes (`classify(memory) -> bool`, e.g. "may go
-into a prompt"): the memories layer owns that rule, this module only stores it; the
-classifier's version is part of the catalog's version, so changing it rebuilds."""
+Rows carry values the caller derives (`classify(memory) -> dict` of DERIVED: whether it
+may go into a prompt, the measure of its quoted line, its times as unix seconds): the
+memories layer owns those rules, this module only stores them; the classifier's version
+is part of the catalog's version, so changing it rebuilds."""
 
 from __future__ import annotations
 
@@ -27,16 +28,21 @@ from gitmem.core.errors import ConflictError, IndexError_
 from gitmem.core.fsutil import file_lock
 from gitmem.index import db
 
-CATALOG_VERSION = "1"
+CATALOG_VERSION = "2"
 MARKER = "catalog.built"
 COLUMNS = ("scope", "id", "path", "blob", "type", "importance", "key", "tags", "created", "updated",
-           "summary", "supersedes", "archived", "flag", "error")
+           "summary", "supersedes", "archived", "flag", "qlen", "qcjk", "updated_ts", "when_ts", "entered_ts",
+           "error")
+# What the caller's classify(memory) returns per row, beside the front matter.
+DERIVED = ("flag", "qlen", "qcjk", "updated_ts", "when_ts", "entered_ts")
+_NO_DERIVED = {"flag": False, "qlen": 0, "qcjk": 0, "updated_ts": 0.0, "when_ts": 0.0, "entered_ts": 0.0}
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS catalog_meta (k VARCHAR, v VARCHAR)",
     "CREATE TABLE IF NOT EXISTS catalog_cursors (scope VARCHAR, commit_id VARCHAR)",
     """CREATE TABLE IF NOT EXISTS catalog (scope VARCHAR, id VARCHAR, path VARCHAR, blob VARCHAR,
         type VARCHAR, importance INTEGER, key VARCHAR, tags VARCHAR[], created VARCHAR, updated VARCHAR,
-        summary VARCHAR, supersedes VARCHAR[], archived BOOLEAN, flag BOOLEAN, error VARCHAR)""",
+        summary VARCHAR, supersedes VARCHAR[], archived BOOLEAN, flag BOOLEAN, qlen INTEGER, qcjk INTEGER,
+        updated_ts DOUBLE, when_ts DOUBLE, entered_ts DOUBLE, error VARCHAR)""",
 ]
 TABLES = ("catalog_meta", "catalog_cursors", "catalog")
 ROOTS = ("memories/", "archive/")
@@ -61,6 +67,11 @@ class Entry:
     supersedes: tuple[str, ...]
     archived: bool
     flag: bool
+    qlen: int
+    qcjk: int
+    updated_ts: float
+    when_ts: float
+    entered_ts: float
     error: str | None
 
     @classmethod
@@ -81,30 +92,31 @@ def is_memory_file(path: str) -> bool:
     return path.endswith(".md") and path.startswith(ROOTS)
 
 
-def row_of(scope: str, path: str, blob: str, data: bytes, classify: Callable[[mdl.Memory], bool]) -> tuple:
-    """The catalog row of one memory file (pure but for `classify`)."""
+Classify = Callable[[mdl.Memory], dict[str, Any]]
+
+
+def row_of(scope: str, path: str, blob: str, data: bytes, classify: Classify) -> tuple:
+    """The catalog row of one memory file (pure but for `classify`, which gives the
+    DERIVED values)."""
     archived = path.startswith("archive/")
     try:
         m = mdl.parse(data, path=path)
     except mdl.MalformedMemory as e:
-        return (scope, "", path, blob, "", 0, None, [], "", "", "", [], archived, False, e.message)
+        return (scope, "", path, blob, "", 0, None, [], "", "", "", [], archived,
+                *(_NO_DERIVED[k] for k in DERIVED), e.message)
+    d = {**_NO_DERIVED, **classify(m)}
     return (scope, m.id, path, blob, m.type, int(m.importance), m.key, list(m.tags), m.created or "",
-            m.updated or "", m.summary or "", list(m.supersedes), archived, bool(classify(m)), None)
-
-
-def _always(_m: mdl.Memory) -> bool:
-    return True
+            m.updated or "", m.summary or "", list(m.supersedes), archived, *(d[k] for k in DERIVED), None)
 
 
 class Catalog:
     """The catalog of one store. Cheap to construct; every read opens the file briefly."""
 
-    def __init__(self, home: Path, git, config, classify: Callable[[mdl.Memory], bool] | None = None,
-                 classifier_version: str = ""):
+    def __init__(self, home: Path, git, config, classify: Classify, classifier_version: str = ""):
         self.home = Path(home)
         self.git = git
         self.config = config
-        self.classify = classify or _always
+        self.classify = classify
         self.version = f"{CATALOG_VERSION}/{classifier_version}"
         self.path = db.index_path(self.home)
         self.warnings: list[str] = []
@@ -243,7 +255,9 @@ class Catalog:
                 "INSERT INTO catalog SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
                 "unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::INTEGER[]), unnest(?::VARCHAR[]), "
                 "unnest(?::VARCHAR[][]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), "
-                "unnest(?::VARCHAR[][]), unnest(?::BOOLEAN[]), unnest(?::BOOLEAN[]), unnest(?::VARCHAR[])",
+                "unnest(?::VARCHAR[][]), unnest(?::BOOLEAN[]), unnest(?::BOOLEAN[]), unnest(?::INTEGER[]), "
+                "unnest(?::INTEGER[]), unnest(?::DOUBLE[]), unnest(?::DOUBLE[]), unnest(?::DOUBLE[]), "
+                "unnest(?::VARCHAR[])",
                 [list(c) for c in cols])
         return {"rows": len(rows), "dropped": len(drops)}
 
@@ -299,6 +313,50 @@ class Catalog:
         finally:
             con.close()
         return [Entry.of(r) for r in good], [Entry.of(r) for r in bad]
+
+    def picks(self, scopes: Sequence[str], *, weight: tuple[str, list[Any]], counts: dict[str, tuple[int, int]],
+              since: float, n_prefs: int, n_top: int) -> dict[str, Any]:
+        """What `context` chooses from, in one short read: among the live rows whose flag
+        is set, the `n_prefs` heaviest preferences, every row whose when_ts >= since
+        (newest first) and the `n_top` heaviest, each as (Entry, weight); and how many
+        rows are flagged off ("withheld") and on ("total"). `weight`: a SQL expression
+        over importance, updated_ts, entered_ts, n and last_access (the access `counts`,
+        id -> (n, last)) and its parameters. Ties go to the newest id, then scope order."""
+        scopes = list(scopes)
+        out: dict[str, Any] = {"prefs": [], "recent": [], "top": [], "withheld": 0, "total": 0}
+        if not scopes:
+            return out
+        expr, wparams = weight
+        con = self._open_fresh()
+        try:
+            con.execute("CREATE TEMP TABLE acc (id VARCHAR, n BIGINT, last_access DOUBLE)")
+            if counts:
+                con.execute("INSERT INTO acc SELECT unnest(?::VARCHAR[]), unnest(?::BIGINT[]), unnest(?::DOUBLE[])",
+                            [list(counts), [int(v[0]) for v in counts.values()],
+                             [float(v[1]) for v in counts.values()]])
+            con.execute(
+                f"CREATE TEMP TABLE live AS SELECT {', '.join('c.' + k for k in COLUMNS)}, "
+                "list_position(?::VARCHAR[], c.scope) AS pos FROM catalog c WHERE NOT c.archived AND "
+                "c.error IS NULL AND c.scope IN (SELECT unnest(?::VARCHAR[]))", [scopes, scopes])
+            out["withheld"], out["total"] = con.execute(
+                "SELECT count(*) FILTER (WHERE NOT flag), count(*) FILTER (WHERE flag) FROM live").fetchone()
+            base = (f"SELECT {', '.join('l.' + k for k in COLUMNS)}, {expr} AS w FROM live l "
+                    "LEFT JOIN (SELECT id, sum(n) AS n, max(last_access) AS last_access FROM acc GROUP BY id) a "
+                    "USING (id) WHERE l.flag")
+            wp = list(wparams)
+
+            def rows(where: str, order: str, extra: list[Any], limit: int | None = None):
+                sql = f"{base} {where} ORDER BY {order}, l.id DESC, l.pos, l.path"
+                if limit is not None:
+                    sql += f" LIMIT {max(0, int(limit))}"
+                return [(Entry.of(r[:-1]), float(r[-1])) for r in con.execute(sql, wp + extra).fetchall()]
+
+            out["prefs"] = rows("AND l.type = 'preference'", "w DESC", [], n_prefs)
+            out["recent"] = rows("AND l.when_ts >= ?", "l.when_ts DESC", [float(since)])
+            out["top"] = rows("", "w DESC", [], n_top)
+        finally:
+            con.close()
+        return out
 
     def counts(self, scopes: Iterable[str]) -> dict[str, int]:
         """scope -> memory files under memories/ (what `scopes` and `status` count)."""

@@ -11,18 +11,45 @@ import hashlib
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from gitmem.core import model
 from gitmem.core.model import Memory
+from gitmem.core.tokens import CJK_CHAR
 from gitmem.policy import injection
+from gitmem.policy import redact as redact_mod
+from gitmem.policy import rules
+from gitmem.policy import weight as weight_mod
+from gitmem.policy.redact import redact
+from gitmem.policy.weight import timestamp
 
 
-def _classify(m: Memory) -> bool:
-    """The flag the catalog keeps per memory: may it go into an agent's prompt."""
-    return injection.injectable(m.type, m.text, m.metadata)
+QUOTE_LIMIT = 300  # recall.render.quote's default: the line `context` shows
+
+
+def quoted_measure(text: str) -> tuple[int, int]:
+    """(characters, CJK characters) of the line recall.render.quote makes of `text`:
+    redacted, whitespace collapsed, cut at QUOTE_LIMIT (defang keeps the length). Lets
+    `context` cost a memory without reading its body; tests/test_catalog.py holds the
+    two together."""
+    t = " ".join(redact(text or "")[0].split())
+    if len(t) > QUOTE_LIMIT:
+        t = t[: QUOTE_LIMIT - 1] + "…"
+    return len(t), len(CJK_CHAR.findall(t))
+
+
+def _classify(m: Memory) -> dict[str, Any]:
+    """What the catalog keeps per memory beside its front matter."""
+    qlen, qcjk = quoted_measure(m.text)
+    return {"flag": injection.injectable(m.type, m.text, m.metadata), "qlen": qlen, "qcjk": qcjk,
+            "updated_ts": timestamp(m.updated), "when_ts": timestamp(m.updated or m.created),
+            "entered_ts": model.id_time(m.id).timestamp() if model.is_id(m.id) else 0.0}
 
 
 def _classifier_version() -> str:
-    # The rules live in injection.py: any edit to them rebuilds the catalog's flags.
-    return hashlib.sha1(Path(injection.__file__).read_bytes()).hexdigest()[:12]
+    # The rules live in these files: any edit to them rebuilds the catalog's values.
+    h = hashlib.sha1()
+    for f in (injection.__file__, redact_mod.__file__, weight_mod.__file__, rules.__file__, rules.EXTRA_RULES):
+        h.update(Path(f).read_bytes())
+    return h.hexdigest()[:12]
 
 
 class CatalogReads:
@@ -101,3 +128,18 @@ class CatalogReads:
         rows = cat.by_key(scopes, key)
         self._catalog_warnings()
         return rows[0] if rows else None
+
+    def context_picks(self, scopes: Sequence[str], *, now: float, counts: dict[str, tuple[int, int]],
+                      since: float, n_prefs: int, n_top: int) -> dict[str, Any]:
+        """What `context` chooses from, by the catalog (see Catalog.picks), weighed by
+        policy.weight's formula."""
+        out = self.catalog.picks(scopes, weight=weight_mod.weight_sql(self.config, now),  # type: ignore[attr-defined]
+                                 counts=counts, since=since, n_prefs=n_prefs, n_top=n_top)
+        self._catalog_warnings()
+        return out
+
+    def share_caches(self, other: "CatalogReads") -> None:
+        """Use another service's parsed files and catalog handle (a daemon hands each
+        command a Store of its own on the same repository: they share what is parsed)."""
+        self._parsed = other._parsed  # type: ignore[attr-defined]
+        self._catalog = other._catalog
