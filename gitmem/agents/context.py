@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from gitmem.agents import receipts
 from gitmem.core import model
@@ -32,51 +31,24 @@ def _when(mem: model.Memory) -> float:
 _JOURNAL_LINE = re.compile(r"^- (\d{2}):(\d{2}) (.*)$")
 
 
-@dataclass
-class _Item:
-    section: str
-    cost: int
-    data: dict[str, Any] = field(default_factory=dict)
-    pick: "_Pick | None" = None
+# A memory `context` may show, as the catalog's picks give it (index.catalog.PICKED, then
+# the weight): the fields it chooses by and the measure of its quoted line, so its cost
+# is known before its body is read.
+_SCOPE, _ID, _PATH, _BLOB, _TYPE, _IMP, _UPDATED, _WHEN, _QLEN, _QCJK, _W = range(11)
 
 
-@dataclass
-class _Pick:
-    """A memory `context` may show: the fields it chooses by, the measure of its quoted
-    line (so its cost is known before its body is read) and how to read the body."""
+def _row_of(m: model.Memory, w: float) -> tuple:
+    """The same row for a memory read whole (no catalog)."""
+    q = quote(m.text)
+    return (m.scope or "", m.id, m.path, None, m.type, m.importance, m.updated, _when(m), len(q),
+            len(CJK_CHAR.findall(q)), w)
 
-    scope: str
-    id: str
-    type: str
-    importance: int
-    updated: str
-    when: float
-    w: float
-    qlen: int
-    qcjk: int
-    load: Callable[[], model.Memory]
 
-    @classmethod
-    def of_memory(cls, m: model.Memory, w: float) -> "_Pick":
-        q = quote(m.text)
-        return cls(m.scope or "", m.id, m.type, m.importance, m.updated, _when(m), w, len(q),
-                   len(CJK_CHAR.findall(q)), lambda: m)
-
-    @classmethod
-    def of_entry(cls, svc: Memories, e: Any, w: float) -> "_Pick":
-        return cls(e.scope, e.id, e.type, e.importance, e.updated, e.when_ts, w, e.qlen, e.qcjk,
-                   lambda: svc.body(e))
-
-    def memory(self) -> model.Memory:
-        m = self.load()
-        self.load = lambda: m
-        return m
-
-    def cost(self) -> int:
-        """count_tokens(f"- {quote(text)} ({type}, {scope}, {id})") + 1, from the measure."""
-        rest = f"- ({self.type}, {self.scope}, {self.id})" + " "
-        cjk = self.qcjk + len(CJK_CHAR.findall(rest))
-        return cjk + (self.qlen + len(rest) - cjk + 3) // 4 + 1
+def _cost(r: tuple) -> int:
+    """count_tokens(f"- {quote(text)} ({type}, {scope}, {id})") + 1, from the measure."""
+    rest = f"- ({r[_TYPE]}, {r[_SCOPE]}, {r[_ID]}) "
+    cjk = r[_QCJK] + (len(CJK_CHAR.findall(rest)) if not rest.isascii() else 0)
+    return cjk + (r[_QLEN] + len(rest) - cjk + 3) // 4 + 1
 
 
 def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float | None = None,
@@ -131,7 +103,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     if catalogued:
         got = svc.context_picks(chosen, now=now_ts, counts=counts, since=since, n_prefs=n_prefs, n_top=n_top)
         withheld, total = got["withheld"], got["total"]
-        prefs, recent, top = ([_Pick.of_entry(svc, e, w) for e, w in got[k]] for k in ("prefs", "recent", "top"))
+        prefs, recent, top = got["prefs"], got["recent"], got["top"]
     for s in chosen:
         tip = revs[s] if at is not None else svc.git.tip(s)
         for m in () if catalogued else svc.iter_memories(s, tip):
@@ -162,30 +134,36 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
         # catalog's query orders them).
         mems.sort(key=lambda m: m.id, reverse=True)
         total = len(mems)
-        picks = [_Pick.of_memory(m, weight(svc.config, m, counts, now_ts)) for m in mems]
-        prefs = sorted((p for p in picks if p.type == "preference"), key=lambda p: -p.w)[:n_prefs]
-        recent = sorted((p for p in picks if p.when >= since), key=lambda p: p.when, reverse=True)
-        top = sorted(picks, key=lambda p: -p.w)[:n_top]
+        whole = {(m.scope, m.id): m for m in mems}
+        rows = [_row_of(m, weight(svc.config, m, counts, now_ts)) for m in mems]
+        prefs = sorted((r for r in rows if r[_TYPE] == "preference"), key=lambda r: -r[_W])[:n_prefs]
+        recent = sorted((r for r in rows if r[_WHEN] >= since), key=lambda r: r[_WHEN], reverse=True)
+        top = sorted(rows, key=lambda r: -r[_W])[:n_top]
     journal.sort(key=lambda j: j["at"], reverse=True)
+    tips = {s: svc.git.tip(s) for s in chosen} if catalogued else {}
+    bodies: dict[tuple[str, str], model.Memory] = {}
 
-    def mem_item(section: str, p: _Pick) -> _Item:
-        d = {"id": p.id, "scope": p.scope, "type": p.type, "importance": p.importance,
-             "text": None, "weight": round(p.w, 2), "updated": p.updated}
-        return _Item(section, p.cost(), d, p)
+    def body(r: tuple) -> model.Memory:
+        """The whole memory of a row (read from git only for a memory shown)."""
+        k = (r[_SCOPE], r[_ID])
+        if k not in bodies:
+            bodies[k] = (svc.load(tips[r[_SCOPE]], r[_PATH], r[_SCOPE], r[_BLOB]) if catalogued else whole[k])
+        return bodies[k]
 
     # Priority order: what applies to nearly every prompt first, then the scope index,
-    # then what is new, then what weighs most.
-    candidates: list[_Item] = [mem_item("preferences", m) for m in prefs]
+    # then what is new, then what weighs most. (section, cost, id or None, row or data)
+    candidates: list[tuple[str, int, str | None, Any]] = [("preferences", _cost(r), r[_ID], r) for r in prefs]
     for s, lines in memory_md:
-        candidates += [_Item("memory_md", count_tokens(ln) + 1, {"scope": s, "line": quote(ln, 400)})
+        candidates += [("memory_md", count_tokens(ln) + 1, None, {"scope": s, "line": quote(ln, 400)})
                        for ln in lines]
-    candidates += [mem_item("recent", m) for m in recent]
-    candidates += [_Item("journal", count_tokens(j["text"]) + 8, j) for j in journal]
-    candidates += [mem_item("top", m) for m in top]
+    candidates += [("recent", _cost(r), r[_ID], r) for r in recent]
+    candidates += [("journal", count_tokens(j["text"]) + 8, None, j) for j in journal]
+    candidates += [("top", _cost(r), r[_ID], r) for r in top]
     # The framing (header, the "left out" line with its fetch hints, the closing tag)
     # is part of the budget: a budget below it is refused rather than exceeded.
-    overhead = framing_tokens(chosen, hours, budget, now, at) + 4 * len(
-        {it.section for it in candidates})  # section titles
+    sections = {k for k, v in (("preferences", prefs), ("memory_md", [ln for _, x in memory_md for ln in x]),
+                               ("recent", recent), ("journal", journal), ("top", top)) if v}
+    overhead = framing_tokens(chosen, hours, budget, now, at) + 4 * len(sections)  # section titles
     if budget < overhead:
         raise UsageError(f"--budget {budget} is below the {overhead} tokens the framing itself takes",
                          hint=f"use --budget {overhead} or more (the default is "
@@ -195,20 +173,20 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     seen_ids: set[str] = set()
     omitted = {"memories": 0, "journal": 0, "memory_md": 0}
     omitted_ids: set[str] = set()
-    for it in candidates:
-        mid = it.data.get("id")
+    for section, cost, mid, data in candidates:
         if mid and mid in seen_ids:
             continue
-        if used + it.cost <= budget:
-            used += it.cost
-            if it.pick is not None:  # a memory: its text now, from its body
-                it.data["text"] = quote(it.pick.memory().text)
-            placed[it.section].append(it.data)
-            if mid:
+        if used + cost <= budget:
+            used += cost
+            if mid:  # a memory: its text now, from its body
+                r = data
+                data = {"id": mid, "scope": r[_SCOPE], "type": r[_TYPE], "importance": r[_IMP],
+                        "text": quote(body(r).text), "weight": round(r[_W], 2), "updated": r[_UPDATED]}
                 seen_ids.add(mid)
+            placed[section].append(data)
         elif mid:
             omitted_ids.add(mid)
-        elif it.section == "journal":
+        elif section == "journal":
             omitted["journal"] += 1
         else:
             omitted["memory_md"] += 1
@@ -220,7 +198,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
         if at is None:  # a look back is not a use of what is known now
             access.record(svc.home, sorted(seen_ids), kind="context")
         # commit and path known: no lookups for the receipt
-        by_id = {p.id: p.memory() for p in prefs + recent + top if p.id in seen_ids}
+        by_id = {m.id: m for m in bodies.values()}
         receipts.record(svc, "context", None, [
             {"id": m.id, "scope": m.scope, "commit": m.commit, "path": m.path}
             for m in (by_id.get(d["id"]) for k in ("preferences", "recent", "top") for d in placed[k]) if m])

@@ -33,6 +33,8 @@ MARKER = "catalog.built"
 COLUMNS = ("scope", "id", "path", "blob", "type", "importance", "key", "tags", "created", "updated",
            "summary", "supersedes", "archived", "flag", "qlen", "qcjk", "updated_ts", "when_ts", "entered_ts",
            "error")
+# The columns `picks` returns (then the weight).
+PICKED = ("scope", "id", "path", "blob", "type", "importance", "updated", "when_ts", "qlen", "qcjk")
 # What the caller's classify(memory) returns per row, beside the front matter.
 DERIVED = ("flag", "qlen", "qcjk", "updated_ts", "when_ts", "entered_ts")
 _NO_DERIVED = {"flag": False, "qlen": 0, "qcjk": 0, "updated_ts": 0.0, "when_ts": 0.0, "entered_ts": 0.0}
@@ -121,6 +123,8 @@ class Catalog:
         self.path = db.index_path(self.home)
         self.warnings: list[str] = []
         self.last_catch_up: dict[str, Any] = {}
+        self._memo_tips: tuple = ()
+        self._memo_vals: dict[tuple, Any] = {}
 
     @property
     def _retry(self) -> float:
@@ -277,6 +281,19 @@ class Catalog:
         return drops, rows
 
     # ---- queries ----------------------------------------------------------------------
+    def _memo(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """An answer is a function of the scope tips alone: a long-lived process (the
+        daemon) keeps the last few, keyed by the tips, and asks the file again only
+        after a tip moved."""
+        tips = tuple(sorted(self.git.scopes().items()))
+        if tips != self._memo_tips:
+            self._memo_tips, self._memo_vals = tips, {}
+        if key not in self._memo_vals:
+            if len(self._memo_vals) >= 16:
+                self._memo_vals.clear()
+            self._memo_vals[key] = compute()
+        return self._memo_vals[key]
+
     def _query(self, sql: str, params: list[Any]) -> list[tuple]:
         con = self._open_fresh()
         try:
@@ -293,6 +310,12 @@ class Catalog:
         scopes = list(scopes)
         if not scopes:
             return [], []
+        good, bad = self._memo(("listing", tuple(scopes), archived, type, limit),
+                               lambda: self._listing(scopes, archived, type, limit))
+        return list(good), list(bad)
+
+    def _listing(self, scopes: list[str], archived: bool, type: str | None,  # noqa: A002
+                 limit: int | None) -> tuple[list[Entry], list[Entry]]:
         where = ["scope IN (SELECT unnest(?::VARCHAR[]))"]
         params: list[Any] = [scopes]
         if not archived:
@@ -318,7 +341,8 @@ class Catalog:
               since: float, n_prefs: int, n_top: int) -> dict[str, Any]:
         """What `context` chooses from, in one short read: among the live rows whose flag
         is set, the `n_prefs` heaviest preferences, every row whose when_ts >= since
-        (newest first) and the `n_top` heaviest, each as (Entry, weight); and how many
+        (newest first) and the `n_top` heaviest, each a tuple of PICKED + (weight,)
+        (plain tuples: "since" may hold every memory of a fresh import); and how many
         rows are flagged off ("withheld") and on ("total"). `weight`: a SQL expression
         over importance, updated_ts, entered_ts, n and last_access (the access `counts`,
         id -> (n, last)) and its parameters. Ties go to the newest id, then scope order."""
@@ -340,7 +364,7 @@ class Catalog:
                 "c.error IS NULL AND c.scope IN (SELECT unnest(?::VARCHAR[]))", [scopes, scopes])
             out["withheld"], out["total"] = con.execute(
                 "SELECT count(*) FILTER (WHERE NOT flag), count(*) FILTER (WHERE flag) FROM live").fetchone()
-            base = (f"SELECT {', '.join('l.' + k for k in COLUMNS)}, {expr} AS w FROM live l "
+            base = (f"SELECT {', '.join('l.' + k for k in PICKED)}, {expr} AS w FROM live l "
                     "LEFT JOIN (SELECT id, sum(n) AS n, max(last_access) AS last_access FROM acc GROUP BY id) a "
                     "USING (id) WHERE l.flag")
             wp = list(wparams)
@@ -349,7 +373,7 @@ class Catalog:
                 sql = f"{base} {where} ORDER BY {order}, l.id DESC, l.pos, l.path"
                 if limit is not None:
                     sql += f" LIMIT {max(0, int(limit))}"
-                return [(Entry.of(r[:-1]), float(r[-1])) for r in con.execute(sql, wp + extra).fetchall()]
+                return con.execute(sql, wp + extra).fetchall()
 
             out["prefs"] = rows("AND l.type = 'preference'", "w DESC", [], n_prefs)
             out["recent"] = rows("AND l.when_ts >= ?", "l.when_ts DESC", [float(since)])
@@ -363,8 +387,9 @@ class Catalog:
         scopes = list(scopes)
         if not scopes:
             return {}
-        rows = self._query("SELECT scope, count(*) FROM catalog WHERE NOT archived AND scope IN "
-                           "(SELECT unnest(?::VARCHAR[])) GROUP BY scope", [scopes])
+        rows = self._memo(("counts", tuple(scopes)), lambda: self._query(
+            "SELECT scope, count(*) FROM catalog WHERE NOT archived AND scope IN "
+            "(SELECT unnest(?::VARCHAR[])) GROUP BY scope", [scopes]))
         out = {s: 0 for s in scopes}
         out.update({s: int(n) for s, n in rows})
         return out
