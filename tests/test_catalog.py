@@ -184,7 +184,8 @@ def test_context_status_list_scopes_same_without_the_catalog(store):
     on = gitmem.open(store.home)
     off = gitmem.open(store.home, overrides=OFF)
     assert on.memories.catalog is not None and off.memories.catalog is None
-    for kw in ({}, {"scopes": ["main", "project/app"]}, {"budget": 200}, {"hours": 0}):
+    for kw in ({}, {"scopes": ["main", "project/app"]}, {"budget": 200}, {"hours": 0},
+               {"recent_limit": 2}, {"recent_limit": 2, "budget": 5000}, {"recent_limit": 0, "budget": 200}):
         a = context(on.memories, now=now, record=False, **kw)
         b = context(off.memories, now=now, record=False, **kw)
         assert a == b

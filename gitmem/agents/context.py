@@ -28,6 +28,10 @@ def _when(mem: model.Memory) -> float:
     return timestamp(mem.updated or mem.created)
 
 
+# Recent memories read from the catalog at first (a fresh import makes every memory
+# recent; a budget of a few thousand tokens shows a few dozen).
+RECENT_ROWS = 2000
+
 _JOURNAL_LINE = re.compile(r"^- (\d{2}):(\d{2}) (.*)$")
 
 
@@ -53,7 +57,7 @@ def _cost(r: tuple) -> int:
 
 def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float | None = None,
             budget: int | None = None, cwd: str | None = None, now: dt.datetime | None = None,
-            record: bool = True, at: str | None = None) -> dict[str, Any]:
+            record: bool = True, at: str | None = None, recent_limit: int | None = RECENT_ROWS) -> dict[str, Any]:
     """The session-start bundle as data: preferences, MEMORY.md, recent memories and
     journal lines, top memories by weight; fitted to `budget` tokens, counting what was
     left out. Quarantined memories, and any text with injection phrasing that a person
@@ -63,7 +67,10 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     `at` (a revision or date): the bundle a session would have got then, from each
     scope as it stood at that instant (gitmem.timetravel), "the last hours" counted
     back from it; forgotten memories stay out, and no use is counted (`as_of` says
-    which commits; `note` why there is nothing)."""
+    which commits; `note` why there is nothing).
+
+    `recent_limit`: with the catalog, read only this many recent memories, and all of
+    them only if one left out could still fit the budget (the answer is the same)."""
     hours = float(svc.config.get("capture", "context_hours") if hours is None else hours)
     budget = int(svc.config.get("capture", "context_budget") if budget is None else budget)
     if hours < 0 or budget < 0:
@@ -100,10 +107,13 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     # the memories shown are read. Without it (or --at), the trees are read whole.
     catalogued = at is None and svc.catalog is not None
     total = 0
+    tail: tuple[int, int] = (0, 0)
     if catalogued:
-        got = svc.context_picks(chosen, now=now_ts, counts=counts, since=since, n_prefs=n_prefs, n_top=n_top)
+        got = svc.context_picks(chosen, now=now_ts, counts=counts, since=since, n_prefs=n_prefs, n_top=n_top,
+                                recent_limit=recent_limit)
         withheld, total = got["withheld"], got["total"]
         prefs, recent, top = got["prefs"], got["recent"], got["top"]
+        tail = got.get("tail") or (0, 0)
     for s in chosen:
         tip = revs[s] if at is not None else svc.git.tip(s)
         for m in () if catalogued else svc.iter_memories(s, tip):
@@ -157,12 +167,14 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
         candidates += [("memory_md", count_tokens(ln) + 1, None, {"scope": s, "line": quote(ln, 400)})
                        for ln in lines]
     candidates += [("recent", _cost(r), r[_ID], r) for r in recent]
+    if tail[0]:  # recent rows the catalog left out: none of them may fit, or read them all
+        candidates.append(("recent_tail", tail[1], None, None))
     candidates += [("journal", count_tokens(j["text"]) + 8, None, j) for j in journal]
     candidates += [("top", _cost(r), r[_ID], r) for r in top]
     # The framing (header, the "left out" line with its fetch hints, the closing tag)
     # is part of the budget: a budget below it is refused rather than exceeded.
     sections = {k for k, v in (("preferences", prefs), ("memory_md", [ln for _, x in memory_md for ln in x]),
-                               ("recent", recent), ("journal", journal), ("top", top)) if v}
+                               ("recent", recent or tail[0]), ("journal", journal), ("top", top)) if v}
     overhead = framing_tokens(chosen, hours, budget, now, at) + 4 * len(sections)  # section titles
     if budget < overhead:
         raise UsageError(f"--budget {budget} is below the {overhead} tokens the framing itself takes",
@@ -174,6 +186,11 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     omitted = {"memories": 0, "journal": 0, "memory_md": 0}
     omitted_ids: set[str] = set()
     for section, cost, mid, data in candidates:
+        if section == "recent_tail":
+            if used + cost <= budget:  # one of them might fit after all
+                return context(svc, scopes=scopes, hours=hours, budget=budget, cwd=cwd, now=now,
+                               record=record, at=at, recent_limit=None)
+            continue
         if mid and mid in seen_ids:
             continue
         if used + cost <= budget:
@@ -190,7 +207,8 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
             omitted["journal"] += 1
         else:
             omitted["memory_md"] += 1
-    omitted["memories"] = len(omitted_ids - seen_ids)
+    # Every pick is either shown or left out (with a tail: counted by the catalog).
+    omitted["memories"] = got["ids"] - len(seen_ids) if tail[0] else len(omitted_ids - seen_ids)
     shown_md: dict[str, list[str]] = {}
     for d in placed["memory_md"]:
         shown_md.setdefault(d["scope"], []).append(d["line"])

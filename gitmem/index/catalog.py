@@ -338,14 +338,19 @@ class Catalog:
         return [Entry.of(r) for r in good], [Entry.of(r) for r in bad]
 
     def picks(self, scopes: Sequence[str], *, weight: tuple[str, list[Any]], counts: dict[str, tuple[int, int]],
-              since: float, n_prefs: int, n_top: int) -> dict[str, Any]:
+              since: float, n_prefs: int, n_top: int, recent_limit: int | None = None) -> dict[str, Any]:
         """What `context` chooses from, in one short read: among the live rows whose flag
         is set, the `n_prefs` heaviest preferences, every row whose when_ts >= since
         (newest first) and the `n_top` heaviest, each a tuple of PICKED + (weight,)
         (plain tuples: "since" may hold every memory of a fresh import); and how many
         rows are flagged off ("withheld") and on ("total"). `weight`: a SQL expression
         over importance, updated_ts, entered_ts, n and last_access (the access `counts`,
-        id -> (n, last)) and its parameters. Ties go to the newest id, then scope order."""
+        id -> (n, last)) and its parameters. Ties go to the newest id, then scope order.
+
+        `recent_limit`: only the first that many recent rows; then "tail" is (how many
+        rows were left out, the least any of them can cost in `context`'s budget: its
+        line's measure, counting no CJK outside the quote) and "ids" the number of
+        distinct ids of every pick, recent ones left out included."""
         scopes = list(scopes)
         out: dict[str, Any] = {"prefs": [], "recent": [], "top": [], "withheld": 0, "total": 0}
         if not scopes:
@@ -376,8 +381,19 @@ class Catalog:
                 return con.execute(sql, wp + extra).fetchall()
 
             out["prefs"] = rows("AND l.type = 'preference'", "w DESC", [], n_prefs)
-            out["recent"] = rows("AND l.when_ts >= ?", "l.when_ts DESC", [float(since)])
+            out["recent"] = rows("AND l.when_ts >= ?", "l.when_ts DESC", [float(since)], recent_limit)
             out["top"] = rows("", "w DESC", [], n_top)
+            if recent_limit is not None:
+                lb = ("l.qcjk + (l.qlen + length('- (' || l.type || ', ' || l.scope || ', ' || l.id || ') ') "
+                      "- l.qcjk + 3) // 4 + 1")
+                out["tail"] = con.execute(
+                    f"SELECT count(*), coalesce(min(lb), 0) FROM (SELECT {lb} AS lb FROM live l WHERE l.flag AND "
+                    "l.when_ts >= ? ORDER BY l.when_ts DESC, l.id DESC, l.pos, l.path "
+                    f"OFFSET {max(0, int(recent_limit))})", [float(since)]).fetchone()
+                picked = [r[1] for r in out["prefs"] + out["top"]]
+                out["ids"] = con.execute(
+                    "SELECT count(DISTINCT id) FROM (SELECT id FROM live WHERE flag AND when_ts >= ? "
+                    "UNION ALL SELECT unnest(?::VARCHAR[]))", [float(since), picked]).fetchone()[0]
         finally:
             con.close()
         return out

@@ -130,11 +130,12 @@ class CatalogReads:
         return rows[0] if rows else None
 
     def context_picks(self, scopes: Sequence[str], *, now: float, counts: dict[str, tuple[int, int]],
-                      since: float, n_prefs: int, n_top: int) -> dict[str, Any]:
+                      since: float, n_prefs: int, n_top: int, recent_limit: int | None = None) -> dict[str, Any]:
         """What `context` chooses from, by the catalog (see Catalog.picks), weighed by
         policy.weight's formula."""
         out = self.catalog.picks(scopes, weight=weight_mod.weight_sql(self.config, now),  # type: ignore[attr-defined]
-                                 counts=counts, since=since, n_prefs=n_prefs, n_top=n_top)
+                                 counts=counts, since=since, n_prefs=n_prefs, n_top=n_top,
+                                 recent_limit=recent_limit)
         self._catalog_warnings()
         return out
 
