@@ -105,12 +105,12 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     n_top = int(svc.config.get("capture", "context_top"))
     # The catalog chooses from every memory's fields in one query; only the bodies of
     # the memories shown are read. Without it (or --at), the trees are read whole.
-    catalogued = at is None and svc.catalog is not None
     total = 0
     tail: tuple[int, int] = (0, 0)
-    if catalogued:
-        got = svc.context_picks(chosen, now=now_ts, counts=counts, since=since, n_prefs=n_prefs, n_top=n_top,
-                                recent_limit=recent_limit)
+    got = None if at is not None else svc.context_picks(
+        chosen, now=now_ts, counts=counts, since=since, n_prefs=n_prefs, n_top=n_top, recent_limit=recent_limit)
+    catalogued = got is not None  # (None: no catalog, or its file is busy)
+    if got is not None:
         withheld, total = got["withheld"], got["total"]
         prefs, recent, top = got["prefs"], got["recent"], got["top"]
         tail = got.get("tail") or (0, 0)
@@ -208,7 +208,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
         else:
             omitted["memory_md"] += 1
     # Every pick is either shown or left out (with a tail: counted by the catalog).
-    omitted["memories"] = got["ids"] - len(seen_ids) if tail[0] else len(omitted_ids - seen_ids)
+    omitted["memories"] = got["ids"] - len(seen_ids) if got and tail[0] else len(omitted_ids - seen_ids)
     shown_md: dict[str, list[str]] = {}
     for d in placed["memory_md"]:
         shown_md.setdefault(d["scope"], []).append(d["line"])

@@ -18,6 +18,7 @@ is part of the catalog's version, so changing it rebuilds."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -48,6 +49,21 @@ SCHEMA = [
 ]
 TABLES = ("catalog_meta", "catalog_cursors", "catalog")
 ROOTS = ("memories/", "archive/")
+
+
+BUSY_WAIT = 3.0  # seconds a catalog read waits for the file before its caller walks the trees
+
+
+class CatalogUnavailable(IndexError_):
+    """The index file is held by a writer or another handle of this process: the
+    caller reads the trees instead (the catalog only makes reads faster)."""
+
+
+def busy(e: Exception) -> bool:
+    """Whether a DuckDB open failed because the file is in use (not damaged)."""
+    msg = str(e).lower()
+    return db.is_lock_error(e) or any(w in msg for w in ("conflict", "different configuration",
+                                                        "already attached", "in use"))
 
 
 @dataclass(frozen=True)
@@ -145,6 +161,20 @@ class Catalog:
         except Exception:
             return None
 
+    def _connect(self, read_only: bool):
+        """db.connect, also waiting out this process's own other handle on the file (a
+        snapshot being copied in another thread); CatalogUnavailable if it stays busy."""
+        deadline = time.monotonic() + min(self._retry, BUSY_WAIT)
+        while True:
+            try:
+                return db.connect(self.path, read_only=read_only, retry=min(self._retry, BUSY_WAIT))
+            except Exception as e:
+                if not busy(e):
+                    raise
+                if time.monotonic() > deadline:
+                    raise CatalogUnavailable(f"the index file is busy: {e}") from e
+                time.sleep(0.02)
+
     def _open_fresh(self):
         """A read-only connection to a catalog in step with every scope tip."""
         tips = dict(self.git.scopes())
@@ -152,7 +182,9 @@ class Catalog:
             con = None
             if self.path.exists():
                 try:
-                    con = db.connect(self.path, read_only=True, retry=self._retry)
+                    con = self._connect(read_only=True)
+                except CatalogUnavailable:
+                    raise
                 except Exception:
                     con = None
             if con is not None:
@@ -167,11 +199,11 @@ class Catalog:
     def catch_up(self) -> dict[str, Any]:
         """Bring the catalog up to every scope tip (under the index lock)."""
         try:
-            lock = file_lock(db.lock_path(self.home), timeout=self._timeout)
+            lock = file_lock(db.lock_path(self.home), timeout=min(self._timeout, BUSY_WAIT))
             lock.__enter__()
         except ConflictError as e:
-            raise IndexError_("the index is busy: another process has been building it for too long",
-                              hint="retry, or run `gitmem reindex` once it finishes") from e
+            raise CatalogUnavailable("the index is busy: another process is building it",
+                                     hint="retry, or run `gitmem reindex` once it finishes") from e
         try:
             return self._catch_up_locked()
         finally:
@@ -182,15 +214,15 @@ class Catalog:
         con = None
         if self.path.exists():
             try:
-                con = db.connect(self.path, read_only=False, retry=self._retry)
-            except Exception as e:
-                if db.is_lock_error(e):
-                    raise
+                con = self._connect(read_only=False)
+            except CatalogUnavailable:
+                raise
+            except Exception:
                 con = None
                 for p in (self.path, Path(str(self.path) + ".wal")):
                     p.unlink(missing_ok=True)   # damaged: the index rebuilds too
         if con is None:
-            con = db.connect(self.path, read_only=False, retry=self._retry)
+            con = self._connect(read_only=False)
         try:
             cursors = self._state(con)
             rebuilt = cursors is None

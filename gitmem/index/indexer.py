@@ -50,6 +50,7 @@ class Index:
         self.last_build: dict[str, Any] = {}
         self._asof: OrderedDict[tuple, Snapshot] = OrderedDict()   # the last two as-of views
         self._asof_chunks: dict[tuple[str, str, str], list[Chunk]] = {}
+        self._counts: tuple | None = None   # (file state, db.counts) for status
 
     def _opt(self, key: str) -> Any:
         return self.config.get("index", key)
@@ -369,8 +370,14 @@ class Index:
         info["lag"] = {scope: self._lag(cursors.get(scope), tip) for scope, tip in tips.items()}
         counts = {"indexed": 0, "chunks": 0, "vectors": 0}
         if state is not None:
+            # The counts are a function of the file's state: a daemon asks once per build.
+            key = (tuple(sorted(cursors.items())), tuple(sorted(state[0].items())), self.model_id,
+                   tuple((st.st_mtime_ns, st.st_size) for st in (os.stat(p) for p in (
+                       self.path, Path(str(self.path) + ".wal")) if p.exists())))
             try:
-                counts = db.counts(self.path, self.model_id, self._retry)
+                if self._counts is None or self._counts[0] != key:
+                    self._counts = (key, db.counts(self.path, self.model_id, self._retry))
+                counts = dict(self._counts[1])
             except Exception:
                 info["index_exists"] = False
         info.update(counts)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from gitmem.core import model
+from gitmem.core.errors import IndexError_
 from gitmem.core.model import Memory
 from gitmem.core.tokens import CJK_CHAR
 from gitmem.policy import injection
@@ -78,16 +79,21 @@ class CatalogReads:
             cat.warnings.clear()
 
     def entries(self, scopes: Iterable[str], *, archived: bool = False, type: str | None = None,  # noqa: A002
-                limit: int | None = None) -> list[Any]:
+                limit: int | None = None) -> list[Any] | None:
         """Catalog entries (gitmem.index.catalog.Entry) of the scopes' memory files that
         parse, newest id first; files that do not parse are noted in `skipped`. For
         callers that need the fields of many memories and the bodies of a few
-        (dream's candidate search, MEMORY.md): `body(entry)` loads one."""
+        (dream's candidate search, MEMORY.md): `body(entry)` loads one. None when the
+        catalog is off or the index file is busy: then walk the trees."""
         cat = self.catalog
         if cat is None:
-            raise RuntimeError("the catalog is turned off ([index] catalog)")
-        good, bad = cat.listing(list(scopes), archived=archived, type=type, limit=limit)
-        self._catalog_warnings()
+            return None
+        try:
+            good, bad = cat.listing(list(scopes), archived=archived, type=type, limit=limit)
+        except IndexError_:  # busy (CatalogUnavailable) or not keeping up: read the trees
+            return None
+        finally:
+            self._catalog_warnings()
         for e in bad:
             entry = {"scope": e.scope, "path": e.path, "error": e.error}
             if entry not in self.skipped:  # type: ignore[attr-defined]
@@ -115,9 +121,12 @@ class CatalogReads:
         cat = self.catalog
         if cat is None:
             return None
-        out = cat.counts(list(scopes))
-        self._catalog_warnings()
-        return out
+        try:
+            return cat.counts(list(scopes))
+        except IndexError_:  # busy (CatalogUnavailable) or not keeping up: read the trees
+            return None
+        finally:
+            self._catalog_warnings()
 
     def key_entry(self, scopes: Sequence[str], key: str) -> Any | None:
         """The catalog entry of the memory with this key in the first of the scopes
@@ -125,19 +134,29 @@ class CatalogReads:
         cat = self.catalog
         if cat is None:
             return None
-        rows = cat.by_key(scopes, key)
-        self._catalog_warnings()
+        try:
+            rows = cat.by_key(scopes, key)
+        except IndexError_:  # busy (CatalogUnavailable) or not keeping up: read the trees
+            return None
+        finally:
+            self._catalog_warnings()
         return rows[0] if rows else None
 
     def context_picks(self, scopes: Sequence[str], *, now: float, counts: dict[str, tuple[int, int]],
-                      since: float, n_prefs: int, n_top: int, recent_limit: int | None = None) -> dict[str, Any]:
+                      since: float, n_prefs: int, n_top: int,
+                      recent_limit: int | None = None) -> dict[str, Any] | None:
         """What `context` chooses from, by the catalog (see Catalog.picks), weighed by
-        policy.weight's formula."""
-        out = self.catalog.picks(scopes, weight=weight_mod.weight_sql(self.config, now),  # type: ignore[attr-defined]
-                                 counts=counts, since=since, n_prefs=n_prefs, n_top=n_top,
-                                 recent_limit=recent_limit)
-        self._catalog_warnings()
-        return out
+        policy.weight's formula; None when the catalog is off or busy (read the trees)."""
+        cat = self.catalog
+        if cat is None:
+            return None
+        try:
+            return cat.picks(scopes, weight=weight_mod.weight_sql(self.config, now), counts=counts, since=since,
+                             n_prefs=n_prefs, n_top=n_top, recent_limit=recent_limit)
+        except IndexError_:  # busy (CatalogUnavailable) or not keeping up: read the trees
+            return None
+        finally:
+            self._catalog_warnings()
 
     def share_caches(self, other: "CatalogReads") -> None:
         """Use another service's parsed files and catalog handle (a daemon hands each

@@ -231,8 +231,9 @@ class Memories(AsOfReads, CatalogReads):
         """Live memories of the scopes, newest first (the first `limit` of them). Reads
         the catalog when there is one, loading only the bodies it returns."""
         scopes = list(scopes)
-        if self.catalog is not None:
-            return self.bodies(self.entries(scopes, archived=archived, type=type, limit=limit))
+        got = self.entries(scopes, archived=archived, type=type, limit=limit)
+        if got is not None:
+            return self.bodies(got)
         out: list[Memory] = []
         for s in scopes:
             tip = self.git.tip(s)
