@@ -259,7 +259,8 @@ class Index:
         retry = self._retry
         known: set[str] = set()
         need_fill: list[tuple[str, str]] = []
-        source = self.path if self.path.exists() and db.readable(self.path, retry) else None
+        # (A catch-up needs no check: a file that does not open fails the write below.)
+        source = self.path if self.path.exists() and (not new_file or db.readable(self.path, retry)) else None
         if model and source is not None:
             known = db.known_hashes(source, model, retry, {c.hash for c in chunks} if not new_file else None)
         if model and not new_file and meta.get("vec_model") != model and not (
