@@ -162,4 +162,4 @@ class CatalogReads:
         """Use another service's parsed files and catalog handle (a daemon hands each
         command a Store of its own on the same repository: they share what is parsed)."""
         self._parsed = other._parsed  # type: ignore[attr-defined]
-        self._catalog = other._catalog
+        self._catalog = other.catalog  # (made now if need be, so every command shares one)
