@@ -395,37 +395,34 @@ class Catalog:
                 con.execute("INSERT INTO acc SELECT unnest(?::VARCHAR[]), unnest(?::BIGINT[]), unnest(?::DOUBLE[])",
                             [list(counts), [int(v[0]) for v in counts.values()],
                              [float(v[1]) for v in counts.values()]])
+            # One pass over the live rows: the fields context chooses by, the weight once.
             con.execute(
-                f"CREATE TEMP TABLE live AS SELECT {', '.join('c.' + k for k in COLUMNS)}, "
-                "list_position(?::VARCHAR[], c.scope) AS pos FROM catalog c WHERE NOT c.archived AND "
-                "c.error IS NULL AND c.scope IN (SELECT unnest(?::VARCHAR[]))", [scopes, scopes])
+                f"CREATE TEMP TABLE live AS SELECT {', '.join('c.' + k for k in PICKED)}, c.flag, c.pos, "
+                f"{expr} AS w FROM (SELECT *, list_position(?::VARCHAR[], scope) AS pos FROM catalog WHERE "
+                "NOT archived AND error IS NULL AND scope IN (SELECT unnest(?::VARCHAR[]))) c LEFT JOIN "
+                "(SELECT id, sum(n) AS n, max(last_access) AS last_access FROM acc GROUP BY id) a USING (id)",
+                list(wparams) + [scopes, scopes])
             out["withheld"], out["total"] = con.execute(
                 "SELECT count(*) FILTER (WHERE NOT flag), count(*) FILTER (WHERE flag) FROM live").fetchone()
-            base = (f"SELECT {', '.join('l.' + k for k in PICKED)}, {expr} AS w FROM live l "
-                    "LEFT JOIN (SELECT id, sum(n) AS n, max(last_access) AS last_access FROM acc GROUP BY id) a "
-                    "USING (id) WHERE l.flag")
-            wp = list(wparams)
-
-            def rows(where: str, order: str, extra: list[Any], limit: int | None = None):
-                sql = f"{base} {where} ORDER BY {order}, l.id DESC, l.pos, l.path"
-                if limit is not None:
-                    sql += f" LIMIT {max(0, int(limit))}"
-                return con.execute(sql, wp + extra).fetchall()
-
-            out["prefs"] = rows("AND l.type = 'preference'", "w DESC", [], n_prefs)
-            out["recent"] = rows("AND l.when_ts >= ?", "l.when_ts DESC", [float(since)], recent_limit)
-            out["top"] = rows("", "w DESC", [], n_top)
-            if recent_limit is not None:
-                lb = ("l.qcjk + (l.qlen + length('- (' || l.type || ', ' || l.scope || ', ' || l.id || ') ') "
-                      "- l.qcjk + 3) // 4 + 1")
-                out["tail"] = con.execute(
-                    f"SELECT count(*), coalesce(min(lb), 0) FROM (SELECT {lb} AS lb FROM live l WHERE l.flag AND "
-                    "l.when_ts >= ? ORDER BY l.when_ts DESC, l.id DESC, l.pos, l.path "
-                    f"OFFSET {max(0, int(recent_limit))})", [float(since)]).fetchone()
+            cols = ", ".join(PICKED) + ", w"
+            order = "id DESC, pos, path"
+            out["prefs"] = con.execute(f"SELECT {cols} FROM live WHERE flag AND type = 'preference' ORDER BY "
+                                       f"w DESC, {order} LIMIT {max(0, int(n_prefs))}").fetchall()
+            out["top"] = con.execute(f"SELECT {cols} FROM live WHERE flag ORDER BY w DESC, {order} "
+                                     f"LIMIT {max(0, int(n_top))}").fetchall()
+            if recent_limit is None:
+                out["recent"] = con.execute(f"SELECT {cols} FROM live WHERE flag AND when_ts >= ? ORDER BY "
+                                            f"when_ts DESC, {order}", [float(since)]).fetchall()
+            else:
+                lb = "qcjk + (qlen + length('- (' || type || ', ' || scope || ', ' || id || ') ') - qcjk + 3) // 4 + 1"
+                con.execute(f"CREATE TEMP TABLE rec AS SELECT {cols}, {lb} AS lb, row_number() OVER (ORDER BY "
+                            f"when_ts DESC, {order}) AS rn FROM live WHERE flag AND when_ts >= ?", [float(since)])
+                lim = max(0, int(recent_limit))
+                out["recent"] = con.execute(f"SELECT {cols} FROM rec WHERE rn <= {lim} ORDER BY rn").fetchall()
+                out["tail"] = con.execute(f"SELECT count(*), coalesce(min(lb), 0) FROM rec WHERE rn > {lim}").fetchone()
                 picked = [r[1] for r in out["prefs"] + out["top"]]
-                out["ids"] = con.execute(
-                    "SELECT count(DISTINCT id) FROM (SELECT id FROM live WHERE flag AND when_ts >= ? "
-                    "UNION ALL SELECT unnest(?::VARCHAR[]))", [float(since), picked]).fetchone()[0]
+                out["ids"] = con.execute("SELECT count(DISTINCT id) FROM (SELECT id FROM rec UNION ALL "
+                                         "SELECT unnest(?::VARCHAR[]))", [picked]).fetchone()[0]
         finally:
             con.close()
         return out
