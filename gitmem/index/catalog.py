@@ -439,12 +439,6 @@ class Catalog:
         out.update({s: int(n) for s, n in rows})
         return out
 
-    def by_key(self, scopes: Sequence[str], key: str) -> list[Entry]:
-        """Live rows with this key in these scopes (in the scopes' order)."""
-        rows = self._query(f"SELECT {', '.join(COLUMNS)} FROM catalog WHERE key = ? AND scope IN "
-                           "(SELECT unnest(?::VARCHAR[])) ORDER BY list_position(?::VARCHAR[], scope), "
-                           "archived, id", [key, list(scopes), list(scopes)])
-        return [Entry.of(r) for r in rows]
 
 
 def copy_from(con, source: Path) -> None:

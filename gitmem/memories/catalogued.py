@@ -128,20 +128,6 @@ class CatalogReads:
         finally:
             self._catalog_warnings()
 
-    def key_entry(self, scopes: Sequence[str], key: str) -> Any | None:
-        """The catalog entry of the memory with this key in the first of the scopes
-        that has one (live before archived), or None."""
-        cat = self.catalog
-        if cat is None:
-            return None
-        try:
-            rows = cat.by_key(scopes, key)
-        except IndexError_:  # busy (CatalogUnavailable) or not keeping up: read the trees
-            return None
-        finally:
-            self._catalog_warnings()
-        return rows[0] if rows else None
-
     def context_picks(self, scopes: Sequence[str], *, now: float, counts: dict[str, tuple[int, int]],
                       since: float, n_prefs: int, n_top: int,
                       recent_limit: int | None = None) -> dict[str, Any] | None:
