@@ -440,7 +440,6 @@ class Catalog:
         return out
 
 
-
 def copy_from(con, source: Path) -> None:
     """Carry the catalog of an old index file into a rebuilt one (`con`, inside no
     transaction); skipped when the old file has none or does not open."""
