@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Sequence
 from gitmem.core import model as mdl
 from gitmem.core import paths
 from gitmem.core.errors import ConflictError, IndexError_
-from gitmem.core.fsutil import file_lock
+from gitmem.core.fsutil import atomic_write, file_lock
 from gitmem.index import db
 
 CATALOG_VERSION = "2"
@@ -252,8 +252,10 @@ class Catalog:
         if rebuilt:
             if marker.exists() and tips:
                 self.warnings.append("the memory catalog was missing or unreadable: rebuilt from git")
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
+            try:  # (only what the warning says; a state/ that cannot be written is doctor's)
+                atomic_write(marker, b"")
+            except OSError:
+                pass
         self.last_catch_up = {**stats, "rebuilt": rebuilt}
         return self.last_catch_up
 

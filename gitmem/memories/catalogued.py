@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from gitmem.core import model
-from gitmem.core.errors import IndexError_
+from gitmem.core.errors import GitmemError
 from gitmem.core.model import Memory
 from gitmem.core.tokens import CJK_CHAR
 from gitmem.policy import injection
@@ -90,7 +90,7 @@ class CatalogReads:
             return None
         try:
             good, bad = cat.listing(list(scopes), archived=archived, type=type, limit=limit)
-        except IndexError_:  # busy (CatalogUnavailable) or not keeping up: read the trees
+        except GitmemError:  # busy (CatalogUnavailable), a missing key...: the trees answer, or say why
             return None
         finally:
             self._catalog_warnings()
@@ -123,7 +123,7 @@ class CatalogReads:
             return None
         try:
             return cat.counts(list(scopes))
-        except IndexError_:  # busy (CatalogUnavailable) or not keeping up: read the trees
+        except GitmemError:  # busy (CatalogUnavailable), a missing key...: the trees answer, or say why
             return None
         finally:
             self._catalog_warnings()
@@ -139,7 +139,7 @@ class CatalogReads:
         try:
             return cat.picks(scopes, weight=weight_mod.weight_sql(self.config, now), counts=counts, since=since,
                              n_prefs=n_prefs, n_top=n_top, recent_limit=recent_limit)
-        except IndexError_:  # busy (CatalogUnavailable) or not keeping up: read the trees
+        except GitmemError:  # busy (CatalogUnavailable), a missing key...: the trees answer, or say why
             return None
         finally:
             self._catalog_warnings()
