@@ -66,6 +66,13 @@ def busy(e: Exception) -> bool:
                                                         "already attached", "in use"))
 
 
+def damaged(e: Exception) -> bool:
+    """Whether a DuckDB open failed because the file is not a database (only then is it
+    deleted and rebuilt)."""
+    msg = str(e).lower()
+    return not busy(e) and any(w in msg for w in ("not a valid duckdb", "corrupt", "checksum"))
+
+
 @dataclass(frozen=True)
 class Entry:
     """One memory file as the catalog knows it (no body). `error`: why the file does
@@ -197,7 +204,11 @@ class Catalog:
                           hint="retry; `gitmem reindex` rebuilds it")
 
     def catch_up(self) -> dict[str, Any]:
-        """Bring the catalog up to every scope tip (under the index lock)."""
+        """Bring the catalog up to every scope tip: the changed files are read and parsed
+        first, with no lock and no handle on the file; the index lock is held only to
+        write them (a recall catching the index up meanwhile is not kept waiting)."""
+        tips = dict(self.git.scopes())
+        cursors, plan = self._prepare(tips)
         try:
             lock = file_lock(db.lock_path(self.home), timeout=min(self._timeout, BUSY_WAIT))
             lock.__enter__()
@@ -205,19 +216,35 @@ class Catalog:
             raise CatalogUnavailable("the index is busy: another process is building it",
                                      hint="retry, or run `gitmem reindex` once it finishes") from e
         try:
-            return self._catch_up_locked()
+            return self._catch_up_locked(tips, cursors, plan)
         finally:
             lock.__exit__(None, None, None)
 
-    def _catch_up_locked(self) -> dict[str, Any]:
-        tips = dict(self.git.scopes())
+    def _prepare(self, tips: dict[str, str]) -> tuple[dict[str, str] | None, tuple]:
+        """(cursors, plan) from a short read-only look (None: no usable catalog)."""
+        con = None
+        if self.path.exists():
+            try:
+                con = self._connect(read_only=True)
+            except Exception:
+                con = None
+        try:
+            cursors = self._state(con) if con is not None else None
+            return cursors, self._plan(con, cursors or {}, tips)
+        finally:
+            if con is not None:
+                con.close()
+
+    def _catch_up_locked(self, tips: dict[str, str], planned: dict[str, str] | None, plan: tuple) -> dict[str, Any]:
         con = None
         if self.path.exists():
             try:
                 con = self._connect(read_only=False)
             except CatalogUnavailable:
                 raise
-            except Exception:
+            except Exception as e:
+                if not damaged(e):  # anything else: leave the file alone, read the trees
+                    raise CatalogUnavailable(f"the index file does not open: {e}") from e
                 con = None
                 for p in (self.path, Path(str(self.path) + ".wal")):
                     p.unlink(missing_ok=True)   # damaged: the index rebuilds too
@@ -232,8 +259,10 @@ class Catalog:
                 cursors = {}
             for stmt in SCHEMA:
                 con.execute(stmt)
+            if cursors != (planned or {}):  # another process moved it meanwhile: plan again
+                plan = self._plan(con, cursors, tips)
             con.execute("BEGIN")
-            stats = self._apply(con, cursors, tips)
+            stats = self._write(con, plan)
             con.execute("DELETE FROM catalog_cursors")
             con.execute("INSERT INTO catalog_cursors SELECT unnest(?::VARCHAR[]), unnest(?::VARCHAR[])",
                         [list(tips), list(tips.values())])
@@ -259,8 +288,8 @@ class Catalog:
         self.last_catch_up = {**stats, "rebuilt": rebuilt}
         return self.last_catch_up
 
-    def _apply(self, con, cursors: dict[str, str], tips: dict[str, str]) -> dict[str, int]:
-        """Write the rows that changed between the cursors and the tips."""
+    def _plan(self, con, cursors: dict[str, str], tips: dict[str, str]) -> tuple:
+        """(scopes gone, paths to drop, rows to add) between the cursors and the tips."""
         gone_scopes = [s for s in cursors if s not in tips]
         drops: list[tuple[str, str]] = []
         rows: list[tuple] = []
@@ -280,6 +309,11 @@ class Catalog:
                     drops.append((scope, path))
                 if status != "D" and oid:
                     rows.append(row_of(scope, path, oid, self.git.blob(oid, path), self.classify))
+        return gone_scopes, drops, rows
+
+    def _write(self, con, plan: tuple) -> dict[str, int]:
+        """Write a plan (inside the caller's transaction)."""
+        gone_scopes, drops, rows = plan
         if gone_scopes:
             con.execute("DELETE FROM catalog WHERE scope IN (SELECT unnest(?::VARCHAR[]))", [gone_scopes])
         if drops:

@@ -69,8 +69,12 @@ def sql_str(s: str) -> str:
 
 
 def is_lock_error(e: Exception) -> bool:
+    """A file held by another process, or by another handle of this one (a thread's
+    open with other settings: the catalog read beside a recall): retried, not fatal."""
     msg = str(e)
-    return "lock" in msg.lower() or "Conflicting" in msg
+    low = msg.lower()
+    return ("lock" in low or "Conflicting" in msg or "different configuration" in low
+            or "unique file handle conflict" in low)
 
 
 def connect(path: Path, read_only: bool, retry: float = 10.0):
