@@ -9,6 +9,8 @@ fastest answer about the same repository). Targets (issue 12): recall p95 <= 100
 
     .venv/bin/python benchmarks/cli_latency.py                       # 10k, fake embedder
     .venv/bin/python benchmarks/cli_latency.py --memories 10000 100000 --model --write
+    .venv/bin/python benchmarks/cli_latency.py --issue21 --runs 5 --memories 10000 100000 \
+        --old-python /work/main/.venv/bin/python --write     # issue 21: old tree vs new
 """
 
 from __future__ import annotations
@@ -74,10 +76,11 @@ def make_store(home: Path, env: dict[str, str], n: int) -> dict[str, float]:
     return json.loads(out.splitlines()[-1])
 
 
-def console_script(dirpath: Path) -> Path:
+def console_script(dirpath: Path, python: str | None = None) -> Path:
     """What `pip install` writes for [project.scripts] gitmem = "gitmem.frontends.launch:main"."""
+    dirpath.mkdir(parents=True, exist_ok=True)
     path = dirpath / "gitmem"
-    path.write_text(f"#!{sys.executable}\nimport sys\nfrom gitmem.frontends.launch import main\n"
+    path.write_text(f"#!{python or sys.executable}\nimport sys\nfrom gitmem.frontends.launch import main\n"
                     "if __name__ == '__main__':\n    sys.exit(main())\n")
     path.chmod(0o755)
     return path
@@ -152,6 +155,91 @@ def measure(home: Path, env: dict[str, str], script: Path, a) -> dict:
     return out
 
 
+def measure21(home: Path, env: dict[str, str], python: str, runs: int = 5) -> dict:
+    """Issue 21's rows, worst of `runs` (and p50), through a warm daemon of the tree that
+    `python` imports: context, status, list --json -n 50 (plain list --json on a tree
+    without -n), recall, recall right after a write; and context without a daemon."""
+    script = console_script(home.parent / f"bin-{Path(python).parent.parent.parent.name}", python)
+    gm = [python, str(script)]
+    cold = dict(env, GITMEM_NO_DAEMON="1")
+    has_n = b"--limit" in subprocess.run(gm + ["list", "--help"], env=cold, capture_output=True).stdout
+    lst = ["list", "--json", "-n", "50"] if has_n else ["list", "--json"]
+    out: dict = {"list_n": has_n}
+    # The first read after the import builds the catalog (once per store): timed apart.
+    out["first_status"] = timed(gm + ["status"], cold, 1)[0]
+    out["cold_context"] = stats(timed(gm + ["context"], cold, runs))
+    subprocess.run(gm + ["serve", "--detach", "--idle-exit", "900"], env=env, check=True, capture_output=True)
+    try:
+        timed(gm + ["recall", "--json", "-k", "5", "warm up"], env, 2)
+        timed(gm + ["context"], env, 1)
+        for name, cmd in (("context", ["context"]), ("status", ["status"]), ("list", lst),
+                          ("recall", ["recall", "--json", "-k", "5", "{q}"])):
+            out[name] = stats(timed(gm + cmd, env, runs))
+        after = []
+        for i in range(runs):
+            timed(gm + ["remember", f"issue21 write {i}: deploys pause during the freeze"], env, 1)
+            after += timed(gm + ["recall", "--json", "-k", "5", "deploy freeze"], env, 1)
+        out["recall_after_write"] = stats(after)
+    finally:
+        subprocess.run(gm + ["serve", "--stop"], env=env, capture_output=True)
+    return out
+
+
+def main21(a) -> None:
+    """`--issue21`: old tree vs new on copies of one store per size."""
+    import shutil
+
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GITMEM_")}
+    base.update(GITMEM_FSYNC="0", GITMEM_HOOK_AUTOSTART="0", GITMEM_EMBED_MODEL="fake-384")
+    trees = [("new", sys.executable)] + ([("old", a.old_python)] if a.old_python else [])
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="gitmem-i21-") as tmp:
+        for n in a.memories:
+            home = Path(tmp) / f"store-{n}"
+            built = make_store(home, dict(base, GITMEM_HOME=str(home)), n)
+            print(f"{n} memories: import {built['import']:.1f} s, index {built['index']:.1f} s", flush=True)
+            for tree, python in trees:
+                h = Path(tmp) / f"{tree}-{n}"
+                shutil.copytree(home, h, symlinks=True)
+                res = measure21(h, dict(base, GITMEM_HOME=str(h)), python, a.runs)
+                res.update(n=n, tree=tree, built=built)
+                print(json.dumps(res, default=float), flush=True)
+                rows.append(res)
+                shutil.rmtree(h, ignore_errors=True)
+            shutil.rmtree(home, ignore_errors=True)
+    table = render21(rows)
+    print(table)
+    if a.write:
+        write_section("<!-- issue21:begin -->", "<!-- issue21:end -->", table, "Issue 21")
+
+
+TARGETS21 = {"context": 300, "status": 200, "list": 200, "recall": 150, "recall_after_write": 300,
+             "cold_context": 1000}
+
+
+def render21(rows) -> str:
+    ms = lambda s: f"{s * 1000:.0f}"  # noqa: E731
+    cols = ["context", "status", "list", "recall", "recall_after_write", "cold_context"]
+    out = ["Whole process through the console script, fake-384 embedder, warm `gitmem serve` (but the last "
+           f"column: no daemon), {os.cpu_count()} cores shared with other work; worst of {rows[0]['context']['n']} "
+           "(p50 in brackets), ms. "
+           "`list` is `list --json -n 50` (the old tree has no -n: `list --json`, every memory). Targets "
+           "(100k): " + ", ".join(f"{c} <= {t}" for c, t in TARGETS21.items()) + ".", "",
+           "| memories | tree | " + " | ".join(cols) + " |", "|---|---|" + "---|" * len(cols)]
+    for r in rows:
+        cells = []
+        for c in cols:
+            v = r[c]
+            mark = "" if r["tree"] != "new" or v["max"] * 1000 <= TARGETS21[c] else " (over)"
+            cells.append(f"{ms(v['max'])} ({ms(v['p50'])}){mark}")
+        out.append(f"| {r['n']:,} | {r['tree']} | " + " | ".join(cells) + " |")
+    out += ["", "First `status` after the bulk import, no daemon (the new tree builds the catalog then): " + "; ".join(
+        f"{r['n']:,} {r['tree']} {r['first_status']:.1f} s" for r in rows) + "."]
+    out += ["", "Stores: " + "; ".join(sorted({f"{r['n']:,} built in {r['built']['import']:.0f} s import + "
+                                               f"{r['built']['index']:.0f} s index" for r in rows})) + "."]
+    return "\n".join(out) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--memories", type=int, nargs="+", default=[10000])
@@ -161,7 +249,12 @@ def main() -> None:
     ap.add_argument("--extra-runs", type=int, default=5, help="warm runs of status and context")
     ap.add_argument("--model", action="store_true", help="the real all-MiniLM-L6-v2 (else the fake embedder)")
     ap.add_argument("--write", action="store_true", help="update BENCHMARKS.md between the markers")
+    ap.add_argument("--issue21", action="store_true", help="issue 21's rows (worst of --runs), new tree vs "
+                    "--old-python's")
+    ap.add_argument("--old-python", help="a python that imports the old tree (e.g. /work/main/.venv/bin/python)")
     a = ap.parse_args()
+    if a.issue21:
+        return main21(a)
     base = {k: v for k, v in os.environ.items() if not k.startswith("GITMEM_")}
     base["GITMEM_FSYNC"] = "0"
     base["GITMEM_HOOK_AUTOSTART"] = "0"

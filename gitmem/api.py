@@ -80,7 +80,9 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
         daemon hands each command it runs, so the model and index stay loaded once."""
         if config.data != self.config.data:
             raise UsageError("a shared Store needs the same settings")
-        return Store(config, git=self.memories.git, recaller=self.recaller)
+        store = Store(config, git=self.memories.git, recaller=self.recaller)
+        store.memories.share_caches(self.memories)  # parsed files and the catalog handle
+        return store
 
     @property
     def git(self) -> GitStore:
@@ -233,13 +235,15 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
 
     def list(self, *, scope: str | None = None, type: str | None = None,  # noqa: A002
              archived: bool = False, scopes: Iterable[str] | None = None,
-             all_scopes: bool = False) -> list[Memory]:
-        """Live memories of the scope(s), newest first; a replaced one says by what
-        (`superseded_by`)."""
+             all_scopes: bool = False, limit: int | None = None) -> list[Memory]:
+        """Live memories of the scope(s), newest first (the first `limit`); a replaced one
+        says by what (`superseded_by`)."""
         from gitmem.memories import succession
 
+        if limit is not None and limit < 0:
+            raise UsageError(f"bad limit {limit}", hint="-n takes 0 or more, e.g. -n 50")
         chosen = [model.check_scope(scope)] if scope else self.read_scopes(scopes, all_scopes)
-        return succession.mark(self.memories, self.memories.list(chosen, type=type, archived=archived))
+        return succession.mark(self.memories, self.memories.list(chosen, type=type, archived=archived, limit=limit))
 
     def iter_memories(self, scope: str) -> Iterator[Memory]:
         return self.memories.iter_memories(scope)

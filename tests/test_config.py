@@ -177,6 +177,7 @@ chunk_lines = 10
 chunk_chars = 800
 lock_timeout = 30
 open_retry = 1
+catalog = true
 
 [dream]
 near_threshold = { "fake-64" = 0.95 }

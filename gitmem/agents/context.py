@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from gitmem.agents import receipts
 from gitmem.core import model
 from gitmem.core.errors import UsageError
-from gitmem.core.tokens import count_tokens
+from gitmem.core.tokens import CJK_CHAR, count_tokens
 from gitmem.memories import scopes as scoping
 from gitmem.memories import succession
 from gitmem.memories.service import Memories, daily_path
@@ -30,19 +29,36 @@ def _when(mem: model.Memory) -> float:
     return timestamp(mem.updated or mem.created)
 
 
+# Recent memories read from the catalog at first (a fresh import makes every memory
+# recent; a budget of a few thousand tokens shows a few dozen).
+RECENT_ROWS = 2000
+
 _JOURNAL_LINE = re.compile(r"^- (\d{2}):(\d{2}) (.*)$")
 
 
-@dataclass
-class _Item:
-    section: str
-    cost: int
-    data: dict[str, Any] = field(default_factory=dict)
+# A memory `context` may show, as the catalog's picks give it (index.catalog.PICKED, then
+# the weight): the fields it chooses by and the measure of its quoted line, so its cost
+# is known before its body is read.
+_SCOPE, _ID, _PATH, _BLOB, _TYPE, _IMP, _UPDATED, _WHEN, _QLEN, _QCJK, _W = range(11)
+
+
+def _row_of(m: model.Memory, w: float) -> tuple:
+    """The same row for a memory read whole (no catalog)."""
+    q = quote(m.text)
+    return (m.scope or "", m.id, m.path, None, m.type, m.importance, m.updated, _when(m), len(q),
+            len(CJK_CHAR.findall(q)), w)
+
+
+def _cost(r: tuple) -> int:
+    """count_tokens(f"- {quote(text)} ({type}, {scope}, {id})") + 1, from the measure."""
+    rest = f"- ({r[_TYPE]}, {r[_SCOPE]}, {r[_ID]}) "
+    cjk = r[_QCJK] + (len(CJK_CHAR.findall(rest)) if not rest.isascii() else 0)
+    return cjk + (r[_QLEN] + len(rest) - cjk + 3) // 4 + 1
 
 
 def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float | None = None,
             budget: int | None = None, cwd: str | None = None, now: dt.datetime | None = None,
-            record: bool = True, at: str | None = None) -> dict[str, Any]:
+            record: bool = True, at: str | None = None, recent_limit: int | None = RECENT_ROWS) -> dict[str, Any]:
     """The session-start bundle as data: preferences, MEMORY.md, recent memories and
     journal lines, top memories by weight; fitted to `budget` tokens, counting what was
     left out. Quarantined memories, and any text with injection phrasing that a person
@@ -52,7 +68,10 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     `at` (a revision or date): the bundle a session would have got then, from each
     scope as it stood at that instant (gitmem.timetravel), "the last hours" counted
     back from it; forgotten memories stay out, and no use is counted (`as_of` says
-    which commits; `note` why there is nothing)."""
+    which commits; `note` why there is nothing).
+
+    `recent_limit`: with the catalog, read only this many recent memories, and all of
+    them only if one left out could still fit the budget (the answer is the same)."""
     hours = float(svc.config.get("capture", "context_hours") if hours is None else hours)
     budget = int(svc.config.get("capture", "context_budget") if budget is None else budget)
     if hours < 0 or budget < 0:
@@ -83,11 +102,27 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     memory_md: list[tuple[str, list[str]]] = []
     journal: list[dict[str, Any]] = []
     withheld = 0
+    n_prefs = int(svc.config.get("capture", "context_preferences"))
+    n_top = int(svc.config.get("capture", "context_top"))
+    # The catalog chooses from every memory's fields in one query; only the bodies of
+    # the memories shown are read. Without it (or --at), the trees are read whole.
+    total = 0
+    tail: tuple[int, int] = (0, 0)
+    # Only the current statement of a fact: memories a live one replaced are left out.
+    tips = {s: revs[s] if at is not None else svc.git.tip(s) for s in chosen}
+    replaced = {s: succession.successors(svc, s, tips[s]) for s in chosen}
+    got = None if at is not None else svc.context_picks(
+        chosen, now=now_ts, counts=counts, since=since, n_prefs=n_prefs, n_top=n_top, recent_limit=recent_limit,
+        exclude=sorted(set().union(*replaced.values())))
+    catalogued = got is not None  # (None: no catalog, or its file is busy)
+    if got is not None:
+        withheld, total = got["withheld"], got["total"]
+        prefs, recent, top = got["prefs"], got["recent"], got["top"]
+        tail = got.get("tail") or (0, 0)
     for s in chosen:
-        tip = revs[s] if at is not None else svc.git.tip(s)
-        replaced = succession.successors(svc, s, tip)  # only the current statement of a fact
-        for m in svc.iter_memories(s, tip):
-            if m.id in forgotten or m.id in replaced:
+        tip = tips[s]
+        for m in () if catalogued else svc.iter_memories(s, tip):
+            if m.id in forgotten or m.id in replaced[s]:
                 continue
             if not injectable(m.type, m.text, m.metadata):
                 withheld += 1
@@ -103,37 +138,49 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
                 m = _JOURNAL_LINE.match(line)
                 if not m or suspect(line):
                     continue
-                at = dt.datetime(day.year, day.month, day.day, int(m.group(1)), int(m.group(2)),
-                                 tzinfo=dt.timezone.utc)
-                if since - 60 <= at.timestamp() <= now_ts + 60:
+                when = dt.datetime(day.year, day.month, day.day, int(m.group(1)), int(m.group(2)),
+                                   tzinfo=dt.timezone.utc)  # (not `at`: that is the --at argument)
+                if since - 60 <= when.timestamp() <= now_ts + 60:
                     journal.append({"scope": s, "day": f"{day:%Y-%m-%d}", "time": f"{m.group(1)}:{m.group(2)}",
-                                    "text": quote(m.group(3)), "at": at.timestamp()})
+                                    "text": quote(m.group(3)), "at": when.timestamp()})
             day += dt.timedelta(days=1)
-    weights = {m.id: weight(svc.config, m, counts, now_ts) for m in mems}
-    prefs = sorted((m for m in mems if m.type == "preference"), key=lambda m: -weights[m.id])
-    prefs = prefs[: int(svc.config.get("capture", "context_preferences"))]
-    recent = sorted((m for m in mems if _when(m) >= since), key=_when, reverse=True)
-    top = sorted(mems, key=lambda m: -weights[m.id])[: int(svc.config.get("capture", "context_top"))]
+    if not catalogued:
+        # Ties in weight or time go to the newest id, then the scopes' order (as the
+        # catalog's query orders them).
+        mems.sort(key=lambda m: m.id, reverse=True)
+        total = len(mems)
+        whole = {(m.scope, m.id): m for m in mems}
+        rows = [_row_of(m, weight(svc.config, m, counts, now_ts)) for m in mems]
+        prefs = sorted((r for r in rows if r[_TYPE] == "preference"), key=lambda r: -r[_W])[:n_prefs]
+        recent = sorted((r for r in rows if r[_WHEN] >= since), key=lambda r: r[_WHEN], reverse=True)
+        top = sorted(rows, key=lambda r: -r[_W])[:n_top]
     journal.sort(key=lambda j: j["at"], reverse=True)
+    tips = {s: svc.git.tip(s) for s in chosen} if catalogued else {}
+    bodies: dict[tuple[str, str], model.Memory] = {}
 
-    def mem_item(section: str, m: model.Memory) -> _Item:
-        d = {"id": m.id, "scope": m.scope, "type": m.type, "importance": m.importance,
-             "text": quote(m.text), "weight": round(weights[m.id], 2), "updated": m.updated}
-        return _Item(section, count_tokens(f"- {d['text']} ({m.type}, {m.scope}, {m.id})") + 1, d)
+    def body(r: tuple) -> model.Memory:
+        """The whole memory of a row (read from git only for a memory shown)."""
+        k = (r[_SCOPE], r[_ID])
+        if k not in bodies:
+            bodies[k] = (svc.load(tips[r[_SCOPE]], r[_PATH], r[_SCOPE], r[_BLOB]) if catalogued else whole[k])
+        return bodies[k]
 
     # Priority order: what applies to nearly every prompt first, then the scope index,
-    # then what is new, then what weighs most.
-    candidates: list[_Item] = [mem_item("preferences", m) for m in prefs]
+    # then what is new, then what weighs most. (section, cost, id or None, row or data)
+    candidates: list[tuple[str, int, str | None, Any]] = [("preferences", _cost(r), r[_ID], r) for r in prefs]
     for s, lines in memory_md:
-        candidates += [_Item("memory_md", count_tokens(ln) + 1, {"scope": s, "line": quote(ln, 400)})
+        candidates += [("memory_md", count_tokens(ln) + 1, None, {"scope": s, "line": quote(ln, 400)})
                        for ln in lines]
-    candidates += [mem_item("recent", m) for m in recent]
-    candidates += [_Item("journal", count_tokens(j["text"]) + 8, j) for j in journal]
-    candidates += [mem_item("top", m) for m in top]
+    candidates += [("recent", _cost(r), r[_ID], r) for r in recent]
+    if tail[0]:  # recent rows the catalog left out: none of them may fit, or read them all
+        candidates.append(("recent_tail", tail[1], None, None))
+    candidates += [("journal", count_tokens(j["text"]) + 8, None, j) for j in journal]
+    candidates += [("top", _cost(r), r[_ID], r) for r in top]
     # The framing (header, the "left out" line with its fetch hints, the closing tag)
     # is part of the budget: a budget below it is refused rather than exceeded.
-    overhead = framing_tokens(chosen, hours, budget, now, at) + 4 * len(
-        {it.section for it in candidates})  # section titles
+    sections = {k for k, v in (("preferences", prefs), ("memory_md", [ln for _, x in memory_md for ln in x]),
+                               ("recent", recent or tail[0]), ("journal", journal), ("top", top)) if v}
+    overhead = framing_tokens(chosen, hours, budget, now, at) + 4 * len(sections)  # section titles
     if budget < overhead:
         raise UsageError(f"--budget {budget} is below the {overhead} tokens the framing itself takes",
                          hint=f"use --budget {overhead} or more (the default is "
@@ -143,29 +190,38 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
     seen_ids: set[str] = set()
     omitted = {"memories": 0, "journal": 0, "memory_md": 0}
     omitted_ids: set[str] = set()
-    for it in candidates:
-        mid = it.data.get("id")
+    for section, cost, mid, data in candidates:
+        if section == "recent_tail":
+            if used + cost <= budget:  # one of them might fit after all
+                return context(svc, scopes=scopes, hours=hours, budget=budget, cwd=cwd, now=now,
+                               record=record, at=at, recent_limit=None)
+            continue
         if mid and mid in seen_ids:
             continue
-        if used + it.cost <= budget:
-            used += it.cost
-            placed[it.section].append(it.data)
-            if mid:
+        if used + cost <= budget:
+            used += cost
+            if mid:  # a memory: its text now, from its body
+                r = data
+                data = {"id": mid, "scope": r[_SCOPE], "type": r[_TYPE], "importance": r[_IMP],
+                        "text": quote(body(r).text), "weight": round(r[_W], 2), "updated": r[_UPDATED]}
                 seen_ids.add(mid)
+            placed[section].append(data)
         elif mid:
             omitted_ids.add(mid)
-        elif it.section == "journal":
+        elif section == "journal":
             omitted["journal"] += 1
         else:
             omitted["memory_md"] += 1
-    omitted["memories"] = len(omitted_ids - seen_ids)
+    # Every pick is either shown or left out (with a tail: counted by the catalog).
+    omitted["memories"] = got["ids"] - len(seen_ids) if got and tail[0] else len(omitted_ids - seen_ids)
     shown_md: dict[str, list[str]] = {}
     for d in placed["memory_md"]:
         shown_md.setdefault(d["scope"], []).append(d["line"])
     if record and seen_ids:
         if at is None:  # a look back is not a use of what is known now
             access.record(svc.home, sorted(seen_ids), kind="context")
-        by_id = {m.id: m for m in mems}  # commit and path known: no lookups for the receipt
+        # commit and path known: no lookups for the receipt
+        by_id = {m.id: m for m in bodies.values()}
         receipts.record(svc, "context", None, [
             {"id": m.id, "scope": m.scope, "commit": m.commit, "path": m.path}
             for m in (by_id.get(d["id"]) for k in ("preferences", "recent", "top") for d in placed[k]) if m])
@@ -184,7 +240,7 @@ def context(svc: Memories, *, scopes: Iterable[str] | None = None, hours: float 
             "preferences": placed["preferences"], "memory_md": shown_md, "recent": placed["recent"],
             "journal": placed["journal"], "top": placed["top"], "omitted": omitted, "fetch": fetch,
             "withheld": withheld,
-            "total_memories": len(mems), **({"as_of": as_of, "note": note} if at is not None else {})}
+            "total_memories": total, **({"as_of": as_of, "note": note} if at is not None else {})}
 
 
 def framing_tokens(scopes: list[str], hours: float, budget: int, now: dt.datetime, at: str | None = None) -> int:

@@ -208,6 +208,8 @@ SCHEMA: dict[str, Section] = {
         "chunk_chars": Key("int", 1500, "... and at most about this many characters", lo=1),
         "lock_timeout": Key("number", 120.0, "seconds to wait for another process building the index", lo=0),
         "open_retry": Key("number", 10.0, "seconds to retry a DuckDB open refused by a lock", lo=0),
+        "catalog": Key("bool", True, "context, status, list and scopes read the catalog of memories in the "
+                       "index file instead of parsing every memory from git", env="GITMEM_CATALOG"),
     }),
     "dream": Section("consolidation and the memory weight", {
         # No single default: 0.88 for real models, fake_near_threshold for the test

@@ -19,6 +19,8 @@ GitStore (tips, diffs, decoded blobs).
 
 - chunks.py    what gets indexed: files split into chunks (pure)
 - db.py        the file: schema, lock-aware opens, state, batch writes, drop_ids
+- catalog.py   the catalog: one row per memory file (its front matter and a few derived
+               values), caught up from its own cursors; what context/list/scopes/status read
 - snapshot.py  the in-memory view: BM25 in SQL, vectors in numpy, in-place refresh
 - indexer.py   Index: catch-up from git, rebuild, status, vectors for dream
 - embed.py     the embedder (fastembed, or a local ONNX copy); the only code that loads the model

@@ -69,8 +69,12 @@ def sql_str(s: str) -> str:
 
 
 def is_lock_error(e: Exception) -> bool:
+    """A file held by another process, or by another handle of this one (a thread's
+    open with other settings: the catalog read beside a recall): retried, not fatal."""
     msg = str(e)
-    return "lock" in msg.lower() or "Conflicting" in msg
+    low = msg.lower()
+    return ("lock" in low or "Conflicting" in msg or "different configuration" in low
+            or "unique file handle conflict" in low)
 
 
 def connect(path: Path, read_only: bool, retry: float = 10.0):
@@ -348,6 +352,9 @@ def drop_ids(home: Path, ids: Iterable[str], config: Any = None) -> int:
             con.execute("DELETE FROM postings WHERE doc IN (SELECT doc FROM dead)")
             con.execute("DELETE FROM docs WHERE doc IN (SELECT doc FROM dead)")
             con.execute("DELETE FROM emb WHERE text_hash NOT IN (SELECT text_hash FROM docs)")
+            if con.execute("SELECT count(*) FROM information_schema.tables "
+                           "WHERE table_name = 'catalog'").fetchone()[0]:
+                con.execute("DELETE FROM catalog WHERE id IN (SELECT unnest(?::VARCHAR[]))", [ids])
             con.execute("COMMIT")
             con.execute("CHECKPOINT")
         finally:

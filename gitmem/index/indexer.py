@@ -15,7 +15,7 @@ import numpy as np
 
 from gitmem.core.errors import ConflictError, IndexError_
 from gitmem.core.fsutil import file_lock
-from gitmem.index import asof, db
+from gitmem.index import asof, catalog, db
 from gitmem.index.chunks import Chunk, chunks_of, indexable
 from gitmem.index.snapshot import Snapshot, load_snapshot, refresh
 
@@ -50,6 +50,7 @@ class Index:
         self.last_build: dict[str, Any] = {}
         self._asof: OrderedDict[tuple, Snapshot] = OrderedDict()   # the last two as-of views
         self._asof_chunks: dict[tuple[str, str, str], list[Chunk]] = {}
+        self._counts: tuple | None = None   # (file state, db.counts) for status
 
     def _opt(self, key: str) -> Any:
         return self.config.get("index", key)
@@ -258,7 +259,8 @@ class Index:
         retry = self._retry
         known: set[str] = set()
         need_fill: list[tuple[str, str]] = []
-        source = self.path if self.path.exists() and db.readable(self.path, retry) else None
+        # (A catch-up needs no check: a file that does not open fails the write below.)
+        source = self.path if self.path.exists() and (not new_file or db.readable(self.path, retry)) else None
         if model and source is not None:
             known = db.known_hashes(source, model, retry, {c.hash for c in chunks} if not new_file else None)
         if model and not new_file and meta.get("vec_model") != model and not (
@@ -275,6 +277,8 @@ class Index:
                 con.execute(stmt)
             if new_file and source is not None:
                 db.copy_cache(con, source)
+            if new_file and self.path.exists():
+                catalog.copy_from(con, self.path)
             con.execute("BEGIN")
             db.write_batch(con, drops, drop_scopes, chunks, vectors, model)
             con.execute("DELETE FROM cursors")
@@ -367,8 +371,14 @@ class Index:
         info["lag"] = {scope: self._lag(cursors.get(scope), tip) for scope, tip in tips.items()}
         counts = {"indexed": 0, "chunks": 0, "vectors": 0}
         if state is not None:
+            # The counts are a function of the file's state: a daemon asks once per build.
+            key = (tuple(sorted(cursors.items())), tuple(sorted(state[0].items())), self.model_id,
+                   tuple((st.st_mtime_ns, st.st_size) for st in (os.stat(p) for p in (
+                       self.path, Path(str(self.path) + ".wal")) if p.exists())))
             try:
-                counts = db.counts(self.path, self.model_id, self._retry)
+                if self._counts is None or self._counts[0] != key:
+                    self._counts = (key, db.counts(self.path, self.model_id, self._retry))
+                counts = dict(self._counts[1])
             except Exception:
                 info["index_exists"] = False
         info.update(counts)

@@ -77,11 +77,12 @@ def scope_rows(svc: Memories, linked_roots: dict[str, list[str]]) -> list[dict[s
     anything is written there."""
     out = []
     existing = svc.git.scopes()
+    counts = svc.memory_counts(existing)  # the catalog's, when there is one
     for s in sorted(set(existing) | set(linked_roots)):
         tip = svc.git.tip(s) if s in existing else None
         row: dict[str, Any] = {"scope": s, "tip": existing.get(s), "memories": 0, "updated": None}
         if tip is not None:
-            row["memories"] = sum(1 for _ in svc.memory_files(tip))
+            row["memories"] = counts[s] if counts is not None else sum(1 for _ in svc.memory_files(tip))
             row["updated"] = dt.datetime.fromtimestamp(tip.time, dt.timezone.utc) \
                 .isoformat().replace("+00:00", "Z")
         if s in linked_roots:

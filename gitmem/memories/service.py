@@ -22,6 +22,7 @@ from gitmem.core.model import Memory
 from gitmem.core.trailers import Commit, format_message
 from gitmem.memories import scopes as scoping
 from gitmem.memories.asof import AT_HINT, AsOf, AsOfReads
+from gitmem.memories.catalogued import CatalogReads
 from gitmem.policy import gate, injection
 from gitmem.policy.redact import Redactor
 from gitmem.store import Change, Draft, GitStore, Rev, Signature, global_identity, signature
@@ -54,7 +55,7 @@ class WriteResult:
 
 PARSE_CACHE = 200_000  # parsed memory files kept per process (by blob id)
 
-class Memories(AsOfReads):
+class Memories(AsOfReads, CatalogReads):
     """Memories of one store: reads and writes through the object layer."""
 
     def __init__(self, config: Config, git: GitStore | None = None):
@@ -233,8 +234,14 @@ class Memories(AsOfReads):
                 self.skipped.append(entry)
             return None
 
-    def list(self, scopes: Iterable[str], *, type: str | None = None, archived: bool = False) -> list[Memory]:  # noqa: A002
-        """Live memories of the scopes, newest first."""
+    def list(self, scopes: Iterable[str], *, type: str | None = None, archived: bool = False,  # noqa: A002
+             limit: int | None = None) -> list[Memory]:
+        """Live memories of the scopes, newest first (the first `limit` of them). Reads
+        the catalog when there is one, loading only the bodies it returns."""
+        scopes = list(scopes)
+        got = self.entries(scopes, archived=archived, type=type, limit=limit)
+        if got is not None:
+            return self.bodies(got)
         out: list[Memory] = []
         for s in scopes:
             tip = self.git.tip(s)
@@ -245,7 +252,7 @@ class Memories(AsOfReads):
                 if mem is not None:
                     out.append(mem)
         out.sort(key=lambda m: m.id, reverse=True)
-        return out
+        return out if limit is None else out[:max(0, limit)]
 
     def read_file(self, rev: Rev | None, path: str) -> str | None:
         """Any file of a scope's tree as text (journals, sessions, MEMORY.md)."""

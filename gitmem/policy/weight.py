@@ -53,6 +53,18 @@ def weight(config, mem: Memory, counts: Counts, now: float, *, updated: float | 
     return mem.importance + min(n, cap) * per_access - idle_days * per_day
 
 
+def weight_sql(config, now: float) -> tuple[str, list[float]]:
+    """`weight` as a SQL expression and its parameters, for a query over rows with
+    importance, updated_ts, entered_ts (unix seconds, 0 when unknown: `timestamp` and
+    the id's time) and the access count n and last_access (NULL when never used). The
+    same formula in the same order of operations, so the two agree to the last bit."""
+    expr = ("(importance + least(coalesce(n, 0), ?::BIGINT) * ?::DOUBLE - greatest(0.0::DOUBLE, "
+            "(?::DOUBLE - greatest(coalesce(last_access, 0)::DOUBLE, updated_ts, entered_ts)) / 86400.0) "
+            "* ?::DOUBLE)")
+    return expr, [int(config.get("dream", "access_cap")), float(config.get("dream", "access_weight")),
+                  float(now), float(config.get("dream", "idle_weight"))]
+
+
 def importance_of(value: object) -> int:
     """A stored importance clamped to 1-10 (missing: model.DEFAULT_IMPORTANCE)."""
     return min(10, max(1, int(value or model.DEFAULT_IMPORTANCE)))

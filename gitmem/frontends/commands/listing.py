@@ -13,14 +13,16 @@ from gitmem.frontends.cli import emit, emit_json, json_option, mem_line, pass_st
 @click.option("--type", "-t", "mem_type", help="Only this type.")
 @click.option("--archived", is_flag=True, help="Include memories retired by dream.")
 @click.option("--conflicts", is_flag=True, help="Conflict copies kept by sync (settle with `gitmem resolve`).")
+@click.option("-n", "--limit", type=int, help="At most N memories (the newest).")
 @json_option
 @pass_store
-def list_cmd(store, scopes, all_scopes, mem_type, archived, conflicts, as_json):
+def list_cmd(store, scopes, all_scopes, mem_type, archived, conflicts, limit, as_json):
     """List live memories, newest first.
 
     \b
     Examples:
       gitmem list --type decision
+      gitmem list --json -n 50
       gitmem list --all-scopes --json | jq '.[].summary'
       gitmem list --conflicts
     """
@@ -36,7 +38,7 @@ def list_cmd(store, scopes, all_scopes, mem_type, archived, conflicts, as_json):
             for c in r["copies"]:
                 click.echo(f"    copy {c['path']}  {c['updated']}  {c['summary']}")
         return
-    mems = store.list(type=mem_type, archived=archived, scopes=scopes, all_scopes=all_scopes)
+    mems = store.list(type=mem_type, archived=archived, scopes=scopes, all_scopes=all_scopes, limit=limit)
     if as_json:
         emit_json([store.memory_json(m) for m in mems])
     else:
