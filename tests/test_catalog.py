@@ -256,3 +256,16 @@ def test_weight_sql_is_weight(store):
                           params + [imp, timestamp(upd), entered, cnt[0] if cnt else None,
                                     cnt[1] if cnt else None]).fetchone()[0]
         assert row == weight(cfg, m, counts, now)
+
+
+def test_context_leaves_out_a_replaced_memory_with_and_without_the_catalog(store):
+    now = _fill(store)
+    old = store.remember("I live in Lisbon", type="fact")
+    new = store.remember("I moved to Porto", type="fact", supersedes=[old.id])
+    on = gitmem.open(store.home)
+    off = gitmem.open(store.home, overrides=OFF)
+    a = context(on.memories, now=now, record=False)
+    b = context(off.memories, now=now, record=False)
+    assert a == b
+    shown = json.dumps(a)
+    assert new.id in shown and old.id not in shown
