@@ -201,10 +201,13 @@ def _masked(out: bytes, ids) -> bytes:
 @pytest.mark.slow
 def test_writes_do_the_same_and_say_the_same(filled, daemon, gm_home):
     """A write differs only in its new id and commit: the rest of the output, and the
-    memory written, are the same either way."""
+    memory written, are the same either way. (`--no-detect`: the second run would find
+    the first one's memory as a possible duplicate; test_writes_report_the_same_duplicates
+    compares that report.)"""
     for args in (("remember", "Alpha: the build cache lives in /var/cache/b.", "--type", "fact", "--tag", "ci",
-                  "-i", "6"),
-                 ("remember", "Beta: token sk-live-0123456789abcdefghijklmnop must not leak", "--json"),
+                  "-i", "6", "--no-detect"),
+                 ("remember", "Beta: token sk-live-0123456789abcdefghijklmnop must not leak", "--json",
+                  "--no-detect"),
                  ("append", "a journal line from the warm test")):
         warm, cold = both(gm_home, *args)
         assert warm.returncode == cold.returncode == 0, (warm.stderr, cold.stderr)
@@ -396,3 +399,15 @@ def test_a_client_stopped_while_its_command_reads_the_terminal_does_not_wedge_th
     res = _gitmem("list", "--json")
     assert res.returncode == 0 and _requests(gm_home) == n + 2
     assert len(json.loads(res.stdout)) == len(filled.list())
+
+
+@pytest.mark.slow
+def test_writes_report_the_same_duplicates(filled, daemon, gm_home):
+    """Update detection runs the same through the daemon: a text already stored is
+    reported as a possible duplicate of the same memory either way."""
+    first = filled.remember("Gamma: the staging database is db-stage-2.").to_dict()
+    warm, cold = both(gm_home, "remember", "Gamma: the staging database is db-stage-2.", "--json")
+    assert warm.returncode == cold.returncode == 0, (warm.stderr, cold.stderr)
+    w, c = json.loads(warm.stdout), json.loads(cold.stdout)
+    assert first["id"] in [d["id"] for d in w["possible_duplicates"]]
+    assert first["id"] in [d["id"] for d in c["possible_duplicates"]]
