@@ -130,6 +130,22 @@ def encode_blob(data: bytes, path: str = "") -> bytes:
 
 
 # ---- a real `gitmem serve` (test_serve, test_warm_cli, test_recall_at) --------------------
+def commit_by_hand(store, path: str, data: bytes, tmp_path: Path) -> None:
+    """Commit a file to main with plain git (a hand edit), around gitmem."""
+    gd = str(store.git.path)
+    blob_file = tmp_path / "blob"
+    blob_file.write_bytes(encode_blob(data, path))
+    oid = git("--git-dir", gd, "hash-object", "-w", str(blob_file)).strip()
+    env = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "idx")}
+    subprocess.run(["git", "--git-dir", gd, "read-tree", "main"], env=env, check=True)
+    subprocess.run(["git", "--git-dir", gd, "update-index", "--add", "--cacheinfo", f"100644,{oid},{path}"],
+                   env=env, check=True)
+    tree = subprocess.run(["git", "--git-dir", gd, "write-tree"], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    commit = git("--git-dir", gd, "commit-tree", tree, "-p", "main", "-m", "hand edit").strip()
+    git("--git-dir", gd, "update-ref", "refs/heads/main", commit)
+
+
 def wait_for(pred, timeout: float = 30.0, step: float = 0.05) -> bool:
     """Poll `pred` until it is true (True) or `timeout` seconds pass (False)."""
     import time

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 import gitmem
-from conftest import git, run_cli
+from conftest import commit_by_hand, git, run_cli
 from gitmem.agents.context import context
 from gitmem.core import model
 
@@ -48,24 +47,6 @@ def assert_in_step(store) -> None:
     assert want  # a check of something
 
 
-def plant(store, path: str, data: bytes, tmp_path: Path) -> None:
-    """Commit a file to main with plain git (a hand edit)."""
-    from conftest import encode_blob
-
-    gd = str(store.git.path)
-    blob_file = tmp_path / "blob"
-    blob_file.write_bytes(encode_blob(data, path))
-    oid = git("--git-dir", gd, "hash-object", "-w", str(blob_file)).strip()
-    env = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "idx")}
-    import subprocess
-
-    subprocess.run(["git", "--git-dir", gd, "read-tree", "main"], env=env, check=True)
-    subprocess.run(["git", "--git-dir", gd, "update-index", "--add", "--cacheinfo", f"100644,{oid},{path}"],
-                   env=env, check=True)
-    tree = subprocess.run(["git", "--git-dir", gd, "write-tree"], env=env, capture_output=True, text=True,
-                          check=True).stdout.strip()
-    commit = git("--git-dir", gd, "commit-tree", tree, "-p", "main", "-m", "hand edit").strip()
-    git("--git-dir", gd, "update-ref", "refs/heads/main", commit)
 
 
 def test_in_step_after_every_kind_of_write(store, tmp_path):
@@ -85,8 +66,8 @@ def test_in_step_after_every_kind_of_write(store, tmp_path):
     # a memory and a malformed file committed by plain git
     mid = "mwsiaaaaaaaaa"
     good = model.render(model.Memory(id=mid, text="hand written", created="2026-01-01T00:00:00Z"))
-    plant(store, model.memory_path(mid, "note"), good, tmp_path)
-    plant(store, "memories/note/2026-11/x/x/mwsixxxxxxxxx.md", b"---\nid: [bad\n---\nbroken\n", tmp_path)
+    commit_by_hand(store, model.memory_path(mid, "note"), good, tmp_path)
+    commit_by_hand(store, "memories/note/2026-11/x/x/mwsixxxxxxxxx.md", b"---\nid: [bad\n---\nbroken\n", tmp_path)
     assert_in_step(store)
     s = gitmem.open(store.home)
     assert mid in {m.id for m in s.list()}

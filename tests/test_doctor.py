@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import time
 from pathlib import Path
 
@@ -16,31 +15,17 @@ import gitmem
 from gitmem.core import model
 from gitmem.core.errors import GitmemError, MalformedMemory
 
-from conftest import encode_blob, git, run_cli
+from conftest import commit_by_hand, run_cli
 
 BAD = b"---\nid: mwsixxxxxxxxx\nsummary: [bad] yaml here\n---\nbroken cats\n"
 
 
-def plant(store, path: str, data: bytes, tmp_path: Path) -> None:
-    """Commit a file to main with plain git (a hand edit)."""
-    gd = str(store.git.path)
-    blob_file = tmp_path / "blob"
-    blob_file.write_bytes(encode_blob(data, path))
-    oid = git("--git-dir", gd, "hash-object", "-w", str(blob_file)).strip()
-    env = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "idx")}
-    subprocess.run(["git", "--git-dir", gd, "read-tree", "main"], env=env, check=True)
-    subprocess.run(["git", "--git-dir", gd, "update-index", "--add", "--cacheinfo", f"100644,{oid},{path}"],
-                   env=env, check=True)
-    tree = subprocess.run(["git", "--git-dir", gd, "write-tree"], env=env, capture_output=True, text=True,
-                          check=True).stdout.strip()
-    commit = git("--git-dir", gd, "commit-tree", tree, "-p", "main", "-m", "hand edit").strip()
-    git("--git-dir", gd, "update-ref", "refs/heads/main", commit)
 
 
 def test_a_malformed_memory_is_reported_and_the_rest_stays_usable(store, tmp_path):
     good = [store.remember(f"memory number {i} about cats") for i in range(3)]
     path = "memories/note/2026-11/x/x/mwsixxxxxxxxx.md"
-    plant(store, path, BAD, tmp_path)
+    commit_by_hand(store, path, BAD, tmp_path)
     s = gitmem.open(store.home)
     assert {m.id for m in s.list()} == {m.id for m in good}
     assert [x["path"] for x in s.skipped()] == [path]
