@@ -429,12 +429,18 @@ def test_forget_shreds_the_key_for_every_copy(tmp_path):
     assert b"4471-SHRED-ME" not in every_object(url)
 
 
-def test_three_homes_two_with_the_key(tmp_path):
+def synced_encrypted_home(tmp_path, text: str):
+    """(url of a bare remote, an encrypted home "a" that pushed one memory there)."""
     url = bare(tmp_path)
     a = gitmem.init(tmp_path / "a", encrypt=True)
     a.remote_add("origin", url)
-    a.remember("shared between a and b")
+    a.remember(text)
     a.sync()
+    return url, a
+
+
+def test_three_homes_two_with_the_key(tmp_path):
+    url, a = synced_encrypted_home(tmp_path, "shared between a and b")
     key_file = tmp_path / "k.json"
     assert run_cli("--home", str(a.home), "key", "export", str(key_file)).returncode == 0
     for args in (["init"], ["key", "import", str(key_file)], ["remote", "add", "origin", url], ["sync"]):
@@ -509,11 +515,7 @@ def test_encrypt_enable_rewrites_history_and_leaves_no_plaintext(store, tmp_path
 
 
 def test_key_rotate_makes_the_old_key_useless_and_others_import_the_new(tmp_path):
-    url = bare(tmp_path)
-    a = gitmem.init(tmp_path / "a", encrypt=True)
-    a.remote_add("origin", url)
-    a.remember("before rotation")
-    a.sync()
+    url, a = synced_encrypted_home(tmp_path, "before rotation")
     old_key = a.key_export()
     b = joined(tmp_path / "b", old_key, url)
     out = a.key_rotate()
