@@ -123,6 +123,8 @@ def _prefer_newer(on: bool) -> Callable:
 STAGES: list[tuple[str, Callable]] = [
     ("recall alone, prefer_newer off (the ranking before issue 22)", _prefer_newer(False)),
     ("recall alone (defaults: prefer_newer on)", _prefer_newer(True)),
+    # Dream's rules: merges, and the supersessions it is confident of (archived older).
+    ("after dream --force (defaults)", lambda store, ctx: store.dream(force=True)),
 ]
 METRICS: list[tuple[str, Callable]] = [
     ("newer above older", newer_above_older),
