@@ -379,3 +379,25 @@ def test_a_bm25_hit_on_one_light_word_does_not_outweigh_meaning(store):
     parts_on = {h.key: (h.explain["bm25"] or {}).get("part") or 0 for h in hits}
     parts_off = {h.key: (h.explain["bm25"] or {}).get("part") or 0 for h in off}
     assert all(parts_on[k] <= parts_off[k] + 1e-9 for k in parts_on if k in parts_off)
+
+
+def test_neighbours_grown_after_a_write_match_a_full_rebuild(store):
+    # (issue 21) A write appends rows to the warm snapshot: the neighbours kept from the
+    # last recall grow by the new rows only, and must equal a rebuild from scratch.
+    from gitmem.recall.neighbours import Neighbours
+    _dialogue(store)
+    store.import_items([{"text": "Carol: lunch at noon", "key": "o0", "created": "2022-01-01T09:00:00Z"}])
+    snap = store.index.snapshot()
+    kept = Neighbours()
+    kept.rows(snap)
+    store.import_items([{"text": t, "key": f"n{i}", "created": c} for i, (t, c) in enumerate([
+        ("Alice: and the wood stove?", "2023-05-08T13:56:00Z"),
+        ("Carol: at the usual place", "2022-01-01T09:00:00Z"),
+        ("Dan: a new session starts", "2021-03-03T03:00:00Z"),
+        ("Dan: and goes on", "2021-03-03T03:00:00Z")])])
+    store.remember("a note gitmem dates itself")
+    grown = store.index.snapshot()
+    assert grown is snap and grown.size > 5  # the warm snapshot took the rows in place
+    got, want = kept.rows(grown), Neighbours().rows(grown)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    assert sum(1 for v in want[1].tolist() if v >= 0) == 6  # d0-d1-d2-d3-n0, o0-n1, n2-n3

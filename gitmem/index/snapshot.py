@@ -261,7 +261,8 @@ def refresh(snap: Snapshot, path: Path, retry: float, changed_paths: ChangedPath
         if any(r[ci["scope"]] not in snap.scope_codes for r in new_table):
             return False
         gone = set(changed)
-        drop_idx = [i for i, r in enumerate(snap.table) if (r[ci["scope"]], r[ci["path"]]) in gone]
+        c_scope, c_path, gone_paths = ci["scope"], ci["path"], {p for _, p in changed}
+        drop_idx = [i for i, r in enumerate(snap.table) if r[c_path] in gone_paths and (r[c_scope], r[c_path]) in gone]
         old_docs = [int(snap.table[i][ci["doc"]]) for i in drop_idx]
         vec_rows = []
         if snap.model:
@@ -284,7 +285,9 @@ def refresh(snap: Snapshot, path: Path, retry: float, changed_paths: ChangedPath
     m = len(new_table)
     for r in new_table:
         snap.type_codes.setdefault(r[ci["type"]], len(snap.type_codes))
-    snap.table = [r for r, k in zip(snap.table, keep) if k] + new_table
+    # (A write that only adds rows, the usual case, keeps the old rows as they are.)
+    snap.table = (snap.table + new_table if not drop_idx else
+                  [r for r, k in zip(snap.table, keep) if k] + new_table)
     snap.docs = np.concatenate([snap.docs[keep], np.array([r[ci["doc"]] for r in new_table], dtype=np.int64)])
     snap.scope_of = np.concatenate([snap.scope_of[keep], np.array(
         [snap.scope_codes[r[ci["scope"]]] for r in new_table], dtype=np.int32)])
@@ -295,7 +298,12 @@ def refresh(snap: Snapshot, path: Path, retry: float, changed_paths: ChangedPath
     snap.created = np.concatenate([snap.created[keep], np.array(
         [r[ci["created"]] or 0.0 for r in new_table], dtype=np.float64)])
     snap.lens = np.concatenate([snap.lens[keep], np.array([r[ci["len"]] or 0 for r in new_table], dtype=np.float64)])
-    snap.row_of = {int(d): i for i, d in enumerate(snap.docs)}
+    if drop_idx:
+        snap.row_of = {int(d): i for i, d in enumerate(snap.docs)}
+    else:
+        snap.row_of = dict(snap.row_of)
+        snap.row_of.update((int(d), i) for i, d in enumerate(snap.docs[len(snap.docs) - m:].tolist(),
+                                                              len(snap.docs) - m))
     has_new = np.zeros(m, dtype=bool)
     if snap.vectors is not None:
         dim = snap.vectors.shape[1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from gitmem.core.model import id_time
@@ -21,12 +23,35 @@ def stated(created: float, mem_id: str) -> bool:
     return abs(created - written) > STATED_AFTER_S
 
 
+def _group(path: str, created, mem_id: str, scope: str, line) -> tuple | None:
+    """A row's (group, order within it), or None: a memory whose date gitmem gave."""
+    if path.startswith(("memories/", "archive/")):
+        if not created or not stated(created, mem_id):
+            return None
+        return (scope, "m", created), mem_id
+    return (scope, "f", path), line
+
+
+def _link(members: list[tuple], prev: np.ndarray, nxt: np.ndarray) -> None:
+    """Sort one group's (order, row) members and link each row to the ones beside it."""
+    if len(members) < 2:
+        return
+    members.sort()
+    rows = np.fromiter((i for _, i in members), dtype=np.int64, count=len(members))
+    nxt[rows[:-1]] = rows[1:]
+    prev[rows[1:]] = rows[:-1]
+
+
 class Neighbours:
     """Which row sits beside which in a snapshot (cached per snapshot state), and the
     share of a hit's score it lends them. `share` leaves the order independent of k."""
 
     def __init__(self) -> None:
         self._cache: tuple | None = None
+        self._memo: dict[tuple, tuple | None] = {}
+        self._groups: dict[tuple, list[tuple]] = {}
+        # (the table, groups, prev, next) of the last call, to grow when rows are appended
+        self._last: tuple | None = None
 
     def rows(self, snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
         """(previous, next) row of each snapshot row (-1: none): the memory beside it in
@@ -42,29 +67,58 @@ class Neighbours:
         if cached is not None and cached[0] == key:
             return cached[1]
         ci = {c: i for i, c in enumerate(snap.columns)}
-        c_path, c_created, c_mem, c_scope, c_line = (ci["path"], ci["created"], ci["mem_id"], ci["scope"],
-                                                     ci["start_line"])
+        cols = (ci["path"], ci["created"], ci["mem_id"], ci["scope"], ci["start_line"])
+        last = self._last
+        if last is not None and len(last[0]) <= snap.size and all(map(operator.is_, snap.table, last[0])):
+            prev, nxt = self._grow(snap, cols, *last)
+        else:
+            prev, nxt = self._build(snap, cols)
+        self._last = (list(snap.table), self._groups, prev, nxt)
+        self._cache = (key, (prev, nxt))
+        return prev, nxt
+
+    def _build(self, snap: Snapshot, cols: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's neighbours from scratch."""
         groups: dict[tuple, list[tuple]] = {}
+        # Each row's (group, order) is a pure function of these five values: remember it
+        # from the last build so an edit costs only its rows (`stated` is the slow part).
+        memo, seen = self._memo, {}
         for i, row in enumerate(snap.table):
-            path = row[c_path]
-            if path.startswith(("memories/", "archive/")):
-                created = row[c_created]
-                if not created or not stated(created, row[c_mem]):
-                    continue
-                g, order = (row[c_scope], "m", created), row[c_mem]
-            else:
-                g, order = (row[c_scope], "f", path), row[c_line]
-            groups.setdefault(g, []).append((order, i))
+            vals = tuple(row[c] for c in cols)
+            got = memo.get(vals, memo)
+            if got is memo:
+                got = _group(*vals)
+            seen[vals] = got
+            if got is not None:
+                groups.setdefault(got[0], []).append((got[1], i))
+        self._memo, self._groups = seen, groups
         prev = np.full(snap.size, -1, dtype=np.int64)
         nxt = np.full(snap.size, -1, dtype=np.int64)
         for members in groups.values():
-            if len(members) < 2:
-                continue
-            members.sort()
-            rows = np.fromiter((i for _, i in members), dtype=np.int64, count=len(members))
-            nxt[rows[:-1]] = rows[1:]
-            prev[rows[1:]] = rows[:-1]
-        self._cache = (key, (prev, nxt))
+            _link(members, prev, nxt)
+        return prev, nxt
+
+    def _grow(self, snap: Snapshot, cols: tuple, table: list, groups: dict, prev: np.ndarray,
+              nxt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The last rows' neighbours plus rows appended since (the rows before are the
+        same objects): only the groups the new rows join are linked again."""
+        n0 = len(table)
+        touched = set()
+        for i in range(n0, snap.size):
+            row = snap.table[i]
+            got = _group(*(row[c] for c in cols))
+            if got is not None:
+                groups.setdefault(got[0], []).append((got[1], i))
+                touched.add(got[0])
+        pad = np.full(snap.size - n0, -1, dtype=np.int64)
+        prev, nxt = np.concatenate([prev, pad]), np.concatenate([nxt, pad])
+        for g in touched:
+            members = groups[g]
+            ids = [i for _, i in members]
+            prev[ids] = -1
+            nxt[ids] = -1
+            _link(members, prev, nxt)
+        self._groups = groups
         return prev, nxt
 
     def share(self, snap: Snapshot, fused: dict[int, float], allowed: np.ndarray, weight: float,
