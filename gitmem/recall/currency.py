@@ -82,14 +82,10 @@ def below_successors(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]]) -> "
 def _vectors(snap: "Snapshot | None", hits: "Sequence[Hit]") -> list[np.ndarray | None]:
     if snap is None or snap.vectors is None:
         return [None] * len(hits)
-    ci = {c: i for i, c in enumerate(snap.columns)}
-    want = {(h.scope, h.path, h.start_line): n for n, h in enumerate(hits)}
-    out: list[np.ndarray | None] = [None] * len(hits)
-    c_scope, c_path, c_start = ci["scope"], ci["path"], ci["start_line"]
-    for i, row in enumerate(snap.table):
-        n = want.get((row[c_scope], row[c_path], int(row[c_start])))
-        if n is not None and snap.has_vec[i]:
-            out[n] = snap.vectors[i]
+    out: list[np.ndarray | None] = []
+    for h in hits:  # by the hit's index row, not a scan of the whole snapshot
+        i = None if h.doc is None else snap.row_of.get(h.doc)
+        out.append(snap.vectors[i] if i is not None and snap.has_vec[i] else None)
     return out
 
 

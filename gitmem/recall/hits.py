@@ -28,6 +28,7 @@ class Hit:
     text: str = field(default="", repr=False)
     relevance: float | None = None  # gitmem.recall.relevance: probability the hit is relevant
     explain: dict[str, Any] | None = field(default=None, repr=False)
+    doc: int | None = field(default=None, repr=False, compare=False)  # its index row (in process only; not in JSON)
 
     def redacted(self, red: Any) -> "Hit":
         """This hit with its snippet and text passed through a redact.Redactor."""
@@ -40,6 +41,7 @@ class Hit:
         d = asdict(self)
         d.pop("text")
         d.pop("explain")
+        d.pop("doc")
         if explain and self.explain is not None:
             d["explain"] = self.explain
         return d

@@ -188,5 +188,5 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
             scores={"bm25": rounded(bm_s.get(d)), "vector": rounded(vec_s.get(d)),
                     "recency": round(rec, 6), "importance": int(r["importance"] or DEFAULT_IMPORTANCE)},
             snippet=snippet(r["text"], terms), commit=snap.cursors.get(r["scope"]),
-            created=iso_time(r["created"]), text=r["text"], explain=ex, relevance=p))
+            created=iso_time(r["created"]), text=r["text"], explain=ex, relevance=p, doc=int(d)))
     return hits
