@@ -59,7 +59,7 @@ def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, inc
     """The hits as recall shows them: superseded ones out (or below their successor),
     newer statements of a subject above older ones, at most k."""
     if prefer_newer and len(hits) > 1:
-        hits = newer_first(hits, snap)
+        hits = newer_first(hits, snap, skip=set(hidden))
     if hidden:
         if include_superseded:
             hits = below_successors(hits, hidden)
@@ -89,10 +89,13 @@ def _vectors(snap: "Snapshot | None", hits: "Sequence[Hit]") -> list[np.ndarray 
     return out
 
 
-def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None) -> "list[Hit]":
-    """Move a hit that probably updates a hit ranked above it to just above that hit."""
+def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
+                skip: "set[str] | frozenset[str]" = frozenset()) -> "list[Hit]":
+    """Move a hit that probably updates a hit ranked above it to just above that hit.
+    Hits in `skip` (superseded: about to be left out) neither move nor are passed: a
+    newer hit placed above one that then goes would take its place unearned."""
     top = list(hits[:WINDOW])
-    cued = [bool(updates.cues(h.text or h.snippet or "")) for h in top]
+    cued = [bool(updates.cues(h.text or h.snippet or "")) and h.id not in skip for h in top]
     if not any(cued[1:]):
         return hits
     vec_of = {id(h): v for h, v in zip(top, _vectors(snap, top))}
@@ -102,11 +105,11 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None) -> "list[Hit]
         moved, rounds = False, rounds + 1
         for j in range(1, len(top)):
             new = top[j]
-            if not updates.cues(new.text or new.snippet or ""):
+            if new.id in skip or not updates.cues(new.text or new.snippet or ""):
                 continue
             for i in range(j):
                 old = top[i]
-                if old.id == new.id or not (old.created and new.created) or new.created <= old.created:
+                if old.id == new.id or old.id in skip or not (old.created and new.created) or new.created <= old.created:
                     continue
                 vi, vj = vec_of[id(old)], vec_of[id(new)]
                 sim = float(np.dot(vi, vj)) if vi is not None and vj is not None else None
