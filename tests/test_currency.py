@@ -85,3 +85,18 @@ def test_settle_leaves_conversation_turns_in_their_order():
              hit("t3", "User: We moved to York, the new flat is near the canal.", "2024-01-01T00:00:00Z")]
     got = currency.settle(turns, {}, 10, include_superseded=False, prefer_newer=True)
     assert [h.id for h in got] == ["t1", "t2", "t3"]
+
+
+def test_a_weak_cue_between_two_hits_on_the_query_topic_counts():
+    older, newer = "My usual gym is FitBox.", "These days I train at home; FitBox closed."
+    assert strict(older, newer, 0.45) is None
+    assert updates.judge(older, newer, 0.45, strict=True, on_topic=True).kind == "update"
+    assert updates.judge("User: " + older, "User: " + newer, 0.45, strict=True, on_topic=True).kind is None
+    # In recall, by the hits' relevance (no vectors here: a Chinese pair, judged by its words).
+    older, newer = "我常去的健身房是动力馆。", "现在我在家锻炼，动力馆关门了。"
+    assert strict(older, newer) is None
+    old, new = hit("g", older, "2023-01-01T00:00:00Z"), hit("h", newer, "2024-01-01T00:00:00Z")
+    old.relevance, new.relevance = 0.9, 0.3
+    assert [h.id for h in currency.settle([old, new], {}, 10, include_superseded=False, prefer_newer=True)] == ["g", "h"]
+    new.relevance = 0.7
+    assert [h.id for h in currency.settle([old, new], {}, 10, include_superseded=False, prefer_newer=True)] == ["h", "g"]

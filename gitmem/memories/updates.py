@@ -143,7 +143,7 @@ def _next_to(newer: str, weak: Iterable[str], subject: set[str]) -> bool:
 
 
 def judge(older: str, newer: str, similarity: float | None = None, *, older_created: str | None = None,
-          newer_created: str | None = None, strict: bool = False) -> Verdict:
+          newer_created: str | None = None, strict: bool = False, on_topic: bool = False) -> Verdict:
     """Whether `newer` probably updates `older` ("update"), says it again ("duplicate")
     or neither (None). `similarity`: the cosine of their vectors, when known; it is not
     trusted for CJK text (an English-only model scores any two Chinese sentences high).
@@ -153,8 +153,10 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     "changed", "quit" are talk, and on LoCoMo dev and the dialogue sets' tuning parts no
     move between turns was a real update); the subject rests on shared words that are no
     change cue (`_subject`); a weak cue ("now", "new") counts only between two short
-    texts (STRICT_WORDS) at STRICT_COS, sharing SUBJECT_SHARED of their words, or next
-    to a shared subject word ("my new manager"). BENCHMARKS.md, "Issue 22"."""
+    texts (STRICT_WORDS) at STRICT_COS, sharing SUBJECT_SHARED of their words, next
+    to a shared subject word ("my new manager"), or when both are `on_topic` (recall:
+    both likely relevant to the query, which then names the subject they share).
+    BENCHMARKS.md, "Issue 22"."""
     a, b = _words(older), _words(newer)
     shared = a & b
     overlap = len(shared) / max(1, len(a | b))
@@ -179,7 +181,7 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
             added = ()
         elif all(c in WEAK_CUES for c in added):
             close = (s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
-                     or (not cjk and _next_to(newer, added, subj)))
+                     or (not cjk and _next_to(newer, added, subj)) or (on_topic and bool(subj)))
             if not (close and _short(older) and _short(newer)):
                 added = ()
     later = not (older_created and newer_created and newer_created < older_created)

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 SPARE_MAX = 20
 # How far down the list prefer_newer looks for pairs.
 WINDOW = 20
+# Two hits both at least this relevant (gitmem.recall.relevance: even odds) are about
+# what the query asks: a weak change cue between them is about that subject.
+ON_TOPIC = 0.5
 # A new memory's candidates: this many hits of its text, asked without waiting more
 # than this on embedding (remember stays quick on a store whose vectors lag).
 DETECT_K = 8
@@ -113,8 +116,10 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
                     continue
                 vi, vj = vec_of[id(old)], vec_of[id(new)]
                 sim = float(np.dot(vi, vj)) if vi is not None and vj is not None else None
+                on_topic = min(old.relevance or 0.0, new.relevance or 0.0) >= ON_TOPIC
                 v = updates.judge(old.text or old.snippet, new.text or new.snippet, sim,
-                                  older_created=old.created, newer_created=new.created, strict=True)
+                                  older_created=old.created, newer_created=new.created, strict=True,
+                                  on_topic=on_topic)
                 if v.kind == "update":
                     top.insert(i, top.pop(j))
                     moved = True
