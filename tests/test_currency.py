@@ -100,3 +100,18 @@ def test_a_weak_cue_between_two_hits_on_the_query_topic_counts():
     assert [h.id for h in currency.settle([old, new], {}, 10, include_superseded=False, prefer_newer=True)] == ["g", "h"]
     new.relevance = 0.7
     assert [h.id for h in currency.settle([old, new], {}, 10, include_superseded=False, prefer_newer=True)] == ["h", "g"]
+
+
+def test_a_successor_takes_the_place_of_the_memory_it_replaced():
+    old = hit("a", "I live in Leeds.", "2023-01-01T00:00:00Z")
+    other = hit("x", "My brother lives in Hull.", "2023-02-01T00:00:00Z")
+    new = hit("n", "We moved to York.", "2024-01-01T00:00:00Z")
+    got = currency.settle([old, other, new], {"a": ("n",)}, 10, include_superseded=False, prefer_newer=False)
+    assert [h.id for h in got] == ["n", "x"]
+    # A chain a <- b <- n: the end of the chain takes the place.
+    mid = hit("b", "We moved to Hull.", "2023-06-01T00:00:00Z")
+    got = currency.settle([old, other, mid, new], {"a": ("b",), "b": ("n",)}, 10, include_superseded=False,
+                          prefer_newer=False)
+    assert [h.id for h in got] == ["n", "x"]
+    shown = currency.settle([old, other, new], {"a": ("n",)}, 10, include_superseded=True, prefer_newer=False)
+    assert [h.id for h in shown] == ["n", "a", "x"]  # shown: right below its successor

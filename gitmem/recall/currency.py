@@ -4,12 +4,14 @@ Applied to a ranked list of hits after the ranking proper (recall/ranking.py), s
 changes no score, only what is shown and in which order:
 - `superseded`: hits of memories that a live memory of their scope names in its
   `supersedes` (gitmem.memories.succession) are left out of live recall (the successor
-  says what is true now; an agent's context is too small for both). With
-  `include_superseded` they stay, placed right below their successor when both are
-  listed. A recall `--at` a date judges supersession as of that date.
+  says what is true now; an agent's context is too small for both), their successor
+  taking the place of the highest one when it was listed below it. With
+  `include_superseded` they stay, right below their successor. A recall `--at` a
+  date judges supersession as of that date.
 - `prefer_newer` ([recall] prefer_newer): where a newer hit probably updates an older
-  hit above it (gitmem.memories.updates.judge: same subject, later, a change cue), the
-  newer one moves to just above the older. Only hits already in the list move: the
+  hit above it (gitmem.memories.updates.judge, strict: same subject, later, a change
+  cue; two statements, never two conversation turns), the newer one moves to just
+  above the older. Only hits already in the list move: the
   set of hits and so recall@k are unchanged.
 
 `detect` is the write side: the live memories a new memory probably updates or
@@ -64,11 +66,29 @@ def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, inc
     if prefer_newer and len(hits) > 1:
         hits = newer_first(hits, snap, skip=set(hidden))
     if hidden:
+        hits = successors_up(hits, hidden)
         if include_superseded:
             hits = below_successors(hits, hidden)
         else:
             hits = [h for h in hits if h.id not in hidden]
     return hits[:k]
+
+
+def successors_up(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]]) -> "list[Hit]":
+    """A superseded hit hands its place to its current successor when that is listed
+    below it: what the query matched in the old memory, the new one now says (the
+    older usually shares the question's words, "live"; the newer says "moved")."""
+    out = list(hits)
+    i = 0
+    while i < len(out):
+        if out[i].id in hidden:
+            ends = set(succession.current_successors(hidden, out[i].id))
+            below = [j for j in range(i + 1, len(out)) if out[j].id in ends]
+            if below:
+                out.insert(i, out.pop(below[0]))
+                i += 1
+        i += 1
+    return out
 
 
 def below_successors(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]]) -> "list[Hit]":
