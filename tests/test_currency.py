@@ -26,7 +26,9 @@ def test_speaker_labels_of_conversation_turns():
     assert updates.speaker("Caroline: I went hiking") == "Caroline"
     assert updates.speaker("助手：好的") == "助手"
     assert updates.speaker("User: hi") == "User"
-    for text in ("Standup is at 10:15 now.", "See https://example.org", "Timestamps in logs: always UTC."):
+    assert updates.speaker("Mary Ann: hello") == "Mary Ann"
+    for text in ("Standup is at 10:15 now.", "See https://example.org", "Timestamps in logs: always UTC.",
+                 "Deploy day: Thursday"):
         assert updates.speaker(text) is None
 
 

@@ -50,9 +50,10 @@ NEAR = 1               # strict: or right next to a word of the shared subject (
 _EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(CUES_EN, key=len, reverse=True))
                     + r")\b", re.IGNORECASE)
 
-# A conversation turn's speaker label ("User: ", "Caroline: ", "助手："): who spoke, not
-# what the turn is about. Recall does not act between two turns (see `judge`).
-_SPEAKER_RE = re.compile(r"^\s*[^\W\d_][\w'.-]*(?: [^\W\d_][\w'.-]*)?\s*(?::\s|：)")
+# A conversation turn's speaker label ("User: ", "Caroline: ", "Mary Ann: ", "助手："): who
+# spoke, not what the turn is about. Recall does not act between two turns (see `judge`).
+# One word, or two capitalised ones: "Deploy day: Thursday" is a note, not a turn.
+_SPEAKER_RE = re.compile(r"^\s*(?:[A-Z][\w'.-]* [A-Z][\w'.-]*|[^\W\d_][\w'.-]*)\s*(?::\s|：)")
 
 SUBJECT_COS = 0.42     # same subject (English text, a real model's cosine)
 DUPLICATE_COS = 0.92   # the same fact again, no cue
