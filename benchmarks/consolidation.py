@@ -8,6 +8,11 @@ imported into one store with its `created` date; then each STAGE runs in turn on
 store and every METRIC is reported per part and language.
 
     .venv/bin/python benchmarks/consolidation.py [--model-path DIR] [--part heldout]
+    .venv/bin/python benchmarks/consolidation.py --data tests/data/consolidation_v2.json
+
+`--data` takes any set in this format (tests/data/consolidation_v2.json: the second
+held-out half, part `heldout2`, imported into a store of its own); the columns are the
+parts the set has.
 
 Rows are easy to add:
 - a stage is `(name, fn)`: fn(store, ctx) prepares the store for the rows that follow
@@ -136,6 +141,12 @@ METRICS: list[tuple[str, Callable]] = [
 ONCE = {"updates found on write", "false supersessions (lower is better)"}
 
 
+def parts_of(data: dict) -> list[str]:
+    """The set's parts in the order they first appear (unrelated notes have none)."""
+    seen = [x["part"] for kind in ("updates", "clusters", "lookalikes") for x in data[kind] if x.get("part")]
+    return list(dict.fromkeys(seen))
+
+
 def select(ctx, part: str, lang: str) -> dict[str, list]:
     out = {}
     for kind in ("updates", "clusters", "lookalikes", "unrelated"):
@@ -166,7 +177,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model-path", default=str(DEFAULT_MODEL))
     ap.add_argument("--data", default=str(DATA))
-    ap.add_argument("--part", choices=("tuning", "heldout", "both"), default="both")
+    ap.add_argument("--part", default="all",
+                    help="A part of the set (tuning, heldout, heldout2 ...) or `all` (every part it has).")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
@@ -174,7 +186,7 @@ def main(argv=None) -> int:
     conf = {"embed": {"path": args.model_path}} if args.model_path else None
     store = gitmem.init(home, overrides=conf)
     ctx = load(store, data)
-    parts = ["tuning", "heldout"] if args.part == "both" else [args.part]
+    parts = parts_of(data) if args.part in ("all", "both") else [args.part]
     print(run(store, ctx, parts))
     return 0
 

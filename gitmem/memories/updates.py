@@ -33,11 +33,12 @@ CUES_EN = (
     "not anymore", "anymore", "instead", "new", "newly", "changed", "change to", "replaced",
     "replacing", "took over", "taken over", "takes over", "sold", "renamed", "rather than", "stopped",
     "quit", "left", "these days", "from now on", "nowadays", "used to", "gave up", "upgraded", "migrated",
+    "raised to", "lowered to", "increased to", "reduced to", "bumped to",
 )
 CUES_ZH = (
     "改成", "改为", "改用", "改喝", "改到", "换成", "换了", "换工作", "换到", "搬到", "搬去", "搬家", "现在",
     "不再", "不学", "不用", "不喝", "新的", "新来", "卖掉", "接手", "接替", "取代", "替换", "以后", "如今",
-    "已经", "改名", "迁到", "调到", "升级",
+    "已经", "改名", "迁到", "调到", "升级", "提高到", "降到", "降低到", "增加到", "减少到", "调整为", "调整到",
 )
 # Cues that chat uses for anything ("I have a new idea", "now I see"): they count in
 # recall's stricter judgement only between texts much closer than the subject test asks.
@@ -45,8 +46,14 @@ WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "left", 
                        "used to", "不用", "现在", "新的", "新来", "已经", "如今", "以后"})
 STRICT_COS = 0.6       # strict: a weak cue needs this cosine (or SUBJECT_SHARED words)
 STRICT_WORDS = 20      # ... between two short statements (chat turns are longer, and say "now" a lot)
+NEAR = 1               # strict: or right next to a word of the shared subject ("my new manager")
 _EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(CUES_EN, key=len, reverse=True))
                     + r")\b", re.IGNORECASE)
+
+# A conversation turn's speaker label ("User: ", "Caroline: ", "Mary Ann: ", "助手："): who
+# spoke, not what the turn is about. Recall does not act between two turns (see `judge`).
+# One word, or two capitalised ones: "Deploy day: Thursday" is a note, not a turn.
+_SPEAKER_RE = re.compile(r"^\s*(?:[A-Z][\w'.-]* [A-Z][\w'.-]*|[^\W\d_][\w'.-]*)\s*(?::\s|：)")
 
 SUBJECT_COS = 0.42     # same subject (English text, a real model's cosine)
 DUPLICATE_COS = 0.92   # the same fact again, no cue
@@ -102,16 +109,55 @@ def _words(text: str) -> set[str]:
     return set(tokenize(text))
 
 
+def speaker(text: str) -> str | None:
+    """The speaker label a conversation turn starts with ("User", "助手"), else None."""
+    m = _SPEAKER_RE.match(text or "")
+    return m.group(0).strip().rstrip(":：").strip() if m else None
+
+
+def _body(text: str) -> str:
+    return _SPEAKER_RE.sub("", text or "", count=1)
+
+
+def _cue_words(found: Iterable[str]) -> set[str]:
+    out: set[str] = set()
+    for c in found:
+        out.update(tokenize(c, stopwords=False))
+    return out
+
+
+def _subject(older: str, newer: str, cjk: bool) -> set[str]:
+    """The words two texts share that can name a subject: not a change cue of either
+    (two updates of different things share "现在", "换", "now"), not a speaker label,
+    and in CJK text a two-character word, not a lone character (上, 了)."""
+    a, b = _body(older), _body(newer)
+    shared = (_words(a) & _words(b)) - _cue_words(cues(a) + cues(b))
+    return {w for w in shared if len(w) >= 2} if cjk else shared
+
+
+def _next_to(newer: str, weak: Iterable[str], subject: set[str]) -> bool:
+    """Whether a weak cue sits within NEAR words of a subject word ("my new manager")."""
+    toks = tokenize(_body(newer))
+    cw = _cue_words(weak)
+    at_cue = [i for i, t in enumerate(toks) if t in cw]
+    return any(abs(i - j) <= NEAR for i in at_cue for j, t in enumerate(toks) if t in subject)
+
+
 def judge(older: str, newer: str, similarity: float | None = None, *, older_created: str | None = None,
-          newer_created: str | None = None, strict: bool = False) -> Verdict:
+          newer_created: str | None = None, strict: bool = False, on_topic: bool = False) -> Verdict:
     """Whether `newer` probably updates `older` ("update"), says it again ("duplicate")
     or neither (None). `similarity`: the cosine of their vectors, when known; it is not
     trusted for CJK text (an English-only model scores any two Chinese sentences high).
     Dates, when both are given, must not run backwards for an update (ISO strings).
-    `strict` (what recall acts on, not what a write reports): a weak cue ("now", "new")
-    counts only between two short texts (STRICT_WORDS) at STRICT_COS or sharing
-    SUBJECT_SHARED of their words (measured on LoCoMo dev: chat turns say "now" and
-    "new" about anything, and sit at cosine 0.6-0.85 to each other)."""
+    `strict` (what recall acts on, not what a write reports): never between two
+    conversation turns (both start with a speaker label: in a chat log "now", "new",
+    "changed", "quit" are talk, and on LoCoMo dev and the dialogue sets' tuning parts no
+    move between turns was a real update); the subject rests on shared words that are no
+    change cue (`_subject`); a weak cue ("now", "new") counts only between two short
+    texts (STRICT_WORDS) at STRICT_COS, sharing SUBJECT_SHARED of their words, next
+    to a shared subject word ("my new manager"), or when both are `on_topic` (recall:
+    both likely relevant to the query, which then names the subject they share).
+    BENCHMARKS.md, "Issue 22"."""
     a, b = _words(older), _words(newer)
     shared = a & b
     overlap = len(shared) / max(1, len(a | b))
@@ -125,10 +171,20 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     else:
         same = overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(shared))
         dup = overlap >= DUPLICATE_SHARED or (sim is not None and sim >= DUPLICATE_COS)
-    if strict and added and all(c in WEAK_CUES for c in added):
-        close = overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
-        if not (close and _short(older) and _short(newer)):
+    if strict and added:
+        subj = _subject(older, newer, cjk)
+        s_overlap = len(subj) / max(1, len(a | b))
+        if cjk:
+            same = bool(subj)
+        else:
+            same = s_overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(subj))
+        if speaker(older) and speaker(newer):
             added = ()
+        elif all(c in WEAK_CUES for c in added):
+            close = (s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
+                     or (not cjk and _next_to(newer, added, subj)) or (on_topic and bool(subj)))
+            if not (close and _short(older) and _short(newer)):
+                added = ()
     later = not (older_created and newer_created and newer_created < older_created)
     kind = None
     if same and added and later:

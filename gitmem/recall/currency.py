@@ -4,12 +4,14 @@ Applied to a ranked list of hits after the ranking proper (recall/ranking.py), s
 changes no score, only what is shown and in which order:
 - `superseded`: hits of memories that a live memory of their scope names in its
   `supersedes` (gitmem.memories.succession) are left out of live recall (the successor
-  says what is true now; an agent's context is too small for both). With
-  `include_superseded` they stay, placed right below their successor when both are
-  listed. A recall `--at` a date judges supersession as of that date.
+  says what is true now; an agent's context is too small for both), their successor
+  taking the place of the highest one when it was listed below it. With
+  `include_superseded` they stay, right below their successor. A recall `--at` a
+  date judges supersession as of that date.
 - `prefer_newer` ([recall] prefer_newer): where a newer hit probably updates an older
-  hit above it (gitmem.memories.updates.judge: same subject, later, a change cue), the
-  newer one moves to just above the older. Only hits already in the list move: the
+  hit above it (gitmem.memories.updates.judge, strict: same subject, later, a change
+  cue; two statements, never two conversation turns), the newer one moves to just
+  above the older. Only hits already in the list move: the
   set of hits and so recall@k are unchanged.
 
 `detect` is the write side: the live memories a new memory probably updates or
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
 SPARE_MAX = 20
 # How far down the list prefer_newer looks for pairs.
 WINDOW = 20
+# Two hits both at least this relevant (gitmem.recall.relevance: even odds) are about
+# what the query asks: a weak change cue between them is about that subject.
+ON_TOPIC = 0.5
 # A new memory's candidates: this many hits of its text, asked without waiting more
 # than this on embedding (remember stays quick on a store whose vectors lag).
 DETECT_K = 8
@@ -59,13 +64,31 @@ def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, inc
     """The hits as recall shows them: superseded ones out (or below their successor),
     newer statements of a subject above older ones, at most k."""
     if prefer_newer and len(hits) > 1:
-        hits = newer_first(hits, snap)
+        hits = newer_first(hits, snap, skip=set(hidden))
     if hidden:
+        hits = successors_up(hits, hidden)
         if include_superseded:
             hits = below_successors(hits, hidden)
         else:
             hits = [h for h in hits if h.id not in hidden]
     return hits[:k]
+
+
+def successors_up(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]]) -> "list[Hit]":
+    """A superseded hit hands its place to its current successor when that is listed
+    below it: what the query matched in the old memory, the new one now says (the
+    older usually shares the question's words, "live"; the newer says "moved")."""
+    out = list(hits)
+    i = 0
+    while i < len(out):
+        if out[i].id in hidden:
+            ends = set(succession.current_successors(hidden, out[i].id))
+            below = [j for j in range(i + 1, len(out)) if out[j].id in ends]
+            if below:
+                out.insert(i, out.pop(below[0]))
+                i += 1
+        i += 1
+    return out
 
 
 def below_successors(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]]) -> "list[Hit]":
@@ -89,10 +112,13 @@ def _vectors(snap: "Snapshot | None", hits: "Sequence[Hit]") -> list[np.ndarray 
     return out
 
 
-def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None) -> "list[Hit]":
-    """Move a hit that probably updates a hit ranked above it to just above that hit."""
+def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
+                skip: "set[str] | frozenset[str]" = frozenset()) -> "list[Hit]":
+    """Move a hit that probably updates a hit ranked above it to just above that hit.
+    Hits in `skip` (superseded: about to be left out) neither move nor are passed: a
+    newer hit placed above one that then goes would take its place unearned."""
     top = list(hits[:WINDOW])
-    cued = [bool(updates.cues(h.text or h.snippet or "")) for h in top]
+    cued = [bool(updates.cues(h.text or h.snippet or "")) and h.id not in skip for h in top]
     if not any(cued[1:]):
         return hits
     vec_of = {id(h): v for h, v in zip(top, _vectors(snap, top))}
@@ -102,16 +128,18 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None) -> "list[Hit]
         moved, rounds = False, rounds + 1
         for j in range(1, len(top)):
             new = top[j]
-            if not updates.cues(new.text or new.snippet or ""):
+            if new.id in skip or not updates.cues(new.text or new.snippet or ""):
                 continue
             for i in range(j):
                 old = top[i]
-                if old.id == new.id or not (old.created and new.created) or new.created <= old.created:
+                if old.id == new.id or old.id in skip or not (old.created and new.created) or new.created <= old.created:
                     continue
                 vi, vj = vec_of[id(old)], vec_of[id(new)]
                 sim = float(np.dot(vi, vj)) if vi is not None and vj is not None else None
+                on_topic = min(old.relevance or 0.0, new.relevance or 0.0) >= ON_TOPIC
                 v = updates.judge(old.text or old.snippet, new.text or new.snippet, sim,
-                                  older_created=old.created, newer_created=new.created, strict=True)
+                                  older_created=old.created, newer_created=new.created, strict=True,
+                                  on_topic=on_topic)
                 if v.kind == "update":
                     top.insert(i, top.pop(j))
                     moved = True
