@@ -67,7 +67,7 @@ def collect(model_path: str | None, k: int = 10) -> list[dict]:
         store, dialogue = build(model_path, DATA / file)
         for q in questions(spec, lang, dialogue):
             res = store.search(q["q"], k=k, scopes=[q["scope"]], explain=True, record=False, min_relevance=0)
-            side = "words" if res.info.get("language") else "hybrid"
+            side, known = res.info["relevance"]["side"], res.info["relevance"]["known"]
             hits = [{"p": h.relevance, "cov": h.explain["relevance"]["coverage"], "cos": h.explain["relevance"]["cosine"],
                      "evidence": h.key in q["evidence"]} for h in res.hits]
             # At the shipped defaults, as a user gets it: recall (min_relevance) and the
@@ -77,7 +77,7 @@ def collect(model_path: str | None, k: int = 10) -> list[dict]:
             shown = store.injectable(got)[:cap]
             shipped = {"recall": len(got), "recall_evidence": any(h.key in q["evidence"] for h in got),
                        "prompt": len(shown), "prompt_evidence": any(h.key in q["evidence"] for h in shown), "cap": cap}
-            rows.append(dict(q, lang=lang, side=side, hits=hits, evidence=sorted(q["evidence"]), shipped=shipped))
+            rows.append(dict(q, lang=lang, side=side, known=known, hits=hits, evidence=sorted(q["evidence"]), shipped=shipped))
     return rows
 
 
@@ -137,23 +137,25 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.n
 
 
 def fit_all(rows: list[dict]) -> str:
-    """Coefficients for the three relevance models, from the tuning half: evidence hits
-    are positives, every hit of a question the store does not hold a negative (on-topic
-    hits that are not evidence are left out: they may well be relevant)."""
+    """Coefficients for the relevance models, from the tuning half: evidence hits are
+    positives, every hit of a question the store does not hold a negative (on-topic hits
+    that are not evidence are left out: they may well be relevant). WORDS (BM25 mode on
+    a query without CJK) has no rows of its own in this set: it keeps its coefficients
+    (fitted on the Chinese store's words-only hits before the "cjk" model)."""
     tune = [r for r in rows if r["part"] == "tuning"]
-    pts = [(h["cov"], h["cos"], float(h["evidence"]), r["side"]) for r in tune for h in r["hits"]
+    pts = [(h["cov"], h["cos"], r["known"], float(h["evidence"]), r["side"]) for r in tune for h in r["hits"]
            if h["evidence"] or r["kind"] != "on_topic"]
-    a = np.asarray([p[:3] for p in pts])
-    hy = np.asarray([p[3] == "hybrid" for p in pts])
+    a = np.asarray([p[:4] for p in pts])
+    hy = np.asarray([p[4] == "hybrid" for p in pts])
+    cj = np.asarray([p[4] == "cjk" for p in pts])
     out = []
-    b = fit(np.c_[np.ones(hy.sum()), a[hy, 0], a[hy, 1], a[hy, 0] * a[hy, 1]], a[hy, 2])
+    b = fit(np.c_[np.ones(hy.sum()), a[hy, 0], a[hy, 1], a[hy, 0] * a[hy, 1]], a[hy, 3])
     out.append(f"HYBRID = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_cos={b[2]:.3f}, w_both={b[3]:.3f})")
-    # Words alone: fitted on the hits ranked by words (the Chinese store under the
-    # language rule), where a hit with no BM25 match has no say from meaning either.
-    b = fit(np.c_[np.ones((~hy).sum()), a[~hy, 0], a[~hy, 0] > 0], a[~hy, 2])
-    out.append(f"WORDS = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_match={b[2]:.3f})")
-    b = fit(np.c_[np.ones(hy.sum()), a[hy, 1]], a[hy, 2])
+    b = fit(np.c_[np.ones(hy.sum()), a[hy, 1]], a[hy, 3])
     out.append(f"MEANING = Model(bias={b[0]:.3f}, w_cos={b[1]:.3f})")
+    # Chinese judged by words: coverage and the query's known share of content terms.
+    b = fit(np.c_[np.ones(cj.sum()), a[cj, 0], a[cj, 2]], a[cj, 3])
+    out.append(f"CJK = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_known={b[2]:.3f})")
     return "\n".join(out)
 
 

@@ -124,6 +124,17 @@ class Snapshot:
         rows = self.con.execute(sql, [terms, nf, nf, nf, nf, k1, k1, b, b, avgdl] + params + [limit]).fetchall()
         return [(int(d), float(s)) for d, s, _ in rows], float(rows[0][2] or 0.0) if rows else 0.0
 
+    def known(self, terms: Sequence[str], scopes: Sequence[str] | None) -> set[str]:
+        """Which of `terms` some live doc of `scopes` holds (document frequency > 0)."""
+        terms = list(dict.fromkeys(terms))
+        codes = sorted(self.scope_codes.values()) if scopes is None else sorted(
+            self.scope_codes[s] for s in scopes if s in self.scope_codes)
+        if not terms or not codes:
+            return set()
+        sql = (f"SELECT t FROM (SELECT unnest(?::VARCHAR[]) AS t) WHERE {_TERM_HASH.format('t')} IN "
+               f"(SELECT th FROM {self.dfs_table} WHERE sc IN ({','.join(map(str, codes))}) AND df > 0)")
+        return {r[0] for r in self.con.execute(sql, [terms]).fetchall()}
+
     def rows(self, docs: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Full rows of the given docs (held in memory: no query per hit)."""
         out = {}
