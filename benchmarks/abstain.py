@@ -3,7 +3,8 @@
 tests/data/abstain.json over the English and Chinese dialogue stores (one scope per user):
 on-topic questions with evidence, the same questions asked in another user's scope
 (other conversation), unrelated-domain questions and nonsense, English and Chinese,
-tuning (u1-u3) and held-out (u4-u6) halves. Reported per half at the shipped defaults
+tuning (u1-u3) and held-out (u4-u6) halves; --set v2 / all adds tests/data/abstain_v2.json,
+a second held-out half (new questions for u4-u6, part "held_out2"). Reported per half at the shipped defaults
 ([recall] min_relevance for recall, prompt_min_relevance for the prompt path):
 
 - unrelated / other / nonsense empty: share of those questions left with no hit;
@@ -14,7 +15,7 @@ tuning (u1-u3) and held-out (u4-u6) halves. Reported per half at the shipped def
   of the hit's relevance, evidence hits against every hit of a question the store does
   not hold.
 
-    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--write]
+    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|all] [--write]
     .venv/bin/python benchmarks/abstain.py --fit     # refit relevance's coefficients (tuning half)
 """
 
@@ -58,14 +59,36 @@ def questions(spec: dict, lang: str, dialogue: list[dict]) -> list[dict]:
     return out
 
 
-def collect(model_path: str | None, k: int = 10) -> list[dict]:
+def questions_v2(spec: dict, lang: str) -> list[dict]:
+    """The second held-out half (abstain_v2.json, part "held_out2"): its own on-topic
+    questions about u4-u6 (and each asked in another held-out user's scope), unrelated
+    and nonsense questions asked in every held-out scope."""
+    users = sorted(spec["other_conversation"])
+    out = []
+    for q in (q for q in spec["on_topic"] if q["lang"] == lang):
+        out.append({"kind": "on_topic", "q": q["question"], "scope": f"channel/{q['user']}", "part": "held_out2",
+                    "evidence": set(q["evidence"])})
+        out.append({"kind": "other", "q": q["question"], "scope": f"channel/{spec['other_conversation'][q['user']]}",
+                    "part": "held_out2", "evidence": set()})
+    for kind, qs in (("unrelated", spec["unrelated"][lang]["held_out2"]), ("nonsense", spec["nonsense"]["held_out2"])):
+        out += [{"kind": kind, "q": q, "scope": f"channel/{u}", "part": "held_out2", "evidence": set()}
+                for u in users for q in qs]
+    return out
+
+
+def collect(model_path: str | None, k: int = 10, sets: str = "v1") -> list[dict]:
     """Run every question at floor 0 (k=10, explain): per question its hits' relevance,
-    coverage, cosine, whether evidence, and the side the relevance was read from."""
+    coverage, cosine, whether evidence, and the side the relevance was read from.
+    sets: "v1" (abstain.json: tuning and held_out), "v2" (abstain_v2.json: held_out2) or
+    "all"."""
     spec = json.loads((DATA / "abstain.json").read_text())
+    spec2 = json.loads((DATA / "abstain_v2.json").read_text()) if sets in ("v2", "all") else None
     rows = []
     for lang, file in spec["stores"].items():
         store, dialogue = build(model_path, DATA / file)
-        for q in questions(spec, lang, dialogue):
+        qs = questions(spec, lang, dialogue) if sets in ("v1", "all") else []
+        qs += questions_v2(spec2, lang) if spec2 else []
+        for q in qs:
             res = store.search(q["q"], k=k, scopes=[q["scope"]], explain=True, record=False, min_relevance=0)
             side, known = res.info["relevance"]["side"], res.info["relevance"]["known"]
             hits = [{"p": h.relevance, "cov": h.explain["relevance"]["coverage"], "cos": h.explain["relevance"]["cosine"],
@@ -186,13 +209,14 @@ def choose_prompt_floor(rows: list[dict], cap: int = 3) -> float:
 def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: str) -> str:
     names = ["unrelated empty", "other empty", "nonsense empty", "evidence kept",
              "AUC vs unrelated", "AUC vs other", "AUC vs nonsense", "hit AUC"]
-    out = [f"`python benchmarks/abstain.py --write` (model `{model}`; k=10; the English store's questions are "
+    out = [f"`python benchmarks/abstain.py --set all --write` (model `{model}`; k=10; the English store's questions are "
            "ranked hybrid, the Chinese store's under the language rule, i.e. by words)", "",
            f"At the shipped defaults: recall (min_relevance {recall_floor:g}) and the prompt path "
            f"(prompt_min_relevance {prompt_floor:g}, at most [hooks] max_results hits):", "",
            "| part | language | path | unrelated empty | other empty | nonsense empty | evidence kept |",
            "|---|---|---|---|---|---|---|"]
-    for part in ("tuning", "held_out"):
+    parts = [p for p in ("tuning", "held_out", "held_out2") if any(r["part"] == p for r in rows)]
+    for part in parts:
         for lang in ("en", "zh", "both"):
             rs = [r for r in rows if r["part"] == part and (lang == "both" or r["lang"] == lang)]
             for path in ("recall", "prompt"):
@@ -201,7 +225,7 @@ def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: st
                     f"{s[k]:.3f}" for k in ("unrelated empty", "other empty", "nonsense empty", "evidence kept")) + " |")
     out += ["", "By floor (each question's top 10 at floor 0, cut at the floor; AUC of the top hit's relevance, "
             "hit AUC of each hit's):", ""]
-    for part in ("tuning", "held_out"):
+    for part in parts:
         for lang in ("en", "zh", "both"):
             rs = [r for r in rows if r["part"] == part and (lang == "both" or r["lang"] == lang)]
             n = {k: sum(r["kind"] == k for r in rs) for k in KINDS}
@@ -269,6 +293,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fit", action="store_true", help="Print refitted coefficients (tuning half only).")
     ap.add_argument("--write", action="store_true", help="Write the tables into BENCHMARKS.md.")
     ap.add_argument("--dump", help="Also write the per-question rows to this JSON file.")
+    ap.add_argument("--set", dest="sets", choices=("v1", "v2", "all"), default="v1",
+                    help="v1: abstain.json (tuning u1-u3, held_out u4-u6, the latter read before); v2: "
+                         "abstain_v2.json (held_out2: new questions for u4-u6); all: both.")
     ap.add_argument("--retrieval", metavar="LOCOMO_JSON",
                     help="Instead: LoCoMo (this file) and the dialogue sets with the floor off and on, per fold.")
     args = ap.parse_args(argv)
@@ -280,7 +307,9 @@ def main(argv=None) -> int:
             write_section("<!-- abstain-retrieval:begin -->", "<!-- abstain-retrieval:end -->", text,
                           "Issue 19: retrieval with the floor")
         return 0
-    rows = collect(args.model_path)
+    if args.fit and args.sets != "v1":
+        ap.error("--fit reads the tuning half only: leave --set at v1")
+    rows = collect(args.model_path, sets=args.sets)
     if args.dump:
         Path(args.dump).write_text(json.dumps(rows, ensure_ascii=False))
     if args.fit:

@@ -178,7 +178,10 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         from gitmem.recall.render import render_prompt
 
         shown: list = []
-        hits = store.injectable(hits)  # relevance floor, quarantine, injection phrasing
+        # Relevance floor, quarantine, injection phrasing; at most [hooks] max_results
+        # unless -k was given.
+        given = click.get_current_context().get_parameter_source("k") != click.core.ParameterSource.DEFAULT
+        hits = store.prompt_hits(hits, k if given else None)
         click.echo(render_prompt(hits, budget, query=query, shown=shown), nl=False)
         store.record_receipt("recall", query, shown)
         return
