@@ -68,7 +68,7 @@ class Model:
 HYBRID = Model(bias=-2.794, w_cov=3.359, w_cos=8.902, w_both=2.062)
 WORDS = Model(bias=-2.066, w_cov=8.180, w_match=1.827)
 MEANING = Model(bias=-2.733, w_cos=9.584)
-CJK = Model(bias=-2.647, w_cov=8.074, w_known=5.375)
+CJK = Model(bias=-2.296, w_cov=8.418, w_known=5.894)
 
 
 # A memory created in the period the query names ("what did I say on 9 March?"): even
@@ -110,10 +110,14 @@ def content_terms(terms: Sequence[str]) -> list[str]:
 
 
 def known_share(snap, terms: Sequence[str], scopes: Sequence[str] | None) -> float:
-    """`known`: the share of the query's content terms that some memory of `scopes`
-    holds (0 when it has none)."""
+    """`known`: the share of the query's content terms' idf mass (as BM25 weighs them
+    over `scopes`; a term no memory holds at the highest idf) that falls on terms some
+    memory of `scopes` holds; 0 when the query has no content term."""
     content = content_terms(terms)
-    return len(snap.known(content, scopes)) / len(content) if content else 0.0
+    df, n = snap.dfs(content, scopes)
+    idf = {t: math.log(1 + (n - min(df.get(t, 0.0), n) + 0.5) / (min(df.get(t, 0.0), n) + 0.5)) for t in content}
+    mass = sum(idf.values())
+    return sum(v for t, v in idf.items() if t in df) / mass if mass > 0 else 0.0
 
 
 def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
