@@ -15,16 +15,21 @@ word matched at all), so a BM25-only match is not punished for a cosine the mode
 give; vector mode uses the cosine alone. A query with Chinese (any CJK character) judged
 by words (BM25 mode, or an English-only model, whose cosine says nothing about Chinese
 text: BENCHMARKS.md, Issue 19) uses the "cjk" model: coverage and `known`, the share of
-the query's content terms (no CJK_STOP_CHARS in them) the searched scopes hold at all.
+the idf mass of the query's content terms (none with a CJK_STOP_CHARS character) that
+falls on terms the searched scopes hold at all.
 Paraphrased questions about the store share few words with their evidence, as few as
 questions from other domains share with some memory; but they are asked in the store's
 own words (its people, its everyday talk), while a question about penicillin or JVM
 tuning is mostly made of terms the store has never seen. `known` is a property of the
 query and the store, not of the hit or of the other hits, so relevance still does not
 depend on -k.
+
 The coefficients were fitted on the tuning half of tests/data/abstain.json with
-all-MiniLM-L6-v2 (benchmarks/abstain.py --fit), classes weighted equally: 0.5 means even odds between "evidence for a question
-the store holds" and "a hit for a question it does not hold" (BENCHMARKS.md, Issue 19).
+all-MiniLM-L6-v2 (benchmarks/abstain.py --fit), classes weighted equally: 0.5 means
+even odds between "evidence for a question the store holds" and "a hit for a question it
+does not hold" (BENCHMARKS.md, Issue 19). HYBRID, WORDS and MEANING date from before the
+"cjk" model (HYBRID's rows then included the Chinese store's mixed-script questions); a
+refit without them moves English figures both ways on the tuning half, so they stay.
 A model the fit never saw (another embedder) keeps the cosine scale of MiniLM: set
 [recall] min_relevance and its vector floor for it by measurement.
 
