@@ -165,6 +165,9 @@ def relevant_into(bundle: dict[str, Any], query: str, relevant: list[dict[str, A
     def cost(m: dict[str, Any]) -> int:
         return count_tokens(f"- {m['text']} ({m['type']}, {m['scope']}, {m['id']})") + 1
 
+    from gitmem.policy import gate
+
+    query = gate.scrub(query) or ""  # the heading quotes the query, which goes into a prompt
     ids = {m["id"] for m in relevant}
     out = {**bundle, "query": query, "relevant": relevant, "budget": budget}
     tokens = bundle["tokens"] + sum(cost(m) for m in relevant) + (8 + count_tokens(query) if relevant else 0)
