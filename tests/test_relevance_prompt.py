@@ -5,8 +5,6 @@ nothing (no empty section) when none pass; a query with Chinese judged by words 
 
 from __future__ import annotations
 
-import json
-
 import gitmem
 from conftest import dialogue_set, run_cli
 from gitmem.recall import relevance
@@ -72,8 +70,6 @@ def test_context_query_cli_renders_the_section_or_nothing(gm_home):
     assert '## Relevant to "when does the nightly build run"' in res.stdout
     res = run_cli("context", "--query", "Who discovered penicillin?")
     assert res.returncode == 0 and "Relevant" not in res.stdout and "nightly job" in res.stdout
-    res = run_cli("context", "--query", "xqzvblorft", "--format", "json")
-    assert json.loads(res.stdout)["relevant"] == []
     res = run_cli("context", "--query", "  ")
     assert res.returncode != 0 and "error:" in res.stderr and "hint:" in res.stderr
     assert "Traceback" not in res.stderr
