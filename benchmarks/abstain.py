@@ -3,7 +3,8 @@
 tests/data/abstain.json over the English and Chinese dialogue stores (one scope per user):
 on-topic questions with evidence, the same questions asked in another user's scope
 (other conversation), unrelated-domain questions and nonsense, English and Chinese,
-tuning (u1-u3) and held-out (u4-u6) halves. Reported per half at the shipped defaults
+tuning (u1-u3) and held-out (u4-u6) halves; --set v2 / all adds tests/data/abstain_v2.json,
+a second held-out half (new questions for u4-u6, part "held_out2"). Reported per half at the shipped defaults
 ([recall] min_relevance for recall, prompt_min_relevance for the prompt path):
 
 - unrelated / other / nonsense empty: share of those questions left with no hit;
@@ -14,7 +15,7 @@ tuning (u1-u3) and held-out (u4-u6) halves. Reported per half at the shipped def
   of the hit's relevance, evidence hits against every hit of a question the store does
   not hold.
 
-    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--write]
+    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|all] [--write]
     .venv/bin/python benchmarks/abstain.py --fit     # refit relevance's coefficients (tuning half)
 """
 
@@ -58,16 +59,38 @@ def questions(spec: dict, lang: str, dialogue: list[dict]) -> list[dict]:
     return out
 
 
-def collect(model_path: str | None, k: int = 10) -> list[dict]:
+def questions_v2(spec: dict, lang: str) -> list[dict]:
+    """The second held-out half (abstain_v2.json, part "held_out2"): its own on-topic
+    questions about u4-u6 (and each asked in another held-out user's scope), unrelated
+    and nonsense questions asked in every held-out scope."""
+    users = sorted(spec["other_conversation"])
+    out = []
+    for q in (q for q in spec["on_topic"] if q["lang"] == lang):
+        out.append({"kind": "on_topic", "q": q["question"], "scope": f"channel/{q['user']}", "part": "held_out2",
+                    "evidence": set(q["evidence"])})
+        out.append({"kind": "other", "q": q["question"], "scope": f"channel/{spec['other_conversation'][q['user']]}",
+                    "part": "held_out2", "evidence": set()})
+    for kind, qs in (("unrelated", spec["unrelated"][lang]["held_out2"]), ("nonsense", spec["nonsense"]["held_out2"])):
+        out += [{"kind": kind, "q": q, "scope": f"channel/{u}", "part": "held_out2", "evidence": set()}
+                for u in users for q in qs]
+    return out
+
+
+def collect(model_path: str | None, k: int = 10, sets: str = "v1") -> list[dict]:
     """Run every question at floor 0 (k=10, explain): per question its hits' relevance,
-    coverage, cosine, whether evidence, and the side the relevance was read from."""
+    coverage, cosine, whether evidence, and the side the relevance was read from.
+    sets: "v1" (abstain.json: tuning and held_out), "v2" (abstain_v2.json: held_out2) or
+    "all"."""
     spec = json.loads((DATA / "abstain.json").read_text())
+    spec2 = json.loads((DATA / "abstain_v2.json").read_text()) if sets in ("v2", "all") else None
     rows = []
     for lang, file in spec["stores"].items():
         store, dialogue = build(model_path, DATA / file)
-        for q in questions(spec, lang, dialogue):
+        qs = questions(spec, lang, dialogue) if sets in ("v1", "all") else []
+        qs += questions_v2(spec2, lang) if spec2 else []
+        for q in qs:
             res = store.search(q["q"], k=k, scopes=[q["scope"]], explain=True, record=False, min_relevance=0)
-            side = "words" if res.info.get("language") else "hybrid"
+            side, known = res.info["relevance"]["side"], res.info["relevance"]["known"]
             hits = [{"p": h.relevance, "cov": h.explain["relevance"]["coverage"], "cos": h.explain["relevance"]["cosine"],
                      "evidence": h.key in q["evidence"]} for h in res.hits]
             # At the shipped defaults, as a user gets it: recall (min_relevance) and the
@@ -77,7 +100,7 @@ def collect(model_path: str | None, k: int = 10) -> list[dict]:
             shown = store.injectable(got)[:cap]
             shipped = {"recall": len(got), "recall_evidence": any(h.key in q["evidence"] for h in got),
                        "prompt": len(shown), "prompt_evidence": any(h.key in q["evidence"] for h in shown), "cap": cap}
-            rows.append(dict(q, lang=lang, side=side, hits=hits, evidence=sorted(q["evidence"]), shipped=shipped))
+            rows.append(dict(q, lang=lang, side=side, known=known, hits=hits, evidence=sorted(q["evidence"]), shipped=shipped))
     return rows
 
 
@@ -137,23 +160,25 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.n
 
 
 def fit_all(rows: list[dict]) -> str:
-    """Coefficients for the three relevance models, from the tuning half: evidence hits
-    are positives, every hit of a question the store does not hold a negative (on-topic
-    hits that are not evidence are left out: they may well be relevant)."""
+    """Coefficients for the relevance models, from the tuning half: evidence hits are
+    positives, every hit of a question the store does not hold a negative (on-topic hits
+    that are not evidence are left out: they may well be relevant). WORDS (BM25 mode on
+    a query without CJK) has no rows of its own in this set: it keeps its coefficients
+    (fitted on the Chinese store's words-only hits before the "cjk" model)."""
     tune = [r for r in rows if r["part"] == "tuning"]
-    pts = [(h["cov"], h["cos"], float(h["evidence"]), r["side"]) for r in tune for h in r["hits"]
+    pts = [(h["cov"], h["cos"], r["known"], float(h["evidence"]), r["side"]) for r in tune for h in r["hits"]
            if h["evidence"] or r["kind"] != "on_topic"]
-    a = np.asarray([p[:3] for p in pts])
-    hy = np.asarray([p[3] == "hybrid" for p in pts])
+    a = np.asarray([p[:4] for p in pts])
+    hy = np.asarray([p[4] == "hybrid" for p in pts])
+    cj = np.asarray([p[4] == "cjk" for p in pts])
     out = []
-    b = fit(np.c_[np.ones(hy.sum()), a[hy, 0], a[hy, 1], a[hy, 0] * a[hy, 1]], a[hy, 2])
+    b = fit(np.c_[np.ones(hy.sum()), a[hy, 0], a[hy, 1], a[hy, 0] * a[hy, 1]], a[hy, 3])
     out.append(f"HYBRID = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_cos={b[2]:.3f}, w_both={b[3]:.3f})")
-    # Words alone: fitted on the hits ranked by words (the Chinese store under the
-    # language rule), where a hit with no BM25 match has no say from meaning either.
-    b = fit(np.c_[np.ones((~hy).sum()), a[~hy, 0], a[~hy, 0] > 0], a[~hy, 2])
-    out.append(f"WORDS = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_match={b[2]:.3f})")
-    b = fit(np.c_[np.ones(hy.sum()), a[hy, 1]], a[hy, 2])
+    b = fit(np.c_[np.ones(hy.sum()), a[hy, 1]], a[hy, 3])
     out.append(f"MEANING = Model(bias={b[0]:.3f}, w_cos={b[1]:.3f})")
+    # Chinese judged by words: coverage and the query's known share of content terms.
+    b = fit(np.c_[np.ones(cj.sum()), a[cj, 0], a[cj, 2]], a[cj, 3])
+    out.append(f"CJK = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_known={b[2]:.3f})")
     return "\n".join(out)
 
 
@@ -184,13 +209,14 @@ def choose_prompt_floor(rows: list[dict], cap: int = 3) -> float:
 def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: str) -> str:
     names = ["unrelated empty", "other empty", "nonsense empty", "evidence kept",
              "AUC vs unrelated", "AUC vs other", "AUC vs nonsense", "hit AUC"]
-    out = [f"`python benchmarks/abstain.py --write` (model `{model}`; k=10; the English store's questions are "
+    out = [f"`python benchmarks/abstain.py --set all --write` (model `{model}`; k=10; the English store's questions are "
            "ranked hybrid, the Chinese store's under the language rule, i.e. by words)", "",
            f"At the shipped defaults: recall (min_relevance {recall_floor:g}) and the prompt path "
            f"(prompt_min_relevance {prompt_floor:g}, at most [hooks] max_results hits):", "",
            "| part | language | path | unrelated empty | other empty | nonsense empty | evidence kept |",
            "|---|---|---|---|---|---|---|"]
-    for part in ("tuning", "held_out"):
+    parts = [p for p in ("tuning", "held_out", "held_out2") if any(r["part"] == p for r in rows)]
+    for part in parts:
         for lang in ("en", "zh", "both"):
             rs = [r for r in rows if r["part"] == part and (lang == "both" or r["lang"] == lang)]
             for path in ("recall", "prompt"):
@@ -199,7 +225,7 @@ def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: st
                     f"{s[k]:.3f}" for k in ("unrelated empty", "other empty", "nonsense empty", "evidence kept")) + " |")
     out += ["", "By floor (each question's top 10 at floor 0, cut at the floor; AUC of the top hit's relevance, "
             "hit AUC of each hit's):", ""]
-    for part in ("tuning", "held_out"):
+    for part in parts:
         for lang in ("en", "zh", "both"):
             rs = [r for r in rows if r["part"] == part and (lang == "both" or r["lang"] == lang)]
             n = {k: sum(r["kind"] == k for r in rs) for k in KINDS}
@@ -267,6 +293,9 @@ def main(argv=None) -> int:
     ap.add_argument("--fit", action="store_true", help="Print refitted coefficients (tuning half only).")
     ap.add_argument("--write", action="store_true", help="Write the tables into BENCHMARKS.md.")
     ap.add_argument("--dump", help="Also write the per-question rows to this JSON file.")
+    ap.add_argument("--set", dest="sets", choices=("v1", "v2", "all"), default="v1",
+                    help="v1: abstain.json (tuning u1-u3, held_out u4-u6, the latter read before); v2: "
+                         "abstain_v2.json (held_out2: new questions for u4-u6); all: both.")
     ap.add_argument("--retrieval", metavar="LOCOMO_JSON",
                     help="Instead: LoCoMo (this file) and the dialogue sets with the floor off and on, per fold.")
     args = ap.parse_args(argv)
@@ -278,7 +307,9 @@ def main(argv=None) -> int:
             write_section("<!-- abstain-retrieval:begin -->", "<!-- abstain-retrieval:end -->", text,
                           "Issue 19: retrieval with the floor")
         return 0
-    rows = collect(args.model_path)
+    if args.fit and args.sets != "v1":
+        ap.error("--fit reads the tuning half only: leave --set at v1")
+    rows = collect(args.model_path, sets=args.sets)
     if args.dump:
         Path(args.dump).write_text(json.dumps(rows, ensure_ascii=False))
     if args.fit:

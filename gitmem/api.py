@@ -389,6 +389,12 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
             out.append(h)
         return out
 
+    def prompt_hits(self, hits: Iterable[Any], k: int | None = None) -> list[Any]:
+        """What a prompt gets of these hits: the injectable ones (above the prompt's
+        relevance floor), at most `k` (default [hooks] max_results); none when none pass."""
+        cap = int(self.config.get("hooks", "max_results")) if k is None else int(k)
+        return self.injectable(hits)[:cap]
+
     def index_catch_up(self, progress=None, *, lock=None, stop=None) -> dict[str, Any]:
         """Index what is new and embed the vectors a `recall(timeout_ms=...)` left
         pending: {"chunks", "pending", "embedded"}. With `lock` (what serialises the

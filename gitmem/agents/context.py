@@ -274,3 +274,20 @@ def top_preferences(svc: Memories, preferences: Iterable[model.Memory], n: int,
     now = time.time() if now is None else now
     prefs.sort(key=lambda m: -weight(svc.config, m, counts, now))
     return prefs[:n]
+
+
+def relevant_section(hits: Iterable[Any], budget: int) -> tuple[list[dict[str, Any]], int]:
+    """Recall hits (already cut to what a prompt may get: Store.prompt_hits) as the
+    context's "relevant" lines, in rank order while they fit `budget` tokens: (lines,
+    their cost)."""
+    out: list[dict[str, Any]] = []
+    used = 0
+    for h in hits:
+        line = {"id": h.id, "scope": h.scope, "type": h.type, "text": quote(h.text or h.snippet),
+                "relevance": h.relevance}
+        cost = count_tokens(f"- {line['text']} ({h.type}, {h.scope}, {h.id})") + 1
+        if used + cost > budget:
+            break
+        out.append(line)
+        used += cost
+    return out, used

@@ -33,12 +33,24 @@ class AgentsMixin:
 
     # ---- agents ---------------------------------------------------------------------
     def context(self, *, scopes: Iterable[str] | None = None, hours: float | None = None,
-                budget: int | None = None, cwd: str | None = None, at: str | None = None) -> dict[str, Any]:
+                budget: int | None = None, cwd: str | None = None, at: str | None = None,
+                query: str | None = None) -> dict[str, Any]:
         """The session-start bundle as data (render with context.render_context);
-        `at` (a revision or date): the bundle as of then (see gitmem.timetravel)."""
-        from gitmem.agents.context import context
+        `at` (a revision or date): the bundle as of then (see gitmem.timetravel).
+        `query`: also a section of what is relevant to it, as the prompt hook would
+        inject it (at most [hooks] max_results hits above prompt_min_relevance, within
+        the budget; absent when none pass)."""
+        from gitmem.agents.context import context, relevant_section
 
-        return context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd, at=at)
+        if not query:
+            return context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd, at=at)
+        if budget is None:
+            budget = int(self.config.get("capture", "context_budget"))
+        opts = {"at": at} if at is not None else {}
+        hits = self.prompt_hits(self.search(query, scopes=scopes, cwd=cwd, record=False, **opts).hits)
+        relevant, cost = relevant_section(hits, budget // 2)  # the rest of the bundle keeps half
+        bundle = context(self.memories, scopes=scopes, hours=hours, budget=budget - cost, cwd=cwd, at=at)
+        return relevant_into(bundle, query, relevant, budget)
 
     def extract(self, transcript: str | os.PathLike[str], *, session: str | None = None,
                 scope: str | None = None, roles: Iterable[str] = ("user",), cwd: str | None = None,
@@ -143,3 +155,24 @@ class AgentsMixin:
         from gitmem.agents.links import code_hooks_dir
 
         return code_hooks_dir(repo)
+
+
+def relevant_into(bundle: dict[str, Any], query: str, relevant: list[dict[str, Any]], budget: int) -> dict[str, Any]:
+    """The bundle with its "relevant" section first; the other sections no longer repeat
+    what it shows (their lines' cost given back)."""
+    from gitmem.core.tokens import count_tokens
+
+    def cost(m: dict[str, Any]) -> int:
+        return count_tokens(f"- {m['text']} ({m['type']}, {m['scope']}, {m['id']})") + 1
+
+    from gitmem.policy import gate
+
+    query = gate.scrub(query) or ""  # the heading quotes the query, which goes into a prompt
+    ids = {m["id"] for m in relevant}
+    out = {**bundle, "query": query, "relevant": relevant, "budget": budget}
+    tokens = bundle["tokens"] + sum(cost(m) for m in relevant) + (8 + count_tokens(query) if relevant else 0)
+    for k in ("preferences", "recent", "top"):
+        out[k] = [m for m in bundle[k] if m["id"] not in ids]
+        tokens -= sum(cost(m) for m in bundle[k] if m["id"] in ids)
+    out["tokens"] = tokens
+    return out

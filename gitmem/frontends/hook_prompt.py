@@ -134,7 +134,7 @@ def on_prompt(store: "Store", payload: dict[str, Any], deadline: float, res: Hoo
             res.notes.append(f"gitmem: recall failed: {box['error']}")
         else:
             # At most [hooks] max_results, each above the prompt's relevance floor.
-            hits = store.injectable(box.get("hits") or [])[:min(k, int(hook_setting(store.config, "max_results")))]
+            hits = store.prompt_hits(box.get("hits") or [], min(k, int(hook_setting(store.config, "max_results"))))
             res.timings["recall"] = round(box.get("time", 0.0), 3)
     # Preferences apply to nearly every prompt, so they go first; then what other sessions
     # wrote; recall gets the rest of the token budget.

@@ -94,6 +94,9 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         most this many (default [hooks] max_results)."""
         if k is None:
             k = int(store.config.get("hooks", "max_results"))
+        # As the prompt hook: the relevant ones among the top few, then at most k of them
+        # (a hit under the floor does not hide a relevant one just below it).
+        depth = max(k, int(store.config.get("hooks", "recall_k")))
         filters: dict[str, Any] = {"type": type} if type else {}
         if at:
             filters["at"] = at
@@ -107,15 +110,15 @@ def build_server(store: "Store", *, allow_redact: bool = False):
         try:
             # A running `gitmem serve` answers warm, so the model and the index are
             # loaded once per store, not once more in this process; else recall here.
-            served = runtime.DEFAULT.served_recall(store.home, query, k, scopes or None, timeout=30.0,
+            served = runtime.DEFAULT.served_recall(store.home, query, depth, scopes or None, timeout=30.0,
                                                    timeout_ms=timeout_ms, **filters)
             with lock:
                 if served is not None:
                     hits, info = served
                 else:
-                    result = store.search(query, k=k, scopes=scopes or None, timeout_ms=timeout_ms, **filters)
+                    result = store.search(query, k=depth, scopes=scopes or None, timeout_ms=timeout_ms, **filters)
                     hits, info = result.hits, dict(result.info)
-                hits = store.injectable(hits)
+                hits = store.prompt_hits(hits, k)
                 store.record_receipt("mcp-search", query, hits)
         except GitmemError as e:
             raise fail(e) from e

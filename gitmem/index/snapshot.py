@@ -124,6 +124,19 @@ class Snapshot:
         rows = self.con.execute(sql, [terms, nf, nf, nf, nf, k1, k1, b, b, avgdl] + params + [limit]).fetchall()
         return [(int(d), float(s)) for d, s, _ in rows], float(rows[0][2] or 0.0) if rows else 0.0
 
+    def dfs(self, terms: Sequence[str], scopes: Sequence[str] | None) -> tuple[dict[str, float], int]:
+        """The document frequency of each of `terms` in the live docs of `scopes` (terms
+        none holds left out), and how many live docs those scopes have."""
+        terms = list(dict.fromkeys(terms))
+        codes = sorted(self.scope_codes.values()) if scopes is None else sorted(
+            self.scope_codes[s] for s in scopes if s in self.scope_codes)
+        n = int(self.mask(scopes, None, None, False).sum())
+        if not terms or not codes:
+            return {}, n
+        sql = (f"SELECT q.t, sum(d.df) FROM (SELECT unnest(?::VARCHAR[]) AS t) q JOIN {self.dfs_table} d "
+               f"ON d.th = {_TERM_HASH.format('q.t')} WHERE d.sc IN ({','.join(map(str, codes))}) GROUP BY q.t")
+        return {t: float(df) for t, df in self.con.execute(sql, [terms]).fetchall() if df}, n
+
     def rows(self, docs: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Full rows of the given docs (held in memory: no query per hit)."""
         out = {}

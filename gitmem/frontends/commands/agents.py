@@ -33,8 +33,10 @@ _IMPORTED = time.monotonic()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--at", "at", metavar="REV|DATE",
               help="The bundle as a session would have got it at a commit or date.")
+@click.option("--query", "-q", metavar="TEXT",
+              help="Also a section of what is relevant to TEXT (as the prompt hook injects it).")
 @pass_store
-def context(store, scopes, hours, budget, fmt, at):
+def context(store, scopes, hours, budget, fmt, at, query):
     """The session-start bundle: preferences, MEMORY.md, the last hours' memories and
     journal lines, and the top memories by weight, fitted to a token budget.
 
@@ -43,16 +45,25 @@ def context(store, scopes, hours, budget, fmt, at):
     With --at, each scope is read as it stood then (as `recall --at`: a DATE is the
     last commit on or before it, a REV its own scope at that commit) and the hours
     count back from that instant; forgotten memories stay forgotten.
+    With --query, a first section holds what is relevant to it, chosen as the prompt
+    hook chooses (at most [hooks] max_results memories above [recall]
+    prompt_min_relevance, within the budget); when nothing is, there is no section.
 
     \b
     Examples:
       gitmem context --hours 48 --budget 2000
       gitmem context --scope main --format json | jq '.omitted'
       gitmem context --at 2024-03-03 --hours 72
+      gitmem context --query "how do we deploy the site"
     """
     from gitmem.recall.render import render_context
 
-    bundle = store.context(scopes=scopes or None, hours=hours, budget=budget, cwd=os.getcwd(), at=at)
+    from gitmem.core.errors import UsageError
+
+    if query is not None and not query.strip():
+        raise UsageError("empty --query", hint="give some words, or leave --query out")
+    bundle = store.context(scopes=scopes or None, hours=hours, budget=budget, cwd=os.getcwd(), at=at,
+                           query=query)
     if bundle.get("note"):
         click.echo(f"note: {bundle['note']}", err=True)
     if fmt == "json":

@@ -159,6 +159,9 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         click.echo(f"note: {info['note']}", err=True)
     if explain and info.get("language"):
         click.echo(f"note: {info['language']}", err=True)
+    if explain and (info.get("relevance") or {}).get("side") == "cjk":
+        click.echo(f"note: relevance judged by words: {info['relevance']['known']:.2f} of the query's content "
+                   "terms (by idf) occur in these scopes", err=True)
     pending = (info.get("vectors") or {}).get("pending")
     if pending and not rt.hand_off_indexing(store.home):  # a warm daemon embeds them itself
         _catch_up_in_background(store.home)
@@ -178,7 +181,10 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         from gitmem.recall.render import render_prompt
 
         shown: list = []
-        hits = store.injectable(hits)  # relevance floor, quarantine, injection phrasing
+        # Relevance floor, quarantine, injection phrasing; at most [hooks] max_results
+        # unless -k was given.
+        given = click.get_current_context().get_parameter_source("k") != click.core.ParameterSource.DEFAULT
+        hits = store.prompt_hits(hits, k if given else None)
         click.echo(render_prompt(hits, budget, query=query, shown=shown), nl=False)
         store.record_receipt("recall", query, shown)
         return
