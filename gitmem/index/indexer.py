@@ -15,12 +15,20 @@ import numpy as np
 
 from gitmem.core.errors import ConflictError, IndexError_
 from gitmem.core.fsutil import file_lock
-from gitmem.index import asof, catalog, db
+from gitmem.index import asof, catalog, db, overlay
 from gitmem.index.chunks import Chunk, chunks_of, indexable
 from gitmem.index.snapshot import Snapshot, load_snapshot, refresh
 
 # progress(length, label) -> a context manager with update(n): click.progressbar fits.
 Progress = Callable[[int, str], ContextManager[Any]]
+
+
+# A change of more chunks than this embeds through the file's cache (one read-only open)
+# before the model; fewer go straight to the model.
+OVERLAY_EMBED = 8
+# A process without an index worker (the API in a script) catches the file up itself
+# after this many changes applied in memory only (a daemon's worker does it sooner).
+MAX_AHEAD = 32
 
 
 class _NullBar:
@@ -51,6 +59,11 @@ class Index:
         self._asof: OrderedDict[tuple, Snapshot] = OrderedDict()   # the last two as-of views
         self._asof_chunks: dict[tuple[str, str, str], list[Chunk]] = {}
         self._counts: tuple | None = None   # (file state, db.counts) for status
+        # Vectors computed for changes applied in memory (overlay.py) that the file has not
+        # caught up with yet: its catch-up takes them from here instead of embedding again.
+        self._fresh_vecs: dict[str, bytes] = {}
+        self._ahead = 0   # changes applied in memory since the file was last caught up
+        self.last_change: dict[str, Any] = {}   # what the last change applied in memory took
 
     def _opt(self, key: str) -> Any:
         return self.config.get("index", key)
@@ -88,6 +101,11 @@ class Index:
         if (snap is not None and snap.cursors == tips and snap.model == self.model_id
                 and (embed_limit is not None or not snap.pending)):
             return snap
+        if snap is not None and self._apply_change(snap, tips, embed_limit):
+            if self._ahead <= MAX_AHEAD:
+                return snap
+            self.ensure_fresh(tips=tips)   # a process without an index worker: now and then
+            return snap
         self.ensure_fresh(tips=tips, progress=progress, embed_limit=embed_limit)
         if snap is not None and snap.model == self.model_id and not snap.pending:
             try:
@@ -106,6 +124,61 @@ class Index:
             else:
                 raise
         return self._snap
+
+    @property
+    def file_behind(self) -> bool:
+        """Whether the snapshot in memory holds changes the file has not caught up with
+        (a long-running process then runs ensure_fresh in the background)."""
+        return self._ahead > 0
+
+    def _apply_change(self, snap: Snapshot, tips: dict[str, str], embed_limit: int | None) -> bool:
+        """Bring the warm snapshot to `tips` from git alone when the change is small
+        (index/overlay.py): that change's words and vectors, no open of the file. False:
+        not applicable (the caller catches the file up and refreshes or reloads)."""
+        if snap.model != self.model_id or snap.pending or snap.vec_pending:
+            return False
+        planned = overlay.plan(self.git, snap.cursors, tips, int(self._opt("chunk_lines")),
+                               int(self._opt("chunk_chars")))
+        if planned is None:
+            return False
+        gone, chunks = planned
+        model = self.model_id
+        embedded = 0
+
+        def vectors(reuse: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+            # A text the snapshot or an earlier change has a vector of is not embedded again
+            # (a tag edit keeps its text); a bigger change asks the file's cache first.
+            nonlocal embedded
+            if model is None or not chunks:
+                return {}
+            want = {c.hash: c.text for c in chunks}
+            have = {h: np.frombuffer(self._fresh_vecs[h], dtype=np.float32) for h in want if h in self._fresh_vecs}
+            have.update((h, v) for h, v in reuse.items() if h in want and h not in have)
+            missing = {h: t for h, t in want.items() if h not in have}
+            if len(missing) > OVERLAY_EMBED:
+                have.update((h, np.frombuffer(b, dtype=np.float32))
+                            for h, b in db.cached_vectors(self.path, model, missing, self._retry).items())
+                missing = {h: t for h, t in missing.items() if h not in have}
+            if embed_limit is not None and len(missing) > embed_limit:
+                raise overlay.Declined("more texts to embed than the limit allows")
+            new = self._embed_missing(missing, None)
+            embedded = len(new)
+            self._fresh_vecs.update(new)
+            have.update((h, np.frombuffer(b, dtype=np.float32)) for h, b in new.items())
+            return have
+
+        try:
+            if not overlay.apply(snap, gone, chunks, vectors, tips):
+                return False
+        except overlay.Declined:
+            return False   # the file's catch-up leaves those vectors pending instead
+        except Exception:
+            self.close()   # half applied: the caller loads a fresh copy
+            raise
+        self.last_change = {"files": len({(c.scope, c.path) for c in chunks} | gone), "chunks": len(chunks),
+                            "embedded": embedded}
+        self._ahead += 1
+        return True
 
     def _changed_paths(self, old: str, new: str) -> Iterator[str] | None:
         """Paths that differ between two commits; None when `old` is gone (rewritten)."""
@@ -174,6 +247,7 @@ class Index:
         state = db.read_state(self.path, self._retry)
         pending_ok = embed_limit is not None
         if state is not None and self._fresh(state, tips, pending_ok):
+            self._caught_up(tips)
             return False
         try:
             lock = file_lock(db.lock_path(self.home), timeout=float(self._opt("lock_timeout")))
@@ -187,13 +261,21 @@ class Index:
             state = db.read_state(self.path, self._retry)
             if state is None:
                 self._build(None, tips, progress, new_file=True, embed_limit=embed_limit)
-                return True
-            if self._fresh(state, tips, pending_ok):
+            elif self._fresh(state, tips, pending_ok):
+                self._caught_up(tips)
                 return False
-            self._build(state, tips, progress, new_file=False, embed_limit=embed_limit)
+            else:
+                self._build(state, tips, progress, new_file=False, embed_limit=embed_limit)
+            self._caught_up(tips)
             return True
         finally:
             lock.__exit__(None, None, None)
+
+    def _caught_up(self, tips: dict[str, str]) -> None:
+        """The file stands at `tips`: what the snapshot applied in memory up to them is durable."""
+        if self._snap is None or self._snap.cursors == tips:
+            self._ahead = 0
+            self._fresh_vecs.clear()
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, Any]:
         """Rebuild into a new file and swap it in (`gitmem reindex`)."""
@@ -248,6 +330,10 @@ class Index:
         cursors = {} if new_file or state is None else state[1]
         meta = {} if state is None else state[0]
         drops, drop_scopes, chunks = self._plan(cursors, tips)
+        if self._ahead and self._snap is not None and self._snap.cursors == tips:
+            # The rows in memory came in write order: the file numbers them the same way,
+            # so a fresh load breaks ties between equal scores as this process did.
+            chunks = overlay.in_snapshot_order(self._snap, chunks)
         target = self.path
         if new_file:
             db.remove_stale_builds(self.path)
@@ -269,8 +355,12 @@ class Index:
             need_fill = db.texts_without_vectors(source, model, known, retry) if source else []
         wanted = {c.hash: c.text for c in chunks if c.hash not in known}
         wanted.update({h: t for h, t in need_fill if h not in known})
+        # Vectors the snapshot computed for these changes already (overlay.py).
+        ready = {h: self._fresh_vecs[h] for h in wanted if h in self._fresh_vecs} if model else {}
+        wanted = {h: t for h, t in wanted.items() if h not in ready}
         pending = embed_limit is not None and model is not None and len(wanted) > embed_limit
-        vectors = {} if pending else self._embed_missing(wanted, progress)
+        fresh = {} if pending else self._embed_missing(wanted, progress)
+        vectors = {**ready, **fresh}
         con = db.connect(target, read_only=False, retry=retry)
         try:
             for stmt in db.SCHEMA:
@@ -305,7 +395,7 @@ class Index:
         if new_file:
             Path(str(self.path) + ".wal").unlink(missing_ok=True)
             os.replace(target, self.path)
-        self.last_build = {"chunks": len(chunks), "embedded": len(vectors), "dropped_paths": len(drops),
+        self.last_build = {"chunks": len(chunks), "embedded": len(fresh), "dropped_paths": len(drops),
                            "pending": len(wanted) if pending else 0,
                            "seconds": round(time.perf_counter() - t0, 3), "rebuilt": new_file}
 

@@ -314,6 +314,7 @@ class Recaller:
         loses little. stop() is asked between batches; True leaves the rest pending."""
         if lock is None:
             snap = self.index.snapshot(progress=progress)
+            self.index.ensure_fresh(progress=progress)  # the file too, not only the view in memory
             return {"chunks": snap.size, "pending": snap.pending,
                     "embedded": self.index.last_build.get("embedded", 0)}
         embedded = 0
