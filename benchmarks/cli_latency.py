@@ -196,7 +196,12 @@ def main21(a) -> None:
     with tempfile.TemporaryDirectory(prefix="gitmem-i21-") as tmp:
         for n in a.memories:
             home = Path(tmp) / f"store-{n}"
-            built = make_store(home, dict(base, GITMEM_HOME=str(home)), n)
+            kept = Path(a.stores) / f"store-{n}" if a.stores else None
+            if kept is not None and kept.exists():  # built once, copied per tree
+                shutil.copytree(kept, home, symlinks=True)
+                built = json.loads((kept.parent / f"store-{n}.built.json").read_text())
+            else:
+                built = make_store(home, dict(base, GITMEM_HOME=str(home)), n)
             print(f"{n} memories: import {built['import']:.1f} s, index {built['index']:.1f} s", flush=True)
             for tree, python in trees:
                 h = Path(tmp) / f"{tree}-{n}"
@@ -252,6 +257,8 @@ def main() -> None:
     ap.add_argument("--issue21", action="store_true", help="issue 21's rows (worst of --runs), new tree vs "
                     "--old-python's")
     ap.add_argument("--old-python", help="a python that imports the old tree (e.g. /work/main/.venv/bin/python)")
+    ap.add_argument("--stores", help="with --issue21: a folder with store-N (and store-N.built.json) built "
+                    "before, copied instead of building one per run")
     a = ap.parse_args()
     if a.issue21:
         return main21(a)
