@@ -102,6 +102,7 @@ class Daemon:
     def warm(self) -> None:
         """Load the model and index the words now, not on the first client's clock;
         vectors of a big batch written meanwhile follow in the background."""
+        self.store.keep_views()  # context here chooses from rows kept in memory
         self.store.recaller.warm(embed_limit=WARM_EMBED_LIMIT)
 
     def _refresh_config(self) -> None:
@@ -109,6 +110,7 @@ class Daemon:
         stamp = self._stamp()
         if stamp != self._config_stamp:
             old, self.store = self.store, self._open()
+            self.store.keep_views()  # context here chooses from rows kept in memory
             self._config_stamp = stamp
             try:
                 old.recaller.close()  # drop the old in-memory snapshot
