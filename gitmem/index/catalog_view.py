@@ -240,12 +240,17 @@ def picks_sql(con: Any, scopes: list[str], picked: Sequence[str], *, weight: tup
                                     f"when_ts DESC, {order}", [float(since)]).fetchall()
     else:
         lb = "qcjk + (qlen + length('- (' || type || ', ' || scope || ', ' || id || ') ') - qcjk + 3) // 4 + 1"
-        con.execute(f"CREATE TEMP TABLE rec AS SELECT {cols}, {lb} AS lb, row_number() OVER (ORDER BY "
-                    f"when_ts DESC, {order}) AS rn FROM live WHERE flag AND when_ts >= ?", [float(since)])
         lim = max(0, int(recent_limit))
-        out["recent"] = con.execute(f"SELECT {cols} FROM rec WHERE rn <= {lim} ORDER BY rn").fetchall()
-        out["tail"] = con.execute(f"SELECT count(*), coalesce(min(lb), 0) FROM rec WHERE rn > {lim}").fetchone()
+        # The first `lim` by a top-n (no sort of every recent row: a fresh import makes all
+        # of them recent); the rest only counted, their least cost and their ids.
+        out["recent"] = con.execute(f"SELECT {cols} FROM live WHERE flag AND when_ts >= ? ORDER BY "
+                                    f"when_ts DESC, {order} LIMIT {lim}", [float(since)]).fetchall()
+        con.execute("CREATE TEMP TABLE head AS SELECT unnest(?::VARCHAR[]) AS scope, unnest(?::VARCHAR[]) AS path",
+                    [[r[0] for r in out["recent"]], [r[2] for r in out["recent"]]])
+        out["tail"] = con.execute(f"SELECT count(*), coalesce(min({lb}), 0) FROM live WHERE flag AND when_ts >= ? "
+                                  "AND (scope, path) NOT IN (SELECT (scope, path) FROM head)",
+                                  [float(since)]).fetchone()
         picked_ids = [r[1] for r in out["prefs"] + out["top"]]
-        out["ids"] = con.execute("SELECT count(DISTINCT id) FROM (SELECT id FROM rec UNION ALL "
-                                 "SELECT unnest(?::VARCHAR[]))", [picked_ids]).fetchone()[0]
+        out["ids"] = con.execute("SELECT count(DISTINCT id) FROM (SELECT id FROM live WHERE flag AND when_ts >= ? "
+                                 "UNION ALL SELECT unnest(?::VARCHAR[]))", [float(since), picked_ids]).fetchone()[0]
     return out
