@@ -59,6 +59,7 @@ class Index:
         self._asof: OrderedDict[tuple, Snapshot] = OrderedDict()   # the last two as-of views
         self._asof_chunks: dict[tuple[str, str, str], list[Chunk]] = {}
         self._counts: tuple | None = None   # (file state, db.counts) for status
+        self._state_memo: tuple | None = None   # (the file's stat, db.read_state) for status
         # Vectors computed for changes applied in memory (overlay.py) that the file has not
         # caught up with yet: its catch-up takes them from here instead of embedding again.
         self._fresh_vecs: dict[str, bytes] = {}
@@ -455,16 +456,18 @@ class Index:
     def status(self, tips: dict[str, str] | None = None) -> dict[str, Any]:
         """Indexed counts and lag (commits behind each scope tip), without building."""
         tips = self._tips() if tips is None else tips
-        state = db.read_state(self.path, self._retry)
+        # The state and counts are functions of the file: a daemon asks again only after it changed.
+        stamp = tuple((st.st_ino, st.st_mtime_ns, st.st_size) for st in (os.stat(p) for p in (
+            self.path, Path(str(self.path) + ".wal")) if p.exists()))
+        if not stamp or self._state_memo is None or self._state_memo[0] != stamp:
+            self._state_memo = (stamp, db.read_state(self.path, self._retry))
+        state = self._state_memo[1]
         info: dict[str, Any] = {"index": str(self.path), "index_exists": state is not None}
         cursors = state[1] if state else {}
         info["lag"] = {scope: self._lag(cursors.get(scope), tip) for scope, tip in tips.items()}
         counts = {"indexed": 0, "chunks": 0, "vectors": 0}
         if state is not None:
-            # The counts are a function of the file's state: a daemon asks once per build.
-            key = (tuple(sorted(cursors.items())), tuple(sorted(state[0].items())), self.model_id,
-                   tuple((st.st_mtime_ns, st.st_size) for st in (os.stat(p) for p in (
-                       self.path, Path(str(self.path) + ".wal")) if p.exists())))
+            key = (tuple(sorted(cursors.items())), tuple(sorted(state[0].items())), self.model_id, stamp)
             try:
                 if self._counts is None or self._counts[0] != key:
                     self._counts = (key, db.counts(self.path, self.model_id, self._retry))
