@@ -5,6 +5,7 @@ process holds no lock on the file; refreshed in place by re-reading changed path
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -23,6 +24,7 @@ _DFS_FROM = "SELECT sc, th, count(*)::DOUBLE AS df FROM postings WHERE NOT archi
 _VECS_FROM = ("SELECT d.doc, any_value(e.vec) FROM {docs} d JOIN f.emb e ON e.text_hash = d.text_hash "
               "WHERE e.model = ? GROUP BY d.doc")
 
+_SERIALS = itertools.count(1)
 # Doc ids of rows added in memory start here (the file counts from 1).
 LOCAL_DOCS = 1 << 60
 # The smallest vector buffer splice_rows allocates (it grows by a quarter when full).
@@ -64,6 +66,10 @@ class Snapshot:
     # The next doc id of a row added in memory from git (index/overlay.py): a range the
     # file never reaches, so a later refresh from the file cannot collide with it.
     next_local_doc: int = LOCAL_DOCS
+    # Which snapshot this is, and how often rows were dropped from it: rows only appended
+    # since a (serial, epoch, size) keep their positions (recall/neighbours.py grows on that).
+    serial: int = field(default_factory=lambda: next(_SERIALS))
+    epoch: int = 0
 
     @property
     def pending(self) -> int:
@@ -371,6 +377,7 @@ def splice_rows(snap: Snapshot, drop_idx: list[int], new_table: list[tuple], new
     snap.lens = np.concatenate([kept(snap.lens), np.array([r[ci["len"]] or 0 for r in new_table], dtype=np.float64)])
     snap.has_vec = np.concatenate([kept(snap.has_vec), has_new[:m].astype(bool)])
     if keep is not None:
+        snap.epoch += 1
         snap.row_of = {int(d): i for i, d in enumerate(snap.docs.tolist())}
     else:
         snap.row_of.update((int(d), i) for i, d in enumerate(snap.docs[n_keep:].tolist(), n_keep))
