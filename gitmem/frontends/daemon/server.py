@@ -104,6 +104,7 @@ class Daemon:
         vectors of a big batch written meanwhile follow in the background."""
         self.store.keep_views()  # context here chooses from rows kept in memory
         self.store.recaller.warm(embed_limit=WARM_EMBED_LIMIT)
+        self.store.index_status()  # the index's counts, kept per file state: not on the first status's clock
 
     def _refresh_config(self) -> None:
         # config.toml changed (a link, a recall weight): start over with a new Store.
