@@ -4,6 +4,7 @@ a fresh in-memory snapshot."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import time
@@ -241,36 +242,39 @@ class Index:
         return cursors == tips and (self.model_id is None or meta.get("vec_model") == self.model_id)
 
     def ensure_fresh(self, tips: dict[str, str] | None = None, progress: Progress | None = None,
-                     embed_limit: int | None = None) -> bool:
+                     embed_limit: int | None = None, lock: ContextManager[Any] | None = None) -> bool:
         """Bring the file up to date with every scope tip; True if anything changed.
-        With `embed_limit`, vectors beyond it are left pending (see snapshot)."""
-        tips = self._tips() if tips is None else tips
+        With `embed_limit`, vectors beyond it are left pending (see snapshot). `lock`:
+        what serialises this Index's users (a daemon's recall lock, not held by the
+        caller): held to read git and this object's state, not while the file is written."""
+        guard = lock if lock is not None else contextlib.nullcontext()
+        with guard:
+            tips = self._tips() if tips is None else tips
         state = db.read_state(self.path, self._retry)
         pending_ok = embed_limit is not None
         if state is not None and self._fresh(state, tips, pending_ok):
-            self._caught_up(tips)
+            with guard:
+                self._caught_up(tips)
             return False
         try:
-            lock = file_lock(db.lock_path(self.home), timeout=float(self._opt("lock_timeout")))
-            lock.__enter__()
+            flock = file_lock(db.lock_path(self.home), timeout=float(self._opt("lock_timeout")))
+            flock.__enter__()
         except ConflictError as e:
             raise IndexError_("the index is busy: another process has been building it for too long",
                               hint="retry, or run `gitmem reindex` once it finishes") from e
         try:
             # Another process may have done the work while we waited for the lock.
-            tips = self._tips()
+            with guard:
+                tips = self._tips()
             state = db.read_state(self.path, self._retry)
-            if state is None:
-                self._build(None, tips, progress, new_file=True, embed_limit=embed_limit)
-            elif self._fresh(state, tips, pending_ok):
+            fresh = state is not None and self._fresh(state, tips, pending_ok)
+            if not fresh:
+                self._build(state, tips, progress, new_file=state is None, embed_limit=embed_limit, lock=lock)
+            with guard:
                 self._caught_up(tips)
-                return False
-            else:
-                self._build(state, tips, progress, new_file=False, embed_limit=embed_limit)
-            self._caught_up(tips)
-            return True
+            return not fresh
         finally:
-            lock.__exit__(None, None, None)
+            flock.__exit__(None, None, None)
 
     def _caught_up(self, tips: dict[str, str]) -> None:
         """The file stands at `tips`: what the snapshot applied in memory up to them is durable."""
@@ -326,15 +330,17 @@ class Index:
         return out
 
     def _build(self, state, tips: dict[str, str], progress: Progress | None, new_file: bool,
-               embed_limit: int | None = None) -> None:
+               embed_limit: int | None = None, lock: ContextManager[Any] | None = None) -> None:
         t0 = time.perf_counter()
         cursors = {} if new_file or state is None else state[1]
         meta = {} if state is None else state[0]
-        drops, drop_scopes, chunks = self._plan(cursors, tips)
-        if self._ahead and self._snap is not None and self._snap.cursors == tips:
-            # The rows in memory came in write order: the file numbers them the same way,
-            # so a fresh load breaks ties between equal scores as this process did.
-            chunks = overlay.in_snapshot_order(self._snap, chunks)
+        with lock if lock is not None else contextlib.nullcontext():   # git and this object's state
+            drops, drop_scopes, chunks = self._plan(cursors, tips)
+            if self._ahead and self._snap is not None and self._snap.cursors == tips:
+                # The rows in memory came in write order: the file numbers them the same way,
+                # so a fresh load breaks ties between equal scores as this process did.
+                chunks = overlay.in_snapshot_order(self._snap, chunks)
+            fresh_vecs = dict(self._fresh_vecs)
         target = self.path
         if new_file:
             db.remove_stale_builds(self.path)
@@ -357,7 +363,7 @@ class Index:
         wanted = {c.hash: c.text for c in chunks if c.hash not in known}
         wanted.update({h: t for h, t in need_fill if h not in known})
         # Vectors the snapshot computed for these changes already (overlay.py).
-        ready = {h: self._fresh_vecs[h] for h in wanted if h in self._fresh_vecs} if model else {}
+        ready = {h: fresh_vecs[h] for h in wanted if h in fresh_vecs} if model else {}
         wanted = {h: t for h, t in wanted.items() if h not in ready}
         pending = embed_limit is not None and model is not None and len(wanted) > embed_limit
         fresh = {} if pending else self._embed_missing(wanted, progress)
