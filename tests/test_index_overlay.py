@@ -171,3 +171,18 @@ def test_through_a_daemon_a_recall_right_after_a_write_finds_it(warm, gm_home):
                         timeout=20)
     finally:
         stop_daemon(proc)
+
+
+def test_the_workers_catch_up_beside_queries(warm):
+    """ensure_fresh with the front end's lock (the daemon's index worker): the file
+    reaches the tips the snapshot took in memory, and the lock is free afterwards."""
+    import threading
+
+    lock = threading.Lock()
+    m = warm.remember("The zeppelin hangar key is in the blue drawer.")
+    assert warm.recall("zeppelin")[0].id == m.id and warm.index.file_behind
+    assert warm.index.ensure_fresh(lock=lock) is True
+    assert not warm.index.file_behind and not lock.locked()
+    assert db.read_state(warm.index.path, 5.0)[1] == dict(warm.git.scopes())
+    assert warm.index.last_build["chunks"] == 1 and warm.index.last_build["embedded"] == 0
+    assert warm.index.ensure_fresh(lock=lock) is False

@@ -18,15 +18,12 @@ from gitmem.core.errors import ConflictError, IndexError_
 from gitmem.core.fsutil import file_lock
 from gitmem.index import asof, catalog, db, overlay
 from gitmem.index.chunks import Chunk, chunks_of, indexable
-from gitmem.index.snapshot import Snapshot, load_snapshot, refresh
+from gitmem.index.snapshot import Snapshot, load_snapshot, mean_vectors, refresh
 
 # progress(length, label) -> a context manager with update(n): click.progressbar fits.
 Progress = Callable[[int, str], ContextManager[Any]]
 
 
-# A change of more chunks than this embeds through the file's cache (one read-only open)
-# before the model; fewer go straight to the model.
-OVERLAY_EMBED = 8
 # A process without an index worker (the API in a script) catches the file up itself
 # after this many changes applied in memory only (a daemon's worker does it sooner).
 MAX_AHEAD = 32
@@ -144,29 +141,16 @@ class Index:
         if planned is None:
             return False
         gone, chunks = planned
-        model = self.model_id
-        embedded = 0
+        new: dict[str, bytes] = {}
 
         def vectors(reuse: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-            # A text the snapshot or an earlier change has a vector of is not embedded again
-            # (a tag edit keeps its text); a bigger change asks the file's cache first.
-            nonlocal embedded
-            if model is None or not chunks:
+            if self.model_id is None or not chunks:
                 return {}
-            want = {c.hash: c.text for c in chunks}
-            have = {h: np.frombuffer(self._fresh_vecs[h], dtype=np.float32) for h in want if h in self._fresh_vecs}
-            have.update((h, v) for h, v in reuse.items() if h in want and h not in have)
-            missing = {h: t for h, t in want.items() if h not in have}
-            if len(missing) > OVERLAY_EMBED:
-                have.update((h, np.frombuffer(b, dtype=np.float32))
-                            for h, b in db.cached_vectors(self.path, model, missing, self._retry).items())
-                missing = {h: t for h, t in missing.items() if h not in have}
-            if embed_limit is not None and len(missing) > embed_limit:
-                raise overlay.Declined("more texts to embed than the limit allows")
-            new = self._embed_missing(missing, None)
-            embedded = len(new)
-            self._fresh_vecs.update(new)
-            have.update((h, np.frombuffer(b, dtype=np.float32)) for h, b in new.items())
+            have, made = overlay.vectors_for(
+                chunks, reuse, self._fresh_vecs, embed=lambda texts: self._embed_missing(texts, None),
+                cached=lambda texts: db.cached_vectors(self.path, self.model_id, texts, self._retry), limit=embed_limit)
+            new.update(made)
+            self._fresh_vecs.update(made)
             return have
 
         try:
@@ -178,7 +162,7 @@ class Index:
             self.close()   # half applied: the caller loads a fresh copy
             raise
         self.last_change = {"files": len({(c.scope, c.path) for c in chunks} | gone), "chunks": len(chunks),
-                            "embedded": embedded}
+                            "embedded": len(new)}
         self._ahead += 1
         return True
 
@@ -246,16 +230,48 @@ class Index:
         """Bring the file up to date with every scope tip; True if anything changed.
         With `embed_limit`, vectors beyond it are left pending (see snapshot). `lock`:
         what serialises this Index's users (a daemon's recall lock, not held by the
-        caller): held to read git and this object's state, not while the file is written."""
-        guard = lock if lock is not None else contextlib.nullcontext()
-        with guard:
-            tips = self._tips() if tips is None else tips
+        caller), then held to read git and this object's state but never while waiting for
+        the file's lock or writing the file (a recall under it may take the file's lock)."""
+        if lock is not None:
+            return self._fresh_beside(lock, progress, embed_limit)
+        tips = self._tips() if tips is None else tips
         state = db.read_state(self.path, self._retry)
         pending_ok = embed_limit is not None
         if state is not None and self._fresh(state, tips, pending_ok):
-            with guard:
-                self._caught_up(tips)
+            self._caught_up(tips)
             return False
+        with self._file_lock():
+            # Another process may have done the work while we waited for the lock.
+            tips = self._tips()
+            state = db.read_state(self.path, self._retry)
+            if state is not None and self._fresh(state, tips, pending_ok):
+                self._caught_up(tips)
+                return False
+            self._build(state, tips, progress, new_file=state is None, embed_limit=embed_limit)
+            self._caught_up(tips)
+            return True
+
+    def _fresh_beside(self, lock: ContextManager[Any], progress: Progress | None, embed_limit: int | None) -> bool:
+        """ensure_fresh beside queries on other threads (the daemon's index worker)."""
+        state = db.read_state(self.path, self._retry)
+        with lock:
+            tips = self._tips()
+            if state is not None and self._fresh(state, tips, embed_limit is not None):
+                self._caught_up(tips)
+                return False
+            planned = self._planned(None if state is None else state[1], tips)
+        with self._file_lock():
+            same = db.read_state(self.path, self._retry) == state
+            if same:
+                self._build(state, tips, progress, new_file=state is None, embed_limit=embed_limit, planned=planned)
+        with lock:
+            if not same:   # another process wrote meanwhile: the whole catch-up under the lock
+                return self.ensure_fresh(progress=progress, embed_limit=embed_limit)
+            self._caught_up(tips)
+        return True
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
         try:
             flock = file_lock(db.lock_path(self.home), timeout=float(self._opt("lock_timeout")))
             flock.__enter__()
@@ -263,16 +279,7 @@ class Index:
             raise IndexError_("the index is busy: another process has been building it for too long",
                               hint="retry, or run `gitmem reindex` once it finishes") from e
         try:
-            # Another process may have done the work while we waited for the lock.
-            with guard:
-                tips = self._tips()
-            state = db.read_state(self.path, self._retry)
-            fresh = state is not None and self._fresh(state, tips, pending_ok)
-            if not fresh:
-                self._build(state, tips, progress, new_file=state is None, embed_limit=embed_limit, lock=lock)
-            with guard:
-                self._caught_up(tips)
-            return not fresh
+            yield
         finally:
             flock.__exit__(None, None, None)
 
@@ -329,18 +336,21 @@ class Index:
                 b.update(len(part))
         return out
 
+    def _planned(self, cursors: dict[str, str] | None, tips: dict[str, str]) -> tuple:
+        """_plan, in the snapshot's order, and the vectors computed in memory for it."""
+        drops, drop_scopes, chunks = self._plan(cursors or {}, tips)
+        if self._ahead and self._snap is not None and self._snap.cursors == tips:
+            # The rows in memory came in write order: the file numbers them the same way,
+            # so a fresh load breaks ties between equal scores as this process did.
+            chunks = overlay.in_snapshot_order(self._snap, chunks)
+        return drops, drop_scopes, chunks, dict(self._fresh_vecs)
+
     def _build(self, state, tips: dict[str, str], progress: Progress | None, new_file: bool,
-               embed_limit: int | None = None, lock: ContextManager[Any] | None = None) -> None:
+               embed_limit: int | None = None, planned: tuple | None = None) -> None:
         t0 = time.perf_counter()
-        cursors = {} if new_file or state is None else state[1]
         meta = {} if state is None else state[0]
-        with lock if lock is not None else contextlib.nullcontext():   # git and this object's state
-            drops, drop_scopes, chunks = self._plan(cursors, tips)
-            if self._ahead and self._snap is not None and self._snap.cursors == tips:
-                # The rows in memory came in write order: the file numbers them the same way,
-                # so a fresh load breaks ties between equal scores as this process did.
-                chunks = overlay.in_snapshot_order(self._snap, chunks)
-            fresh_vecs = dict(self._fresh_vecs)
+        drops, drop_scopes, chunks, fresh_vecs = planned or self._planned(
+            None if new_file or state is None else state[1], tips)
         target = self.path
         if new_file:
             db.remove_stale_builds(self.path)
@@ -438,26 +448,7 @@ class Index:
 
     def vectors_for(self, ids: Iterable[str], scopes: Sequence[str] | None = None) -> dict[str, np.ndarray]:
         """id -> L2-normalised mean vector of its chunks (for near-duplicate detection)."""
-        snap = self.snapshot()
-        wanted = list(dict.fromkeys(ids))
-        if snap.vectors is None or not wanted:
-            return {}
-        want = set(wanted)
-        ci = {name: i for i, name in enumerate(snap.columns)}
-        rows = [(r[ci["mem_id"]], r[ci["doc"]], r[ci["scope"]]) for r in snap.table if r[ci["mem_id"]] in want]
-        acc: dict[str, list[np.ndarray]] = {}
-        for mem_id, doc, scope in rows:
-            if scopes is not None and scope not in scopes:
-                continue
-            i = snap.row_of.get(int(doc))
-            if i is not None and snap.has_vec[i]:
-                acc.setdefault(mem_id, []).append(snap.vectors[i])
-        out = {}
-        for mem_id, vs in acc.items():
-            v = np.mean(vs, axis=0)
-            n = np.linalg.norm(v)
-            out[mem_id] = (v / n if n else v).astype(np.float32)
-        return out
+        return mean_vectors(self.snapshot(), ids, scopes)
 
     def status(self, tips: dict[str, str] | None = None) -> dict[str, Any]:
         """Indexed counts and lag (commits behind each scope tip), without building."""

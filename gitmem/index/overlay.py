@@ -24,6 +24,11 @@ from gitmem.index.snapshot import LOCAL_DOCS, Snapshot, rows_of_files, splice_po
 MAX_FILES = 64
 
 
+# A change with more texts to embed than this asks the file's embedding cache first (one
+# read-only open); fewer go straight to the model.
+ASK_CACHE = 8
+
+
 class Declined(Exception):
     """Raised by a vectors callback to leave the change to the file's catch-up."""
 
@@ -124,3 +129,25 @@ def in_snapshot_order(snap: Snapshot, chunks: list[Chunk]) -> list[Chunk]:
     at = {tuple(snap.table[i][c] for c in cols): i for i in local}
     end = snap.size
     return sorted(chunks, key=lambda c: at.get((c.scope, c.path, c.start_line), end))
+
+
+def vectors_for(chunks: list[Chunk], reuse: Mapping[str, np.ndarray], fresh: Mapping[str, bytes], *,
+                embed: Callable[[dict[str, str]], dict[str, bytes]],
+                cached: Callable[[dict[str, str]], dict[str, bytes]],
+                limit: int | None) -> tuple[dict[str, np.ndarray], dict[str, bytes]]:
+    """(vector by text hash for every chunk, the ones embedded now). A text the snapshot
+    (`reuse`: a tag edit keeps its text) or an earlier change (`fresh`) has a vector of is
+    not embedded again; a bigger change asks the file's cache first. Declined when more
+    than `limit` would be embedded (the file's catch-up leaves them pending instead)."""
+    want = {c.hash: c.text for c in chunks}
+    have = {h: np.frombuffer(fresh[h], dtype=np.float32) for h in want if h in fresh}
+    have.update((h, v) for h, v in reuse.items() if h in want and h not in have)
+    missing = {h: t for h, t in want.items() if h not in have}
+    if len(missing) > ASK_CACHE:
+        have.update((h, np.frombuffer(b, dtype=np.float32)) for h, b in cached(missing).items())
+        missing = {h: t for h, t in missing.items() if h not in have}
+    if limit is not None and len(missing) > limit:
+        raise Declined("more texts to embed than the limit allows")
+    made = embed(missing) if missing else {}
+    have.update((h, np.frombuffer(b, dtype=np.float32)) for h, b in made.items())
+    return have, made

@@ -396,3 +396,26 @@ def splice_rows(snap: Snapshot, drop_idx: list[int], new_table: list[tuple], new
         buf[n_keep:need] = new_vecs if new_vecs is not None else 0.0
     snap.vec_buf = buf
     snap.vectors = buf[:need]
+
+
+def mean_vectors(snap: Snapshot, ids: Iterable[str], scopes: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """id -> L2-normalised mean vector of its chunks in `snap` (for near-duplicate detection)."""
+    wanted = list(dict.fromkeys(ids))
+    if snap.vectors is None or not wanted:
+        return {}
+    want = set(wanted)
+    ci = {name: i for i, name in enumerate(snap.columns)}
+    rows = [(r[ci["mem_id"]], r[ci["doc"]], r[ci["scope"]]) for r in snap.table if r[ci["mem_id"]] in want]
+    acc: dict[str, list[np.ndarray]] = {}
+    for mem_id, doc, scope in rows:
+        if scopes is not None and scope not in scopes:
+            continue
+        i = snap.row_of.get(int(doc))
+        if i is not None and snap.has_vec[i]:
+            acc.setdefault(mem_id, []).append(snap.vectors[i])
+    out = {}
+    for mem_id, vs in acc.items():
+        v = np.mean(vs, axis=0)
+        n = np.linalg.norm(v)
+        out[mem_id] = (v / n if n else v).astype(np.float32)
+    return out
