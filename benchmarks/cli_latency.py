@@ -11,6 +11,8 @@ fastest answer about the same repository). Targets (issue 12): recall p95 <= 100
     .venv/bin/python benchmarks/cli_latency.py --memories 10000 100000 --model --write
     .venv/bin/python benchmarks/cli_latency.py --issue21 --runs 5 --memories 10000 100000 \
         --old-python /work/main/.venv/bin/python --write     # issue 21: old tree vs new
+    .venv/bin/python benchmarks/cli_latency.py --issue21 --alternate --runs 10 --memories 10000 \
+        --old-python /work/main/.venv/bin/python --stores DIR   # the same, one command of each in turn
 """
 
 from __future__ import annotations
@@ -185,6 +187,61 @@ def measure21(home: Path, env: dict[str, str], python: str, runs: int = 5) -> di
     return out
 
 
+def alternate21(a) -> None:
+    """`--issue21 --alternate`: old and new tree on copies of one store, each with its own
+    warm daemon, one command of each in turn (old, new, old, new...), so load on the
+    shared machine falls on both alike; worst and p50 of --runs per command."""
+    import shutil
+
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GITMEM_")}
+    base.update(GITMEM_FSYNC="0", GITMEM_HOOK_AUTOSTART="0", GITMEM_EMBED_MODEL="fake-384")
+    trees = [("old", a.old_python), ("new", sys.executable)]
+    cmds = [("context", ["context"]), ("status", ["status"]), ("list", ["list", "--json", "-n", "50"]),
+            ("recall", ["recall", "--json", "-k", "5", "{q}"])]
+    with tempfile.TemporaryDirectory(prefix="gitmem-i21a-") as tmp:
+        for n in a.memories:
+            gms, envs = {}, {}
+            for tree, python in trees:
+                h = Path(tmp) / f"{tree}-{n}"
+                shutil.copytree(Path(a.stores) / f"store-{n}", h, symlinks=True)
+                envs[tree] = dict(base, GITMEM_HOME=str(h))
+                gms[tree] = [python, str(console_script(Path(tmp) / f"bin-{tree}", python))]
+            walls: dict = {(t, c): [] for t, _ in trees for c, _ in cmds + [("recall_after_write", []),
+                                                                             ("cold_context", [])]}
+            for i in range(a.runs):
+                for tree, _ in trees:
+                    walls[(tree, "cold_context")] += timed(gms[tree] + ["context"], dict(envs[tree], GITMEM_NO_DAEMON="1"), 1)
+            for tree, _ in trees:
+                subprocess.run(gms[tree] + ["serve", "--detach", "--idle-exit", "900"], env=envs[tree], check=True,
+                               capture_output=True)
+            try:
+                for tree, _ in trees:  # warm up: first query, first context, first status
+                    for c, cmd in cmds:
+                        timed(gms[tree] + cmd, envs[tree], 1)
+                for i in range(a.runs):
+                    for c, cmd in cmds:
+                        for tree, _ in trees:
+                            walls[(tree, c)] += timed(gms[tree] + [x.replace("{q}", QUERIES[i % len(QUERIES)])
+                                                                  for x in cmd], envs[tree], 1)
+                for i in range(a.runs):
+                    for tree, _ in trees:
+                        timed(gms[tree] + ["remember", f"issue21 write {i}: deploys pause during the freeze"],
+                              envs[tree], 1)
+                        walls[(tree, "recall_after_write")] += timed(
+                            gms[tree] + ["recall", "--json", "-k", "5", "deploy freeze"], envs[tree], 1)
+            finally:
+                for tree, _ in trees:
+                    subprocess.run(gms[tree] + ["serve", "--stop"], env=envs[tree], capture_output=True)
+            cols = [c for c, _ in cmds] + ["recall_after_write", "cold_context"]
+            print(f"\n{n:,} memories, alternating, worst of {a.runs} (p50), ms\n")
+            print("| memories | tree | " + " | ".join(cols) + " |")
+            print("|---|---|" + "---|" * len(cols))
+            for tree, _ in trees:
+                print(f"| {n:,} | {tree} | " + " | ".join(
+                    f"{max(walls[(tree, c)]) * 1000:.0f} ({pct(walls[(tree, c)], 50) * 1000:.0f})" for c in cols) + " |",
+                    flush=True)
+
+
 def main21(a) -> None:
     """`--issue21`: old tree vs new on copies of one store per size."""
     import shutil
@@ -196,7 +253,12 @@ def main21(a) -> None:
     with tempfile.TemporaryDirectory(prefix="gitmem-i21-") as tmp:
         for n in a.memories:
             home = Path(tmp) / f"store-{n}"
-            built = make_store(home, dict(base, GITMEM_HOME=str(home)), n)
+            kept = Path(a.stores) / f"store-{n}" if a.stores else None
+            if kept is not None and kept.exists():  # built once, copied per tree
+                shutil.copytree(kept, home, symlinks=True)
+                built = json.loads((kept.parent / f"store-{n}.built.json").read_text())
+            else:
+                built = make_store(home, dict(base, GITMEM_HOME=str(home)), n)
             print(f"{n} memories: import {built['import']:.1f} s, index {built['index']:.1f} s", flush=True)
             for tree, python in trees:
                 h = Path(tmp) / f"{tree}-{n}"
@@ -252,7 +314,13 @@ def main() -> None:
     ap.add_argument("--issue21", action="store_true", help="issue 21's rows (worst of --runs), new tree vs "
                     "--old-python's")
     ap.add_argument("--old-python", help="a python that imports the old tree (e.g. /work/main/.venv/bin/python)")
+    ap.add_argument("--alternate", action="store_true", help="with --issue21 and --stores: old and new "
+                    "tree one command each in turn, each with its own daemon")
+    ap.add_argument("--stores", help="with --issue21: a folder with store-N (and store-N.built.json) built "
+                    "before, copied instead of building one per run")
     a = ap.parse_args()
+    if a.issue21 and a.alternate:
+        return alternate21(a)
     if a.issue21:
         return main21(a)
     base = {k: v for k, v in os.environ.items() if not k.startswith("GITMEM_")}

@@ -402,6 +402,13 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
         while embedding: run it in a thread beside queries. stop() ends it early."""
         return self.recaller.catch_up(progress=progress, lock=lock, stop=stop)
 
+    def keep_views(self) -> None:
+        """For a long-lived process (the daemon): the catalog keeps its live rows in memory
+        per scope tips, so `context` chooses without a query over every row."""
+        cat = self.memories.catalog
+        if cat is not None:
+            cat.keep_view = True
+
     @property
     def last_recall(self) -> dict[str, Any]:
         """How this Store's last recall ran (backend, model, timings): `search` hands the

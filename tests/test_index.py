@@ -44,7 +44,11 @@ def test_incremental_catch_up_only_reads_changes(store):
     store.update(a.id, "golf hotel india")
     hits = store.recall("hotel", scopes=["main"])
     assert [h.id for h in hits] == [a.id]
+    # The recall applied that one change in memory; the file catches up on its own diff.
+    assert idx.last_change == {"files": 1, "chunks": 1, "embedded": 1} and idx.file_behind
+    assert idx.ensure_fresh() is True and not idx.file_behind
     assert idx.last_build["rebuilt"] is False and idx.last_build["chunks"] == 1
+    assert idx.last_build["embedded"] == 0   # the vector the recall computed
     assert store.recall("alpha", scopes=["main"]) == []
 
 
@@ -52,7 +56,9 @@ def test_tag_edit_does_not_reembed(store):
     a = store.remember("kiwi mango papaya")
     store.recall("kiwi", scopes=["main"])
     store.update(a.id, tags=["fruit"])
-    store.recall("fruit", scopes=["main"])
+    assert [h.id for h in store.recall("fruit", scopes=["main"])] == [a.id]
+    assert store.index.last_change["embedded"] == 0   # in memory: the row's vector kept
+    store.index.ensure_fresh()
     assert store.index.last_build["chunks"] == 1
     assert store.index.last_build["embedded"] == 0
 

@@ -22,6 +22,8 @@ GitStore (tips, diffs, decoded blobs).
 - catalog.py   the catalog: one row per memory file (its front matter and a few derived
                values), caught up from its own cursors; what context/list/scopes/status read
 - snapshot.py  the in-memory view: BM25 in SQL, vectors in numpy, in-place refresh
+- overlay.py   a small change (a write) applied to the warm view straight from git, before
+               the file catches up (what a recall right after a write pays)
 - indexer.py   Index: catch-up from git, rebuild, status, vectors for dream
 - embed.py     the embedder (fastembed, or a local ONNX copy); the only code that loads the model
 """

@@ -27,7 +27,7 @@ from gitmem.core import model as mdl
 from gitmem.core import paths
 from gitmem.core.errors import ConflictError, IndexError_
 from gitmem.core.fsutil import atomic_write, file_lock
-from gitmem.index import db
+from gitmem.index import catalog_view, db
 
 CATALOG_VERSION = "2"
 MARKER = "catalog.built"
@@ -148,6 +148,10 @@ class Catalog:
         self.last_catch_up: dict[str, Any] = {}
         self._memo_tips: tuple = ()
         self._memo_vals: dict[tuple, Any] = {}
+        # A long-lived process (the daemon) sets this: picks() then answers from the live
+        # rows kept in memory per tips (catalog_view.View) instead of a query per call.
+        self.keep_view = False
+        self._catalog_view: catalog_view.View | None = None
 
     @property
     def _retry(self) -> float:
@@ -422,49 +426,45 @@ class Catalog:
         line's measure, counting no CJK outside the quote) and "ids" the number of
         distinct ids of every pick, recent ones left out included."""
         scopes = list(scopes)
-        out: dict[str, Any] = {"prefs": [], "recent": [], "top": [], "withheld": 0, "total": 0}
         if not scopes:
-            return out
-        expr, wparams = weight
+            return {"prefs": [], "recent": [], "top": [], "withheld": 0, "total": 0}
+        view = self._view() if weight[0] == catalog_view.WEIGHT_EXPR else None
+        got = None if view is None else view.picks(scopes, weight[1], counts, since, n_prefs, n_top,
+                                                    recent_limit, exclude)
+        if got is not None:
+            return got
         con = self._open_fresh()
         try:
-            con.execute("CREATE TEMP TABLE acc (id VARCHAR, n BIGINT, last_access DOUBLE)")
-            if counts:
-                con.execute("INSERT INTO acc SELECT unnest(?::VARCHAR[]), unnest(?::BIGINT[]), unnest(?::DOUBLE[])",
-                            [list(counts), [int(v[0]) for v in counts.values()],
-                             [float(v[1]) for v in counts.values()]])
-            # One pass over the live rows: the fields context chooses by, the weight once.
-            con.execute(
-                f"CREATE TEMP TABLE live AS SELECT {', '.join('c.' + k for k in PICKED)}, c.flag, c.pos, "
-                f"{expr} AS w FROM (SELECT *, list_position(?::VARCHAR[], scope) AS pos FROM catalog WHERE "
-                "NOT archived AND error IS NULL AND scope IN (SELECT unnest(?::VARCHAR[])) AND id NOT IN "
-                "(SELECT unnest(?::VARCHAR[]))) c LEFT JOIN "
-                "(SELECT id, sum(n) AS n, max(last_access) AS last_access FROM acc GROUP BY id) a USING (id)",
-                list(wparams) + [scopes, scopes, list(exclude)])
-            out["withheld"], out["total"] = con.execute(
-                "SELECT count(*) FILTER (WHERE NOT flag), count(*) FILTER (WHERE flag) FROM live").fetchone()
-            cols = ", ".join(PICKED) + ", w"
-            order = "id DESC, pos, path"
-            out["prefs"] = con.execute(f"SELECT {cols} FROM live WHERE flag AND type = 'preference' ORDER BY "
-                                       f"w DESC, {order} LIMIT {max(0, int(n_prefs))}").fetchall()
-            out["top"] = con.execute(f"SELECT {cols} FROM live WHERE flag ORDER BY w DESC, {order} "
-                                     f"LIMIT {max(0, int(n_top))}").fetchall()
-            if recent_limit is None:
-                out["recent"] = con.execute(f"SELECT {cols} FROM live WHERE flag AND when_ts >= ? ORDER BY "
-                                            f"when_ts DESC, {order}", [float(since)]).fetchall()
-            else:
-                lb = "qcjk + (qlen + length('- (' || type || ', ' || scope || ', ' || id || ') ') - qcjk + 3) // 4 + 1"
-                con.execute(f"CREATE TEMP TABLE rec AS SELECT {cols}, {lb} AS lb, row_number() OVER (ORDER BY "
-                            f"when_ts DESC, {order}) AS rn FROM live WHERE flag AND when_ts >= ?", [float(since)])
-                lim = max(0, int(recent_limit))
-                out["recent"] = con.execute(f"SELECT {cols} FROM rec WHERE rn <= {lim} ORDER BY rn").fetchall()
-                out["tail"] = con.execute(f"SELECT count(*), coalesce(min(lb), 0) FROM rec WHERE rn > {lim}").fetchone()
-                picked = [r[1] for r in out["prefs"] + out["top"]]
-                out["ids"] = con.execute("SELECT count(DISTINCT id) FROM (SELECT id FROM rec UNION ALL "
-                                         "SELECT unnest(?::VARCHAR[]))", [picked]).fetchone()[0]
+            return catalog_view.picks_sql(con, scopes, PICKED, weight=weight, counts=counts, since=since,
+                                          n_prefs=n_prefs, n_top=n_top, recent_limit=recent_limit, exclude=exclude)
         finally:
             con.close()
-        return out
+
+    def _view(self) -> catalog_view.View | None:
+        """The live rows in memory at the current tips (`keep_view`: a long-lived process
+        asks for them), caught up from the last ones by the files that differ."""
+        if not self.keep_view:
+            return None
+        tips = dict(self.git.scopes())
+        view = self._catalog_view
+        if view is not None and view.tips == tips:
+            return view
+        con = self._open_fresh()
+        try:
+            state = self._state(con) or {}
+            changed = None if view is None else catalog_view.changed_files(self.git, view.tips, state,
+                                                                           is_memory_file)
+            if changed is None:
+                view = catalog_view.View.load(con, state)
+            else:
+                view.update(con, changed, state)
+        except BaseException:
+            self._catalog_view = None   # half updated: load whole next time
+            raise
+        finally:
+            con.close()
+        self._catalog_view = view
+        return view if view.tips == tips else None
 
     def counts(self, scopes: Iterable[str]) -> dict[str, int]:
         """scope -> memory files under memories/ (what `scopes` and `status` count)."""

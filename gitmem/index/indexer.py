@@ -4,6 +4,7 @@ a fresh in-memory snapshot."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import time
@@ -15,12 +16,17 @@ import numpy as np
 
 from gitmem.core.errors import ConflictError, IndexError_
 from gitmem.core.fsutil import file_lock
-from gitmem.index import asof, catalog, db
+from gitmem.index import asof, catalog, db, overlay
 from gitmem.index.chunks import Chunk, chunks_of, indexable
-from gitmem.index.snapshot import Snapshot, load_snapshot, refresh
+from gitmem.index.snapshot import Snapshot, load_snapshot, mean_vectors, refresh
 
 # progress(length, label) -> a context manager with update(n): click.progressbar fits.
 Progress = Callable[[int, str], ContextManager[Any]]
+
+
+# A process without an index worker (the API in a script) catches the file up itself
+# after this many changes applied in memory only (a daemon's worker does it sooner).
+MAX_AHEAD = 32
 
 
 class _NullBar:
@@ -51,6 +57,12 @@ class Index:
         self._asof: OrderedDict[tuple, Snapshot] = OrderedDict()   # the last two as-of views
         self._asof_chunks: dict[tuple[str, str, str], list[Chunk]] = {}
         self._counts: tuple | None = None   # (file state, db.counts) for status
+        self._state_memo: tuple | None = None   # (the file's stat, db.read_state) for status
+        # Vectors computed for changes applied in memory (overlay.py) that the file has not
+        # caught up with yet: its catch-up takes them from here instead of embedding again.
+        self._fresh_vecs: dict[str, bytes] = {}
+        self._ahead = 0   # changes applied in memory since the file was last caught up
+        self.last_change: dict[str, Any] = {}   # what the last change applied in memory took
 
     def _opt(self, key: str) -> Any:
         return self.config.get("index", key)
@@ -88,6 +100,11 @@ class Index:
         if (snap is not None and snap.cursors == tips and snap.model == self.model_id
                 and (embed_limit is not None or not snap.pending)):
             return snap
+        if snap is not None and self._apply_change(snap, tips, embed_limit):
+            if self._ahead <= MAX_AHEAD:
+                return snap
+            self.ensure_fresh(tips=tips)   # a process without an index worker: now and then
+            return snap
         self.ensure_fresh(tips=tips, progress=progress, embed_limit=embed_limit)
         if snap is not None and snap.model == self.model_id and not snap.pending:
             try:
@@ -106,6 +123,48 @@ class Index:
             else:
                 raise
         return self._snap
+
+    @property
+    def file_behind(self) -> bool:
+        """Whether the snapshot in memory holds changes the file has not caught up with
+        (a long-running process then runs ensure_fresh in the background)."""
+        return self._ahead > 0
+
+    def _apply_change(self, snap: Snapshot, tips: dict[str, str], embed_limit: int | None) -> bool:
+        """Bring the warm snapshot to `tips` from git alone when the change is small
+        (index/overlay.py): that change's words and vectors, no open of the file. False:
+        not applicable (the caller catches the file up and refreshes or reloads)."""
+        if snap.model != self.model_id or snap.pending or snap.vec_pending:
+            return False
+        planned = overlay.plan(self.git, snap.cursors, tips, int(self._opt("chunk_lines")),
+                               int(self._opt("chunk_chars")))
+        if planned is None:
+            return False
+        gone, chunks = planned
+        new: dict[str, bytes] = {}
+
+        def vectors(reuse: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+            if self.model_id is None or not chunks:
+                return {}
+            have, made = overlay.vectors_for(
+                chunks, reuse, self._fresh_vecs, embed=lambda texts: self._embed_missing(texts, None),
+                cached=lambda texts: db.cached_vectors(self.path, self.model_id, texts, self._retry), limit=embed_limit)
+            new.update(made)
+            self._fresh_vecs.update(made)
+            return have
+
+        try:
+            if not overlay.apply(snap, gone, chunks, vectors, tips):
+                return False
+        except overlay.Declined:
+            return False   # the file's catch-up leaves those vectors pending instead
+        except Exception:
+            self.close()   # half applied: the caller loads a fresh copy
+            raise
+        self.last_change = {"files": len({(c.scope, c.path) for c in chunks} | gone), "chunks": len(chunks),
+                            "embedded": len(new)}
+        self._ahead += 1
+        return True
 
     def _changed_paths(self, old: str, new: str) -> Iterator[str] | None:
         """Paths that differ between two commits; None when `old` is gone (rewritten)."""
@@ -167,33 +226,68 @@ class Index:
         return cursors == tips and (self.model_id is None or meta.get("vec_model") == self.model_id)
 
     def ensure_fresh(self, tips: dict[str, str] | None = None, progress: Progress | None = None,
-                     embed_limit: int | None = None) -> bool:
+                     embed_limit: int | None = None, lock: ContextManager[Any] | None = None) -> bool:
         """Bring the file up to date with every scope tip; True if anything changed.
-        With `embed_limit`, vectors beyond it are left pending (see snapshot)."""
+        With `embed_limit`, vectors beyond it are left pending (see snapshot). `lock`:
+        what serialises this Index's users (a daemon's recall lock, not held by the
+        caller), then held to read git and this object's state but never while waiting for
+        the file's lock or writing the file (a recall under it may take the file's lock)."""
+        if lock is not None:
+            return self._fresh_beside(lock, progress, embed_limit)
         tips = self._tips() if tips is None else tips
         state = db.read_state(self.path, self._retry)
         pending_ok = embed_limit is not None
         if state is not None and self._fresh(state, tips, pending_ok):
+            self._caught_up(tips)
             return False
+        with self._file_lock():
+            # Another process may have done the work while we waited for the lock.
+            tips = self._tips()
+            state = db.read_state(self.path, self._retry)
+            if state is not None and self._fresh(state, tips, pending_ok):
+                self._caught_up(tips)
+                return False
+            self._build(state, tips, progress, new_file=state is None, embed_limit=embed_limit)
+            self._caught_up(tips)
+            return True
+
+    def _fresh_beside(self, lock: ContextManager[Any], progress: Progress | None, embed_limit: int | None) -> bool:
+        """ensure_fresh beside queries on other threads (the daemon's index worker)."""
+        state = db.read_state(self.path, self._retry)
+        with lock:
+            tips = self._tips()
+            if state is not None and self._fresh(state, tips, embed_limit is not None):
+                self._caught_up(tips)
+                return False
+            planned = self._planned(None if state is None else state[1], tips)
+        with self._file_lock():
+            same = db.read_state(self.path, self._retry) == state
+            if same:
+                self._build(state, tips, progress, new_file=state is None, embed_limit=embed_limit, planned=planned)
+        with lock:
+            if not same:   # another process wrote meanwhile: the whole catch-up under the lock
+                return self.ensure_fresh(progress=progress, embed_limit=embed_limit)
+            self._caught_up(tips)
+        return True
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
         try:
-            lock = file_lock(db.lock_path(self.home), timeout=float(self._opt("lock_timeout")))
-            lock.__enter__()
+            flock = file_lock(db.lock_path(self.home), timeout=float(self._opt("lock_timeout")))
+            flock.__enter__()
         except ConflictError as e:
             raise IndexError_("the index is busy: another process has been building it for too long",
                               hint="retry, or run `gitmem reindex` once it finishes") from e
         try:
-            # Another process may have done the work while we waited for the lock.
-            tips = self._tips()
-            state = db.read_state(self.path, self._retry)
-            if state is None:
-                self._build(None, tips, progress, new_file=True, embed_limit=embed_limit)
-                return True
-            if self._fresh(state, tips, pending_ok):
-                return False
-            self._build(state, tips, progress, new_file=False, embed_limit=embed_limit)
-            return True
+            yield
         finally:
-            lock.__exit__(None, None, None)
+            flock.__exit__(None, None, None)
+
+    def _caught_up(self, tips: dict[str, str]) -> None:
+        """The file stands at `tips`: what the snapshot applied in memory up to them is durable."""
+        if self._snap is None or self._snap.cursors == tips:
+            self._ahead = 0
+            self._fresh_vecs.clear()
 
     def rebuild(self, progress: Progress | None = None) -> dict[str, Any]:
         """Rebuild into a new file and swap it in (`gitmem reindex`)."""
@@ -242,12 +336,21 @@ class Index:
                 b.update(len(part))
         return out
 
+    def _planned(self, cursors: dict[str, str] | None, tips: dict[str, str]) -> tuple:
+        """_plan, in the snapshot's order, and the vectors computed in memory for it."""
+        drops, drop_scopes, chunks = self._plan(cursors or {}, tips)
+        if self._ahead and self._snap is not None and self._snap.cursors == tips:
+            # The rows in memory came in write order: the file numbers them the same way,
+            # so a fresh load breaks ties between equal scores as this process did.
+            chunks = overlay.in_snapshot_order(self._snap, chunks)
+        return drops, drop_scopes, chunks, dict(self._fresh_vecs)
+
     def _build(self, state, tips: dict[str, str], progress: Progress | None, new_file: bool,
-               embed_limit: int | None = None) -> None:
+               embed_limit: int | None = None, planned: tuple | None = None) -> None:
         t0 = time.perf_counter()
-        cursors = {} if new_file or state is None else state[1]
         meta = {} if state is None else state[0]
-        drops, drop_scopes, chunks = self._plan(cursors, tips)
+        drops, drop_scopes, chunks, fresh_vecs = planned or self._planned(
+            None if new_file or state is None else state[1], tips)
         target = self.path
         if new_file:
             db.remove_stale_builds(self.path)
@@ -269,8 +372,12 @@ class Index:
             need_fill = db.texts_without_vectors(source, model, known, retry) if source else []
         wanted = {c.hash: c.text for c in chunks if c.hash not in known}
         wanted.update({h: t for h, t in need_fill if h not in known})
+        # Vectors the snapshot computed for these changes already (overlay.py).
+        ready = {h: fresh_vecs[h] for h in wanted if h in fresh_vecs} if model else {}
+        wanted = {h: t for h, t in wanted.items() if h not in ready}
         pending = embed_limit is not None and model is not None and len(wanted) > embed_limit
-        vectors = {} if pending else self._embed_missing(wanted, progress)
+        fresh = {} if pending else self._embed_missing(wanted, progress)
+        vectors = {**ready, **fresh}
         con = db.connect(target, read_only=False, retry=retry)
         try:
             for stmt in db.SCHEMA:
@@ -305,7 +412,7 @@ class Index:
         if new_file:
             Path(str(self.path) + ".wal").unlink(missing_ok=True)
             os.replace(target, self.path)
-        self.last_build = {"chunks": len(chunks), "embedded": len(vectors), "dropped_paths": len(drops),
+        self.last_build = {"chunks": len(chunks), "embedded": len(fresh), "dropped_paths": len(drops),
                            "pending": len(wanted) if pending else 0,
                            "seconds": round(time.perf_counter() - t0, 3), "rebuilt": new_file}
 
@@ -341,40 +448,23 @@ class Index:
 
     def vectors_for(self, ids: Iterable[str], scopes: Sequence[str] | None = None) -> dict[str, np.ndarray]:
         """id -> L2-normalised mean vector of its chunks (for near-duplicate detection)."""
-        snap = self.snapshot()
-        wanted = list(dict.fromkeys(ids))
-        if snap.vectors is None or not wanted:
-            return {}
-        want = set(wanted)
-        ci = {name: i for i, name in enumerate(snap.columns)}
-        rows = [(r[ci["mem_id"]], r[ci["doc"]], r[ci["scope"]]) for r in snap.table if r[ci["mem_id"]] in want]
-        acc: dict[str, list[np.ndarray]] = {}
-        for mem_id, doc, scope in rows:
-            if scopes is not None and scope not in scopes:
-                continue
-            i = snap.row_of.get(int(doc))
-            if i is not None and snap.has_vec[i]:
-                acc.setdefault(mem_id, []).append(snap.vectors[i])
-        out = {}
-        for mem_id, vs in acc.items():
-            v = np.mean(vs, axis=0)
-            n = np.linalg.norm(v)
-            out[mem_id] = (v / n if n else v).astype(np.float32)
-        return out
+        return mean_vectors(self.snapshot(), ids, scopes)
 
     def status(self, tips: dict[str, str] | None = None) -> dict[str, Any]:
         """Indexed counts and lag (commits behind each scope tip), without building."""
         tips = self._tips() if tips is None else tips
-        state = db.read_state(self.path, self._retry)
+        # The state and counts are functions of the file: a daemon asks again only after it changed.
+        stamp = tuple((st.st_ino, st.st_mtime_ns, st.st_size) for st in (os.stat(p) for p in (
+            self.path, Path(str(self.path) + ".wal")) if p.exists()))
+        if not stamp or self._state_memo is None or self._state_memo[0] != stamp:
+            self._state_memo = (stamp, db.read_state(self.path, self._retry))
+        state = self._state_memo[1]
         info: dict[str, Any] = {"index": str(self.path), "index_exists": state is not None}
         cursors = state[1] if state else {}
         info["lag"] = {scope: self._lag(cursors.get(scope), tip) for scope, tip in tips.items()}
         counts = {"indexed": 0, "chunks": 0, "vectors": 0}
         if state is not None:
-            # The counts are a function of the file's state: a daemon asks once per build.
-            key = (tuple(sorted(cursors.items())), tuple(sorted(state[0].items())), self.model_id,
-                   tuple((st.st_mtime_ns, st.st_size) for st in (os.stat(p) for p in (
-                       self.path, Path(str(self.path) + ".wal")) if p.exists())))
+            key = (tuple(sorted(cursors.items())), tuple(sorted(state[0].items())), self.model_id, stamp)
             try:
                 if self._counts is None or self._counts[0] != key:
                     self._counts = (key, db.counts(self.path, self.model_id, self._retry))

@@ -5,6 +5,7 @@ process holds no lock on the file; refreshed in place by re-reading changed path
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -22,6 +23,12 @@ _POSTINGS_FROM = (f"SELECT {_TERM_HASH.format('p.term')} AS th, p.doc, p.tf, d.l
 _DFS_FROM = "SELECT sc, th, count(*)::DOUBLE AS df FROM postings WHERE NOT archived GROUP BY sc, th"
 _VECS_FROM = ("SELECT d.doc, any_value(e.vec) FROM {docs} d JOIN f.emb e ON e.text_hash = d.text_hash "
               "WHERE e.model = ? GROUP BY d.doc")
+
+_SERIALS = itertools.count(1)
+# Doc ids of rows added in memory start here (the file counts from 1).
+LOCAL_DOCS = 1 << 60
+# The smallest vector buffer splice_rows allocates (it grows by a quarter when full).
+MIN_BUFFER_ROWS = 64
 
 # (old commit, new commit) -> the paths that differ, or None when the old one is gone.
 ChangedPaths = Callable[[str, str], "Iterable[str] | None"]
@@ -53,6 +60,16 @@ class Snapshot:
     dfs_table: str = "dfs"
     owns_con: bool = True
     vec_pending: bool = False            # the file has chunks waiting for vectors
+    # The vectors' storage when rows were appended in place: `vectors` is a view of its
+    # first `size` rows (see splice_rows).
+    vec_buf: np.ndarray | None = None
+    # The next doc id of a row added in memory from git (index/overlay.py): a range the
+    # file never reaches, so a later refresh from the file cannot collide with it.
+    next_local_doc: int = LOCAL_DOCS
+    # Which snapshot this is, and how often rows were dropped from it: rows only appended
+    # since a (serial, epoch, size) keep their positions (recall/neighbours.py grows on that).
+    serial: int = field(default_factory=lambda: next(_SERIALS))
+    epoch: int = 0
 
     @property
     def pending(self) -> int:
@@ -273,61 +290,145 @@ def refresh(snap: Snapshot, path: Path, retry: float, changed_paths: ChangedPath
         ci = {name: i for i, name in enumerate(snap.columns)}
         if any(r[ci["scope"]] not in snap.scope_codes for r in new_table):
             return False
-        gone = set(changed)
-        c_scope, c_path, gone_paths = ci["scope"], ci["path"], {p for _, p in changed}
-        drop_idx = [i for i, r in enumerate(snap.table) if r[c_path] in gone_paths and (r[c_scope], r[c_path]) in gone]
+        drop_idx = rows_of_files(snap, set(changed))
         old_docs = [int(snap.table[i][ci["doc"]]) for i in drop_idx]
         vec_rows = []
         if snap.model:
             vec_rows = mem.execute(_VECS_FROM.format(docs="chg_docs"), [snap.model]).fetchall()
         if vec_rows and snap.vectors is None:
             return False
-        if old_docs:
-            mem.execute("DELETE FROM postings WHERE doc IN (SELECT unnest(?::BIGINT[]))", [old_docs])
-        mem.execute("INSERT INTO postings " + _POSTINGS_FROM.format(docs="chg_docs"))
-        mem.execute("DELETE FROM dfs")
-        mem.execute("INSERT INTO dfs " + _DFS_FROM)
+        splice_postings(mem, old_docs, lambda t: mem.execute(
+            f"INSERT INTO {t} " + _POSTINGS_FROM.format(docs="chg_docs")))
     finally:
         for stmt in ("DROP TABLE IF EXISTS chg", "DROP TABLE IF EXISTS chg_docs", "DETACH f"):
             try:
                 mem.execute(stmt)
             except Exception:
                 pass
-    keep = np.ones(snap.size, dtype=bool)
-    keep[drop_idx] = False
-    m = len(new_table)
     for r in new_table:
         snap.type_codes.setdefault(r[ci["type"]], len(snap.type_codes))
-    # (A write that only adds rows, the usual case, keeps the old rows as they are.)
-    snap.table = (snap.table + new_table if not drop_idx else
-                  [r for r, k in zip(snap.table, keep) if k] + new_table)
-    snap.docs = np.concatenate([snap.docs[keep], np.array([r[ci["doc"]] for r in new_table], dtype=np.int64)])
-    snap.scope_of = np.concatenate([snap.scope_of[keep], np.array(
-        [snap.scope_codes[r[ci["scope"]]] for r in new_table], dtype=np.int32)])
-    snap.type_of = np.concatenate([snap.type_of[keep], np.array(
-        [snap.type_codes[r[ci["type"]]] for r in new_table], dtype=np.int32)])
-    snap.archived = np.concatenate([snap.archived[keep], np.array(
-        [bool(r[ci["archived"]]) for r in new_table], dtype=bool)])
-    snap.created = np.concatenate([snap.created[keep], np.array(
-        [r[ci["created"]] or 0.0 for r in new_table], dtype=np.float64)])
-    snap.lens = np.concatenate([snap.lens[keep], np.array([r[ci["len"]] or 0 for r in new_table], dtype=np.float64)])
-    if drop_idx:
-        snap.row_of = {int(d): i for i, d in enumerate(snap.docs)}
-    else:
-        snap.row_of = dict(snap.row_of)
-        snap.row_of.update((int(d), i) for i, d in enumerate(snap.docs[len(snap.docs) - m:].tolist(),
-                                                              len(snap.docs) - m))
-    has_new = np.zeros(m, dtype=bool)
+    m = len(new_table)
+    new_vecs, has_new = None, np.zeros(m, dtype=bool)
     if snap.vectors is not None:
         dim = snap.vectors.shape[1]
         new_vecs = np.zeros((m, dim), dtype=np.float32)
-        base = snap.size - m
+        at = {int(r[ci["doc"]]): j for j, r in enumerate(new_table)}
         for d, blob in vec_rows:
-            i = snap.row_of.get(int(d))
-            if i is not None and i >= base and len(blob) == dim * 4:
-                new_vecs[i - base] = np.frombuffer(blob, dtype=np.float32)
-                has_new[i - base] = True
-        snap.vectors = np.concatenate([snap.vectors[keep], new_vecs])
-    snap.has_vec = np.concatenate([snap.has_vec[keep], has_new])
+            j = at.get(int(d))
+            if j is not None and len(blob) == dim * 4:
+                new_vecs[j] = np.frombuffer(blob, dtype=np.float32)
+                has_new[j] = True
+    splice_rows(snap, drop_idx, new_table, new_vecs, has_new)
     snap.cursors = cursors
     return True
+
+
+def rows_of_files(snap: Snapshot, files: set[tuple[str, str]]) -> list[int]:
+    """Positions of the rows of these (scope, path) files (a scan of the rows)."""
+    if not files:
+        return []
+    ci = {name: i for i, name in enumerate(snap.columns)}
+    c_scope, c_path, paths = ci["scope"], ci["path"], {p for _, p in files}
+    return [i for i, r in enumerate(snap.table) if r[c_path] in paths and (r[c_scope], r[c_path]) in files]
+
+
+def splice_postings(mem: Any, old_docs: list[int], add: Callable[[str], Any]) -> None:
+    """Drop the postings of `old_docs` and add new ones (`add(table)` inserts them into
+    the temp table named), adjusting the document frequencies by the difference: no
+    GROUP BY over every posting on each write."""
+    mem.execute("CREATE OR REPLACE TEMP TABLE newp AS SELECT * FROM postings LIMIT 0")
+    try:
+        mem.execute("CREATE OR REPLACE TEMP TABLE dfd (sc INTEGER, th BIGINT, d DOUBLE)")
+        if old_docs:
+            mem.execute("CREATE OR REPLACE TEMP TABLE oldd AS SELECT unnest(?::BIGINT[]) AS doc", [old_docs])
+            mem.execute("INSERT INTO dfd SELECT sc, th, -count(*) FROM postings WHERE doc IN (SELECT doc FROM oldd) "
+                        "AND NOT archived GROUP BY sc, th")
+            mem.execute("DELETE FROM postings WHERE doc IN (SELECT doc FROM oldd)")
+        add("newp")
+        mem.execute("INSERT INTO dfd SELECT sc, th, count(*) FROM newp WHERE NOT archived GROUP BY sc, th")
+        mem.execute("INSERT INTO postings SELECT * FROM newp")
+        mem.execute("CREATE OR REPLACE TEMP TABLE dfx AS SELECT sc, th, sum(d) AS d FROM dfd GROUP BY sc, th "
+                    "HAVING sum(d) <> 0")
+        mem.execute("UPDATE dfs SET df = dfs.df + dfx.d FROM dfx WHERE dfs.sc = dfx.sc AND dfs.th = dfx.th")
+        mem.execute("INSERT INTO dfs SELECT sc, th, d FROM dfx WHERE d > 0 AND NOT EXISTS "
+                    "(SELECT 1 FROM dfs WHERE dfs.sc = dfx.sc AND dfs.th = dfx.th)")
+        mem.execute("DELETE FROM dfs WHERE df < 0.5 AND th IN (SELECT th FROM dfx)")
+    finally:
+        for t in ("newp", "dfd", "dfx", "oldd"):
+            mem.execute(f"DROP TABLE IF EXISTS {t}")
+
+
+def splice_rows(snap: Snapshot, drop_idx: list[int], new_table: list[tuple], new_vecs: np.ndarray | None,
+                has_new: np.ndarray) -> None:
+    """The array side of a change: rows at `drop_idx` out, `new_table` (in snap.columns
+    order, their vectors in `new_vecs`) appended. A write that only adds rows, the usual
+    case, keeps the old rows as they are and the vectors in a buffer with a quarter of
+    headroom, so it costs what it adds (amortised), not a copy of every vector."""
+    ci = {name: i for i, name in enumerate(snap.columns)}
+    m = len(new_table)
+    keep = None
+    if drop_idx:
+        keep = np.ones(snap.size, dtype=bool)
+        keep[drop_idx] = False
+
+    def kept(a: np.ndarray) -> np.ndarray:
+        return a if keep is None else a[keep]
+
+    n_keep = snap.size - len(drop_idx)
+    old_vectors = snap.vectors
+    snap.table = (snap.table + new_table if keep is None else
+                  [r for r, k in zip(snap.table, keep.tolist()) if k] + new_table)
+    snap.docs = np.concatenate([kept(snap.docs), np.array([r[ci["doc"]] for r in new_table], dtype=np.int64)])
+    snap.scope_of = np.concatenate([kept(snap.scope_of), np.array(
+        [snap.scope_codes[r[ci["scope"]]] for r in new_table], dtype=np.int32)])
+    snap.type_of = np.concatenate([kept(snap.type_of), np.array(
+        [snap.type_codes[r[ci["type"]]] for r in new_table], dtype=np.int32)])
+    snap.archived = np.concatenate([kept(snap.archived), np.array(
+        [bool(r[ci["archived"]]) for r in new_table], dtype=bool)])
+    snap.created = np.concatenate([kept(snap.created), np.array(
+        [r[ci["created"]] or 0.0 for r in new_table], dtype=np.float64)])
+    snap.lens = np.concatenate([kept(snap.lens), np.array([r[ci["len"]] or 0 for r in new_table], dtype=np.float64)])
+    snap.has_vec = np.concatenate([kept(snap.has_vec), has_new[:m].astype(bool)])
+    if keep is not None:
+        snap.epoch += 1
+        snap.row_of = {int(d): i for i, d in enumerate(snap.docs.tolist())}
+    else:
+        snap.row_of.update((int(d), i) for i, d in enumerate(snap.docs[n_keep:].tolist(), n_keep))
+    if new_vecs is None and old_vectors is None:
+        return
+    dim = (old_vectors if old_vectors is not None else new_vecs).shape[1]
+    need = n_keep + m
+    buf = snap.vec_buf if snap.vec_buf is not None and snap.vec_buf.shape[1] == dim else None
+    if buf is None or buf.shape[0] < need:
+        buf = np.zeros((max(need + need // 4, MIN_BUFFER_ROWS), dim), dtype=np.float32)
+        if old_vectors is not None:
+            buf[:n_keep] = kept(old_vectors)
+    elif keep is not None:
+        buf[:n_keep] = old_vectors[keep]   # in place: the rows before the first drop stay
+    if m:
+        buf[n_keep:need] = new_vecs if new_vecs is not None else 0.0
+    snap.vec_buf = buf
+    snap.vectors = buf[:need]
+
+
+def mean_vectors(snap: Snapshot, ids: Iterable[str], scopes: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """id -> L2-normalised mean vector of its chunks in `snap` (for near-duplicate detection)."""
+    wanted = list(dict.fromkeys(ids))
+    if snap.vectors is None or not wanted:
+        return {}
+    want = set(wanted)
+    ci = {name: i for i, name in enumerate(snap.columns)}
+    rows = [(r[ci["mem_id"]], r[ci["doc"]], r[ci["scope"]]) for r in snap.table if r[ci["mem_id"]] in want]
+    acc: dict[str, list[np.ndarray]] = {}
+    for mem_id, doc, scope in rows:
+        if scopes is not None and scope not in scopes:
+            continue
+        i = snap.row_of.get(int(doc))
+        if i is not None and snap.has_vec[i]:
+            acc.setdefault(mem_id, []).append(snap.vectors[i])
+    out = {}
+    for mem_id, vs in acc.items():
+        v = np.mean(vs, axis=0)
+        n = np.linalg.norm(v)
+        out[mem_id] = (v / n if n else v).astype(np.float32)
+    return out

@@ -321,6 +321,7 @@ class Recaller:
         loses little. stop() is asked between batches; True leaves the rest pending."""
         if lock is None:
             snap = self.index.snapshot(progress=progress)
+            self.index.ensure_fresh(progress=progress)  # the file too, not only the view in memory
             return {"chunks": snap.size, "pending": snap.pending,
                     "embedded": self.index.last_build.get("embedded", 0)}
         embedded = 0
@@ -329,8 +330,10 @@ class Recaller:
             with lock:
                 if stop is not None and stop():
                     return {"chunks": self.index.warm_size, "pending": None, "embedded": embedded, "stopped": True}
-                # Words now (and the vectors of a handful of new texts); the rest waits.
-                self.index.ensure_fresh(embed_limit=BACKGROUND_INLINE if self.embedder() else None)
+            # Words now (and the vectors of a handful of new texts); the rest waits. The lock
+            # is held to read git, not while the file is written (a recall goes on meanwhile).
+            self.index.ensure_fresh(embed_limit=BACKGROUND_INLINE if self.embedder() else None, lock=lock)
+            with lock:
                 todo = self.index.pending_texts()
                 if not todo:
                     snap = self.index.snapshot()  # the pending mark goes, the vectors load

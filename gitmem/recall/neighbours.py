@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from gitmem.core.model import id_time
@@ -50,7 +48,7 @@ class Neighbours:
         self._cache: tuple | None = None
         self._memo: dict[tuple, tuple | None] = {}
         self._groups: dict[tuple, list[tuple]] = {}
-        # (the table, groups, prev, next) of the last call, to grow when rows are appended
+        # ((serial, epoch), size, groups, prev, next) of the last call, to grow when rows are appended
         self._last: tuple | None = None
 
     def rows(self, snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
@@ -62,18 +60,19 @@ class Neighbours:
         Only a `created` the source stated counts (an imported session's date, far from
         the instant in the memory's id): memories gitmem dated when it wrote them (two
         `remember`s in one second, a batch of notes without dates) are not a session."""
-        key = (id(snap), snap.size, tuple(sorted(snap.cursors.items())))
+        key = (snap.serial, snap.epoch, snap.size, tuple(sorted(snap.cursors.items())))
         cached = self._cache
         if cached is not None and cached[0] == key:
             return cached[1]
         ci = {c: i for i, c in enumerate(snap.columns)}
         cols = (ci["path"], ci["created"], ci["mem_id"], ci["scope"], ci["start_line"])
         last = self._last
-        if last is not None and len(last[0]) <= snap.size and all(map(operator.is_, snap.table, last[0])):
-            prev, nxt = self._grow(snap, cols, *last)
+        # The same snapshot with rows only appended since (index/snapshot.py splice_rows).
+        if last is not None and last[0] == (snap.serial, snap.epoch) and last[1] <= snap.size:
+            prev, nxt = self._grow(snap, cols, *last[1:])
         else:
             prev, nxt = self._build(snap, cols)
-        self._last = (list(snap.table), self._groups, prev, nxt)
+        self._last = ((snap.serial, snap.epoch), snap.size, self._groups, prev, nxt)
         self._cache = (key, (prev, nxt))
         return prev, nxt
 
@@ -98,11 +97,10 @@ class Neighbours:
             _link(members, prev, nxt)
         return prev, nxt
 
-    def _grow(self, snap: Snapshot, cols: tuple, table: list, groups: dict, prev: np.ndarray,
+    def _grow(self, snap: Snapshot, cols: tuple, n0: int, groups: dict, prev: np.ndarray,
               nxt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The last rows' neighbours plus rows appended since (the rows before are the
-        same objects): only the groups the new rows join are linked again."""
-        n0 = len(table)
+        """The last rows' neighbours plus rows appended since (the first `n0` rows are
+        where they were): only the groups the new rows join are linked again."""
         touched = set()
         for i in range(n0, snap.size):
             row = snap.table[i]

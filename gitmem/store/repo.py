@@ -264,22 +264,36 @@ class GitStore(Writes, Health):
                     yield where + e.name, str(e.id)
 
     def diff_files(self, old: str | None, new: str) -> Iterator[tuple[str, str, str | None]]:
-        """(status 'A'|'M'|'D', path, new blob id or None) between two commits."""
+        """(status 'A'|'M'|'D', path, new blob id or None) between two commits, by path."""
         new_c = self._repo[new].peel(pygit2.Commit)
         if old is None:
             for path, oid in self.walk_files(Rev(new_c)):
                 yield "A", path, oid
             return
         old_tree = self._repo[old].peel(pygit2.Commit).tree
-        for d in old_tree.diff_to_tree(new_c.tree).deltas:
-            st = d.status_char()
-            if st == "D":
-                yield "D", d.old_file.path, None
-            elif st == "R":
-                yield "D", d.old_file.path, None
-                yield "A", d.new_file.path, str(d.new_file.id)
-            else:
-                yield ("A" if st == "A" else "M"), d.new_file.path, str(d.new_file.id)
+        yield from self._tree_changes(old_tree, new_c.tree, "")
+
+    def _tree_changes(self, a, b, where: str) -> Iterator[tuple[str, str, str | None]]:
+        """The files that differ between two trees, entering only subtrees whose ids
+        differ: the cost follows the change, not the tree (libgit2's tree diff read every
+        entry, ~30 ms a call at 100k memories)."""
+        ea = {e.name: e for e in a} if a is not None else {}
+        eb = {e.name: e for e in b} if b is not None else {}
+        for name in sorted(ea.keys() | eb.keys()):
+            x, y = ea.get(name), eb.get(name)
+            if x is not None and y is not None and x.id == y.id and x.filemode == y.filemode:
+                continue
+            x_tree = x is not None and x.type == OBJ_TYPE_TREE
+            y_tree = y is not None and y.type == OBJ_TYPE_TREE
+            if x_tree or y_tree:
+                yield from self._tree_changes(self._repo[x.id] if x_tree else None,
+                                              self._repo[y.id] if y_tree else None, where + name + "/")
+            x_blob = x is not None and x.type == OBJ_TYPE_BLOB
+            y_blob = y is not None and y.type == OBJ_TYPE_BLOB
+            if y_blob:
+                yield ("M" if x_blob else "A"), where + name, str(y.id)
+            elif x_blob:
+                yield "D", where + name, None
 
     # ---- history ------------------------------------------------------------------
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:

@@ -102,13 +102,16 @@ class Daemon:
     def warm(self) -> None:
         """Load the model and index the words now, not on the first client's clock;
         vectors of a big batch written meanwhile follow in the background."""
+        self.store.keep_views()  # context here chooses from rows kept in memory
         self.store.recaller.warm(embed_limit=WARM_EMBED_LIMIT)
+        self.store.index_status()  # the index's counts, kept per file state: not on the first status's clock
 
     def _refresh_config(self) -> None:
         # config.toml changed (a link, a recall weight): start over with a new Store.
         stamp = self._stamp()
         if stamp != self._config_stamp:
             old, self.store = self.store, self._open()
+            self.store.keep_views()  # context here chooses from rows kept in memory
             self._config_stamp = stamp
             try:
                 old.recaller.close()  # drop the old in-memory snapshot
@@ -167,6 +170,8 @@ class Daemon:
             info["daemon_ms"] = round((time.perf_counter() - t0) * 1000, 3)
         if (info.get("vectors") or {}).get("pending"):
             self.catch_up_later(after_write=False)  # the next query is hybrid, nobody runs reindex
+        elif self._file_behind():
+            self.catch_up_later()  # the recall took a write in memory only: the file follows
         return {"ok": True, "hits": [dict(h.to_dict(explain=explain), text=h.text) for h in hits],
                 "info": _jsonable(info)}
 
@@ -179,6 +184,8 @@ class Daemon:
             hits, pending = result.hits, (result.info.get("vectors") or {}).get("pending")
         if pending:
             self.catch_up_later(after_write=False)
+        elif self._file_behind():
+            self.catch_up_later()
         return hits
 
     def hook(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -261,9 +268,14 @@ class Daemon:
                     return {"ok": False, "error": f"{type(e).__name__}: {e}", "kind": "internal"}
         finally:
             self.run_lock.release()
-        if code == 0 and launch.warm_command(req["argv"]) in ("remember", "append"):
+        if code == 0 and (launch.warm_command(req["argv"]) in ("remember", "append") or self._file_behind()):
             self.catch_up_later()
         return {"ok": True, "exit": code}
+
+    def _file_behind(self) -> bool:
+        """Whether a recall here took a write into the snapshot in memory only (the
+        index file catches up in the worker, off the queries' clock)."""
+        return bool(self.store.index.file_behind)
 
     def catch_up_later(self, after_write: bool = True) -> None:
         """Index and embed in the background (the worker): see worker.IndexWorker.later."""

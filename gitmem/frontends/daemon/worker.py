@@ -70,6 +70,8 @@ class IndexWorker:
                 try:
                     info = store.index_catch_up(
                         lock=self.lock, stop=lambda: self.stopping.is_set() or self._store() is not store)
+                    with self.lock:
+                        store.index_status()  # counts of the file as it is now, for the next status
                 except Exception as e:  # noqa: BLE001 - the next recall tries again and reports it
                     info = {"error": f"{type(e).__name__}: {e}"}
                 info["seconds"] = round(time.monotonic() - t0, 3)
