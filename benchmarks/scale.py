@@ -81,6 +81,7 @@ def growth(s, out: dict) -> None:
         fn()
         return time.perf_counter() - t
     out["status_first_s"] = timed(s.status)  # builds the catalog (once per store)
+    out["rss_catalog_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["status_s"] = min(timed(s.status) for _ in range(3))
     out["context_s"] = min(timed(s.context) for _ in range(3))
     out["list50_s"] = min(timed(lambda: s.list(limit=50)) for _ in range(3))
@@ -116,6 +117,7 @@ def one(n: int, real: bool, queries: int, extra: bool = False, refs: bool = True
         t = time.perf_counter()
         s.import_items([{"text": x, "type": "fact"} for x in corpus])
         out["git_s"] = time.perf_counter() - t
+        out["rss_import_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         # Index build, with the time spent inside the embedder counted apart.
         spent = {"embed": 0.0}
         cls = embed_mod.FastEmbedder if real else embed_mod.FakeEmbedder
@@ -136,6 +138,7 @@ def one(n: int, real: bool, queries: int, extra: bool = False, refs: bool = True
             cls.embed = orig
         out["embed_s"] = spent["embed"]
         out["tokenise_s"] = total - spent["embed"]
+        out["rss_index_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         if real:
             from fastembed import TextEmbedding  # noqa: F401 - the raw reference
             emb = s.recaller.embedder()
@@ -241,13 +244,16 @@ def main() -> None:
 def growth_table(rows: list[dict]) -> str:
     lines = ["| memories | import (git) s | index build s | recall p50/p95 ms | first status (catalog build) s | "
              "status ms | context ms | list -n 50 ms | remember ms | index catch-up after it ms | "
-             "recall right after a write p50/worst ms | peak RSS MB |", "|" + "---:|" * 12]
+             "recall right after a write p50/worst ms | peak RSS MB (after import / index / catalog / all) |",
+             "|" + "---:|" * 12]
     for r in rows:
         lines.append(f"| {r['n']:,} | {r['git_s']:.1f} | {r['tokenise_s'] + r['embed_s']:.1f} | "
                      f"{r['recall_p50']:.0f}/{r['recall_p95']:.0f} | {r['status_first_s']:.1f} | "
                      f"{r['status_s'] * 1000:.0f} | {r['context_s'] * 1000:.0f} | {r['list50_s'] * 1000:.0f} | "
                      f"{r['remember_ms']:.0f} | {r['catch_up_ms']:.0f} | "
-                     f"{r['after_write_ms']:.0f}/{r['after_write_worst_ms']:.0f} | {r['peak_rss_mb']:.0f} |")
+                     f"{r['after_write_ms']:.0f}/{r['after_write_worst_ms']:.0f} | "
+                     f"{r['rss_import_mb']:.0f} / {r['rss_index_mb']:.0f} / {r['rss_catalog_mb']:.0f} / "
+                     f"{r['peak_rss_mb']:.0f} |")
     return "\n".join(lines) + "\n"
 
 
