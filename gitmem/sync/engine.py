@@ -8,8 +8,9 @@ Only tracking refs move on fetch; a local scope moves by fast-forward or by one 
 commit (`Gitmem-Op: merge`, merge.py), each with compare-and-swap, so a scope is
 never half-merged. Every ledger record, local or fetched, is applied before anything
 is merged or pushed (forget.apply_records purges the ids from every local ref,
-tracking refs included), and a push that would send an object a record names is
-refused. Pushes carry `--force-with-lease=<ref>:<tip seen at fetch>`: a ref someone
+tracking refs included; history already checked against a record, which
+memories/ledger_clean.py remembers, is not scanned again), and a push that would send
+an object a record names is refused. Pushes carry `--force-with-lease=<ref>:<tip seen at fetch>`: a ref someone
 moved meanwhile is rejected and the whole round runs again (bounded); a rewind the
 remote refuses (protected branch) is reported with the refs that still hold purged
 text. Sync never asks a person: a true conflict becomes a conflict copy.
