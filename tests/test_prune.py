@@ -39,3 +39,35 @@ def test_prune_drops_loose_unreachable_objects_temp_packs_and_reflogs(store):
     tmp.write_bytes(b"half-written pack")
     store.git.prune()
     assert not tmp.exists()
+
+
+def _pack(gd: str, pack_dir, texts: list[bytes]) -> list[str]:
+    """Write `texts` as loose objects, then as one pack of their own; their ids."""
+    ids = [subprocess.run(["git", "--git-dir", gd, "hash-object", "-w", "--stdin"], input=t,
+                          capture_output=True, check=True).stdout.decode().strip() for t in texts]
+    subprocess.run(["git", "--git-dir", gd, "pack-objects", "-q", str(pack_dir / "pack")],
+                   input=("\n".join(ids) + "\n").encode(), capture_output=True, check=True)
+    git("--git-dir", gd, "prune-packed")
+    return ids
+
+
+def test_prune_with_drop_repacks_only_the_packs_holding_those_objects(store):
+    gd = str(store.git.path)
+    store.remember("a memory so the store has history")
+    store.git.prune()
+    pack_dir = store.git.path / "objects" / "pack"
+    (other,) = _pack(gd, pack_dir, [b"unreachable, in a pack no rewrite touched\n"])
+    ids = _pack(gd, pack_dir, [b"replaced text 3\n", b"replaced text 4\n"])
+    assert len(list(pack_dir.glob("pack-*.pack"))) == 3
+    store.git.prune(drop={ids[0]})
+    assert not _has(gd, ids[0]) and not _has(gd, ids[1])  # the pack holding one is repacked: both go
+    assert _has(gd, other)  # a pack holding none of them is kept as it is
+    git("--git-dir", gd, "fsck", "--strict")
+    assert store.get(store.list()[0].id).text == "a memory so the store has history"
+    # Loose objects only (a small fetch leaves them loose): no pack is repacked.
+    loose = subprocess.run(["git", "--git-dir", gd, "hash-object", "-w", "--stdin"], input=b"loose text 5\n",
+                           capture_output=True, check=True).stdout.decode().strip()
+    store.git.prune(drop={loose})
+    assert not _has(gd, loose) and _has(gd, other)
+    store.git.prune()  # without `drop`: everything unreachable goes
+    assert not _has(gd, other)

@@ -355,7 +355,12 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
             ledger_clean.after_forget(git, svc.home, rec_path, rw.commits, clean_tips(git))
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
         touched = set(all_ids) | ids_with_replaced_blobs(git, roots, rw.blobs)
-        git.prune()
+        # Applying a record: every object it or this rewrite replaced goes with the
+        # packs that hold it; packs holding none of them (most of a large store) are
+        # kept as they are. A forget here repacks everything.
+        # A store re-sealing under shredded keys repacks everything too.
+        selective = not record and not keys and not git.encryption()
+        git.prune(drop=(rw.blobs | set(rw.commits) | set(blob_ids) | set(known or {})) if selective else None)
         access.drop(svc.home, all_ids)
         receipts.purge(svc.home, all_ids, text=text)
         index_note = purge_index(svc, touched)
