@@ -145,3 +145,13 @@ def test_groups_split_records_by_what_is_checked_and_ignore_gone_tips(store):
     assert ledger_clean.groups(git, home_, recs) == [(["records/1.json", "records/2.json", "records/3.json"], [tip])]
     ledger_clean.clean_path(home_).write_text("[]")
     assert ledger_clean.load(home_) == []
+
+
+def test_after_forget_carries_checked_tips_to_their_rewritten_ids(tmp_path):
+    a, a2, b, c = "a" * 40, "1" * 40, "b" * 40, "c" * 40
+    ledger_clean.checked(tmp_path, ["records/1.json"], [a, b, c])
+    ledger_clean.after_forget(tmp_path, "records/2.json", {a: a2}, [a2, c])
+    # a -> its rewrite; c unchanged and still a tip; b no longer a tip: not vouched for
+    assert ledger_clean.load(tmp_path) == [
+        {"records": ["records/1.json", "records/2.json"], "tips": [a2, c]},
+        {"records": ["records/2.json"], "tips": [a2, c]}]

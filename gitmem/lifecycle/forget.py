@@ -352,7 +352,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
         shredding.end_shred(svc)
         svc.drop_parsed()
         if rec_path is not None:
-            ledger_clean.after_forget(git, svc.home, rec_path, rw.commits, clean_tips(git))
+            ledger_clean.after_forget(svc.home, rec_path, rw.commits, clean_tips(git))
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
         touched = set(all_ids) | ids_with_replaced_blobs(git, roots, rw.blobs)
         # Applying a record: every object it or this rewrite replaced goes with the

@@ -83,17 +83,18 @@ def checked(home: Path, records: Iterable[str], tips: Iterable[str]) -> None:
     save(home, [{"records": sorted(set(records)), "tips": sorted(set(tips))}])
 
 
-def after_forget(git: GitStore, home: Path, record: str, commits: dict[str, str], tips: Iterable[str]) -> None:
+def after_forget(home: Path, record: str, commits: dict[str, str], tips: Iterable[str]) -> None:
     """After a forget wrote `record` and rewrote every ref (old -> new `commits`): every
     tip it left is clean of the record; what was clean of older records before is clean
     after (a purge only removes), at its rewritten id. An older tip the rewrite did not
-    reach (no ref holds it any more) is dropped, not vouched for."""
+    change is kept only when it is still a tip (then the rewrite walked it); any other is
+    dropped, not vouched for (that only costs a longer scan)."""
     tips = sorted(set(tips))
+    now = set(tips)
     entries = []
     for e in load(home):
         kept = {commits[t] for t in e["tips"] if t in commits}
-        kept |= {t for t in e["tips"] if t not in commits and git.has_commit(t)
-                 and any(t == n or git.is_ancestor(t, n) for n in tips)}
+        kept |= {t for t in e["tips"] if t not in commits and t in now}
         entries.append({"records": sorted(set(e["records"]) | {record}), "tips": sorted(kept)})
     entries.append({"records": [record], "tips": tips})
     save(home, entries)
