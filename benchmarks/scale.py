@@ -16,12 +16,23 @@ fake 384-dim embedder for index and recall and report the embedding row as "-".
 
     .venv/bin/pip install rank_bm25      # the BM25 reference (benchmark only)
     .venv/bin/python benchmarks/scale.py --sizes 1000,10000,100000 [--model-max 10000] [--write]
+
+`--growth` (issue 21 item 4) adds, per size, what a store of that size costs after the
+bulk load: the catalog's first build (the first `status`), a warm `status`, `context`
+and `list -n 50`, one `remember` and the index catch-up after it (the cost of a change),
+a recall right after that write, and the child's peak RSS; `--no-refs` skips the
+numpy/rank_bm25 references (slow and memory-hungry at 300k), `--write-growth` puts the
+table in BENCHMARKS.md:
+
+    nice -n 10 .venv/bin/python benchmarks/scale.py --sizes 10000,100000,300000 --model-max 0 \
+        --growth --no-refs --write-growth
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -62,7 +73,31 @@ def du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def one(n: int, real: bool, queries: int) -> dict:
+def growth(s, out: dict) -> None:
+    """The costs after the bulk load, through the API: which grow with the store,
+    which with the change (issue 21 item 4)."""
+    def timed(fn):
+        t = time.perf_counter()
+        fn()
+        return time.perf_counter() - t
+    out["status_first_s"] = timed(s.status)  # builds the catalog (once per store)
+    out["rss_catalog_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["status_s"] = min(timed(s.status) for _ in range(3))
+    out["context_s"] = min(timed(s.context) for _ in range(3))
+    out["list50_s"] = min(timed(lambda: s.list(limit=50)) for _ in range(3))
+    writes, catch, after = [], [], []
+    for i in range(5):
+        writes.append(timed(lambda i=i: s.remember(f"growth probe {i}: the deploy window moved to friday")))
+        catch.append(timed(s.index_catch_up))
+        s.remember(f"growth probe {i}b: lunch with carol in lisbon on monday")
+        after.append(timed(lambda i=i: s.recall(f"growth probe {i}b lisbon", k=10)))
+    out["remember_ms"] = pct([x * 1000 for x in writes], 50)
+    out["catch_up_ms"] = pct([x * 1000 for x in catch], 50)
+    out["after_write_ms"] = pct([x * 1000 for x in after], 50)
+    out["after_write_worst_ms"] = max(after) * 1000
+
+
+def one(n: int, real: bool, queries: int, extra: bool = False, refs: bool = True) -> dict:
     os.environ["GITMEM_FSYNC"] = "0"
     if real:
         os.environ["GITMEM_EMBED_MODEL"] = "sentence-transformers/all-MiniLM-L6-v2"
@@ -82,6 +117,7 @@ def one(n: int, real: bool, queries: int) -> dict:
         t = time.perf_counter()
         s.import_items([{"text": x, "type": "fact"} for x in corpus])
         out["git_s"] = time.perf_counter() - t
+        out["rss_import_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         # Index build, with the time spent inside the embedder counted apart.
         spent = {"embed": 0.0}
         cls = embed_mod.FastEmbedder if real else embed_mod.FakeEmbedder
@@ -102,6 +138,7 @@ def one(n: int, real: bool, queries: int) -> dict:
             cls.embed = orig
         out["embed_s"] = spent["embed"]
         out["tokenise_s"] = total - spent["embed"]
+        out["rss_index_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         if real:
             from fastembed import TextEmbedding  # noqa: F401 - the raw reference
             emb = s.recaller.embedder()
@@ -125,6 +162,11 @@ def one(n: int, real: bool, queries: int) -> dict:
             s.recall(q, k=10)
             lat.append((time.perf_counter() - t) * 1000)
         out["recall_p50"], out["recall_p95"] = pct(lat, 50), pct(lat, 95)
+        if extra:
+            growth(s, out)
+        out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        if not refs:
+            return out
         emb = s.recaller.embedder()
         mat = emb.embed(corpus) if not real else np.asarray(list(emb._model.embed(corpus, batch_size=64)),
                                                              dtype=np.float32)
@@ -158,18 +200,29 @@ def main() -> None:
     ap.add_argument("--model-max", type=int, default=10000)
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--growth", action="store_true", help="also the costs after the load (issue 21)")
+    ap.add_argument("--no-refs", action="store_true", help="skip the numpy and rank_bm25 references")
+    ap.add_argument("--write-growth", action="store_true")
     args = ap.parse_args()
     rows = []
     for n in [int(x) for x in args.sizes.split(",")]:
         real = n <= args.model_max and MODEL_PATH.is_dir()
         # Each size in its own process: the embedder choice is read once per process.
         res = subprocess.run([sys.executable, __file__, "--child", str(n), "--real" if real else "--fake",
-                              "--q", str(args.queries)], capture_output=True, text=True)
+                              "--q", str(args.queries), "--growth" if args.growth else "-",
+                              "--no-refs" if args.no_refs else "-"], capture_output=True, text=True)
         if res.returncode != 0:
             sys.exit(res.stderr)
         row = eval(res.stdout.strip().splitlines()[-1])  # noqa: S307 - our own child's repr
         rows.append(row)
         print(row, flush=True)
+    if args.growth:
+        table = growth_table(rows)
+        print(table)
+        if args.write_growth:
+            write_section("<!-- growth:begin -->", "<!-- growth:end -->", table, "Growth (issue 21)")
+    if args.no_refs:
+        return
     lines = ["| memories | embedder | import (git) s | tokenise + index s | embed s | raw fastembed s | "
              "embed / raw | repo B/mem | raw text B/mem | repo / raw | index B/mem | recall p50/p95 ms | "
              "numpy p50/p95 ms | rank_bm25 p50/p95 ms |", "|" + "---:|" * 14]
@@ -188,9 +241,26 @@ def main() -> None:
         write_section("<!-- scale:begin -->", "<!-- scale:end -->", table, "Scale: import, bytes, recall (issue 12)")
 
 
+def growth_table(rows: list[dict]) -> str:
+    lines = ["| memories | import (git) s | index build s | recall p50/p95 ms | first status (catalog build) s | "
+             "status ms | context ms | list -n 50 ms | remember ms | index catch-up after it ms | "
+             "recall right after a write p50/worst ms | peak RSS MB (after import / index / catalog / all) |",
+             "|" + "---:|" * 12]
+    for r in rows:
+        lines.append(f"| {r['n']:,} | {r['git_s']:.1f} | {r['tokenise_s'] + r['embed_s']:.1f} | "
+                     f"{r['recall_p50']:.0f}/{r['recall_p95']:.0f} | {r['status_first_s']:.1f} | "
+                     f"{r['status_s'] * 1000:.0f} | {r['context_s'] * 1000:.0f} | {r['list50_s'] * 1000:.0f} | "
+                     f"{r['remember_ms']:.0f} | {r['catch_up_ms']:.0f} | "
+                     f"{r['after_write_ms']:.0f}/{r['after_write_worst_ms']:.0f} | "
+                     f"{r['rss_import_mb']:.0f} / {r['rss_index_mb']:.0f} / {r['rss_catalog_mb']:.0f} / "
+                     f"{r['peak_rss_mb']:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         n = int(sys.argv[2])
-        print(repr(one(n, sys.argv[3] == "--real", int(sys.argv[5]))))
+        print(repr(one(n, sys.argv[3] == "--real", int(sys.argv[5]), extra=sys.argv[6] == "--growth",
+                       refs=sys.argv[7] != "--no-refs")))
     else:
         main()

@@ -36,7 +36,7 @@ from gitmem.core.errors import UsageError
 from gitmem.core.model import Memory
 from gitmem.core.trailers import format_message
 from gitmem.lifecycle.consolidate import MEMORY_MD, merge_memories, newest_key, render_memory_md
-from gitmem.memories import ledger
+from gitmem.memories import ledger, memory_md
 from gitmem.memories.service import INTERNAL_TYPES, Memories, key_path
 from gitmem.store import Change, Keep, Rev
 
@@ -217,8 +217,9 @@ def apply(svc: Memories, scope: str, tip: Rev, decisions: list[dict[str, Any]],
         dest = model.memory_path(i, m.type, "archive")
         changes[dest] = body if body is not None else Keep(svc.git.blob_id(tip, m.path))
     live = []
-    for path, _ in svc.memory_files(tip):
-        m = svc.load(tip, path, scope)
+    known = memory_md.catalogued(svc, scope)
+    for path, blob in svc.memory_files(tip):
+        m = memory_md.fields(svc, known, tip, path, blob, scope)
         if m.id in gone or m.id in archived or m.type in INTERNAL_TYPES:
             continue
         live.append(bodies.get(m.id, m))

@@ -47,11 +47,21 @@ from gitmem.lifecycle.purge import (
     purge_index,
     ref_updates,
 )
-from gitmem.memories import ledger
+from gitmem.memories import ledger, ledger_clean
 from gitmem.memories.service import Memories, key_path
 from gitmem.policy import access
 from gitmem.store import SCOPE_PREFIX, Change, GitStore
 from gitmem.store.rewrite import rewrite, rewrite_roots, scan_versions
+
+
+NOTES_PREFIXES = ("refs/notes/",)
+
+
+def clean_tips(git: GitStore) -> list[str]:
+    """Every commit tip that history rewrites cover (not the ledgers, the marker, the
+    keyring): what a forget or a sync leaves checked against the ledger."""
+    roots, _ = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
+    return sorted(set(roots.values()))
 
 
 def resolve(svc: Memories, refs: Iterable[str]) -> list[str]:
@@ -223,36 +233,55 @@ def remove_live(svc: Memories, scope: str, ids: Iterable[str], reason: str | Non
 
 def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
                   clean: Iterable[str] = (), commits: dict[str, str] | None = None,
-                  blob_map: dict[str, str] | None = None, keys: Iterable[str] = ()) -> dict[str, Any] | None:
+                  blob_map: dict[str, str] | None = None, keys: Iterable[str] = (),
+                  groups: list[tuple[set[str], set[str], set[str], list[str]]] | None = None) -> dict[str, Any] | None:
     """Apply redaction records another clone wrote (sync): purge their ids and blobs
     from every local ref, tracking refs of remotes included, the same way, without a
     new record. None when nothing here holds them. History reachable from `clean`
-    (tips already checked against the same records) is not scanned again."""
+    (tips already checked against the same records) is not scanned again; `groups`
+    splits the records by what is already checked against them: (ids, blob ids,
+    commit ids, tips to hide) each. Only refs with history outside a group's checked
+    tips, for a group that has a hit, are rewritten (the others hold none of it)."""
     ids, blob_ids = sorted(set(ids)), set(blob_ids)
     git = svc.git
-    roots, _ = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
+    roots, tags = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
     commits = dict(commits or {})
-    found = scan_versions(git, list(roots.values()), {f"{i}.md": i for i in ids}, hide=list(clean),
-                          blob_ids=blob_ids, commit_ids=set(commits))
-    # A version that is already the placeholder holds nothing to purge.
-    hits = {i: {b for b in bs if i == "" or git.blob(b, f"{i}.md") != placeholder(i)}
-            for i, bs in found.items()}
-    hits = {i: bs for i, bs in hits.items() if bs}
+    if groups is None:
+        groups = [(set(ids), blob_ids, set(commits), list(clean))]
+    found: dict[str, set[str]] = {}
+    hit_hides: list[list[str]] = []
+    for g_ids, g_blobs, g_commits, hide in groups:
+        got = scan_versions(git, list(roots.values()), {f"{i}.md": i for i in g_ids}, hide=hide,
+                            blob_ids=g_blobs, commit_ids=g_commits)
+        # A version that is already the placeholder holds nothing to purge.
+        got = {i: {b for b in bs if i == "" or git.blob(b, f"{i}.md") != placeholder(i)} for i, bs in got.items()}
+        got = {i: bs for i, bs in got.items() if bs}
+        if got:
+            hit_hides.append(hide)
+        for i, bs in got.items():
+            found.setdefault(i, set()).update(bs)
+    hits = found
     # Data keys a record shredded that this store still holds: whatever here is sealed
     # with them is re-sealed (an encrypted store), even where no id matched.
     keys = shredding.held(svc, keys)
     if not hits and not keys:
         return None
+    # Notes are keyed by commit ids: they are always rewritten along.
+    skip = {} if keys or tags else {
+        r: tip for r, tip in roots.items() if not r.startswith(NOTES_PREFIXES)
+        and all(next(iter(git.walk([tip], hide=hide)), None) is None for hide in hit_hides)}
     return _purge(svc, ids=[i for i in ids if i in hits], text=None,
                   reason="applied from the redaction ledger", record=False, blob_ids=blob_ids,
-                  known=commits, known_blobs=blob_map, found=found, keys=keys)
+                  known=commits, known_blobs=blob_map, found=found, keys=keys,
+                  skip=skip, record_ids=set(ids))
 
 
 def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, *,
            record: bool = True, blob_ids: set[str] = frozenset(),
            known: dict[str, str] | None = None,
            known_blobs: dict[str, str] | None = None,
-           found: dict[str, set[str]] | None = None, keys: Iterable[str] = ()) -> dict[str, Any]:
+           found: dict[str, set[str]] | None = None, keys: Iterable[str] = (),
+           skip: dict[str, str] | None = None, record_ids: set[str] = frozenset()) -> dict[str, Any]:
     git = svc.git
     op = "forget" if ids or not record else "redact"
     with git.write_lock(timeout=120.0):
@@ -267,6 +296,12 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
             raise NotFound(f"no memory {missing[0]} in any scope or history",
                            hint="`gitmem list` shows ids; `gitmem log` shows history")
         all_ids = sorted(purge.ids & found)
+        if skip and not purge.ids - set(record_ids):
+            # Applying records: a ref whose history was checked clean of every record
+            # with a hit keeps it, unless it moved since (a memory merged into a
+            # forgotten one that no record names could be anywhere: then every ref is
+            # rewritten).
+            roots = {r: t for r, t in roots.items() if skip.get(r) != t}
         # 0. An encrypted store: the forgotten memories' data keys are shredded, so what
         # the rewrite keeps that was sealed with them is re-sealed under fresh keys.
         shred = shredding.begin_shred(svc, all_ids, keys)
@@ -316,9 +351,16 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
             raise
         shredding.end_shred(svc)
         svc.drop_parsed()
+        if rec_path is not None:
+            ledger_clean.after_forget(svc.home, rec_path, rw.commits, clean_tips(git))
         # 4. No way back: expire reflogs, drop unreachable objects, purge derived copies.
         touched = set(all_ids) | ids_with_replaced_blobs(git, roots, rw.blobs)
-        git.prune()
+        # Applying a record: every object it or this rewrite replaced goes with the
+        # packs that hold it; packs holding none of them (most of a large store) are
+        # kept as they are. A forget here repacks everything.
+        # A store re-sealing under shredded keys repacks everything too.
+        selective = not record and not keys and not git.encryption()
+        git.prune(drop=(rw.blobs | set(rw.commits) | set(blob_ids) | set(known or {})) if selective else None)
         access.drop(svc.home, all_ids)
         receipts.purge(svc.home, all_ids, text=text)
         index_note = purge_index(svc, touched)

@@ -43,7 +43,9 @@ class Health:
     def gc_auto(self, wait: bool = False) -> None:
         self.maintenance.gc_auto(wait)
 
-    def prune(self, gc_wait: float = 120.0) -> None:
-        """Expire every reflog and drop every unreachable object; reopen the packs."""
-        self.maintenance.prune(gc_wait)
+    def prune(self, gc_wait: float = 120.0, drop=None) -> None:
+        """Expire every reflog and drop every unreachable object; reopen the packs.
+        `drop`: only the packs holding one of these objects are repacked (see
+        Maintenance.prune)."""
+        self.maintenance.prune(gc_wait, drop=drop)
         self.reopen()

@@ -8,8 +8,9 @@ Only tracking refs move on fetch; a local scope moves by fast-forward or by one 
 commit (`Gitmem-Op: merge`, merge.py), each with compare-and-swap, so a scope is
 never half-merged. Every ledger record, local or fetched, is applied before anything
 is merged or pushed (forget.apply_records purges the ids from every local ref,
-tracking refs included), and a push that would send an object a record names is
-refused. Pushes carry `--force-with-lease=<ref>:<tip seen at fetch>`: a ref someone
+tracking refs included; history already checked against a record, which
+memories/ledger_clean.py remembers, is not scanned again), and a push that would send
+an object a record names is refused. Pushes carry `--force-with-lease=<ref>:<tip seen at fetch>`: a ref someone
 moved meanwhile is rejected and the whole round runs again (bounded); a rewind the
 remote refuses (protected branch) is reported with the refs that still hold purged
 text. Sync never asks a person: a true conflict becomes a conflict copy.
@@ -22,8 +23,6 @@ nor merged."""
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -34,7 +33,7 @@ from gitmem.core.trailers import format_message
 from gitmem.encryption import convert, marker, shred
 from gitmem.encryption import keyring as keyring_sync
 from gitmem.lifecycle import forget as forgetting
-from gitmem.memories import ledger
+from gitmem.memories import ledger, ledger_clean
 from gitmem.memories.service import Memories
 from gitmem.store import SCOPE_PREFIX, Draft, Keep
 from gitmem.store.crypto import KEYRING_REF
@@ -138,20 +137,29 @@ def _ensure_meta(svc: Memories, name: str) -> None:
 
 
 # ---- the ledger -------------------------------------------------------------------------
-def _ledger_union(svc: Memories, name: str) -> tuple[set[str], set[str], dict[str, str], dict[str, str]]:
-    """(ids, blob ids, old -> new commit map, old -> new blob map) of every record,
-    local and fetched."""
-    ids: set[str] = set()
-    blobs: set[str] = set()
-    commits: dict[str, str] = {}
-    blob_map: dict[str, str] = {}
+def _ledger_union(svc: Memories, name: str) -> dict[str, dict[str, Any]]:
+    """record path -> record, of every record, local and fetched."""
+    out: dict[str, dict[str, Any]] = {}
     for ref in (ledger.REDACTIONS_REF, tracking_ref(name, ledger.REDACTIONS_REF)):
-        for _, rec in ledger.records(svc.git, ref):
-            ids.update(rec.get("ids", ()))
-            blobs.update(rec.get("blobs", ()))
-            commits.update(rec.get("commits", {}))
-            blob_map.update(rec.get("blob_map", {}))
-    return ids, blobs, commits, blob_map
+        for path, rec in ledger.records(svc.git, ref):
+            out.setdefault(path, rec)
+    return out
+
+
+def _scan_groups(svc: Memories, recs: dict[str, dict[str, Any]]) -> list[tuple[set[str], set[str], set[str], list[str]]]:
+    """(ids, blob ids, commit ids, tips already checked) per group of records that
+    share what history is already checked against them (ledger_clean)."""
+    out = []
+    for paths, hide in ledger_clean.groups(svc.git, svc.home, recs):
+        ids: set[str] = set()
+        blobs: set[str] = set()
+        commits: set[str] = set()
+        for p in paths:
+            ids.update(recs[p].get("ids", ()))
+            blobs.update(recs[p].get("blobs", ()))
+            commits.update(recs[p].get("commits", {}))
+        out.append((ids, blobs, commits, hide))
+    return out
 
 
 def _merge_ref(svc: Memories, local_ref: str, theirs: str | None, subject: str,
@@ -342,13 +350,19 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
         convert.seal_plain(svc, progress)
         # 1. The ledger: every record, local or fetched, applied before anything else.
         progress(f"{name}: applying the redaction ledger")
-        ids, blobs, commits, blob_map = _ledger_union(svc, name)
-        key = hashlib.sha1(json.dumps([sorted(ids), sorted(blobs), sorted(commits)]).encode()).hexdigest()
-        state = read_state(svc.home, name)
-        clean = state.get("clean_tips", []) if state.get("ledger_key") == key else []
+        recs = _ledger_union(svc, name)
+        ids: set[str] = set()
+        blobs: set[str] = set()
+        commits: dict[str, str] = {}
+        blob_map: dict[str, str] = {}
+        for rec in recs.values():
+            ids.update(rec.get("ids", ()))
+            blobs.update(rec.get("blobs", ()))
+            commits.update(rec.get("commits", {}))
+            blob_map.update(rec.get("blob_map", {}))
         _, shred_keys = shred.shredded(svc, name)
-        applied = (forgetting.apply_records(svc, ids, blobs, clean=clean, commits=commits, blob_map=blob_map,
-                                            keys=shred_keys)
+        applied = (forgetting.apply_records(svc, ids, blobs, commits=commits, blob_map=blob_map,
+                                            keys=shred_keys, groups=_scan_groups(svc, recs))
                    if (ids or blobs or commits) else None)
         shred.drop_shredded(svc, name)
         ledger_how = _merge_ref(svc, ledger.REDACTIONS_REF, git.ref(tracking_ref(name, ledger.REDACTIONS_REF)),
@@ -410,10 +424,9 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
         tips.update({ref: src for src, ref, _ in pushes if results.get(ref) and results[ref].ok})
         # Every tip here was checked against these records: the next sync scans only
         # what arrives after them.
-        ledger_refs = set(ledger.ledger_refs(git))
-        clean_tips = sorted({t for r, t in git.refs("refs/").items() if r not in ledger_refs and git.has_commit(t)})
-        write_state(svc.home, name, {"remote_tips": tips, "last_sync": now, "ledger_key": key,
-                                      "clean_tips": clean_tips})
+        if recs:
+            ledger_clean.checked(svc.home, recs, forgetting.clean_tips(git))
+        write_state(svc.home, name, {"remote_tips": tips, "last_sync": now})
         report.update({
             "scopes": [r.to_dict() for r in reports.values()],
             "ledger": {"merged": ledger_how, "applied": bool(applied),

@@ -171,7 +171,11 @@ def merge_scope(svc: Memories, scope: str, base: Rev | None, ours: Rev, theirs: 
     if memory_md:
         from gitmem.lifecycle.consolidate import render_memory_md
 
-        mems = [read_mem(where, p) for p, _, where in live.values() if p.startswith("memories/")]
+        from gitmem.memories import memory_md
+
+        # Only the fields: the catalog's rows for the files it holds, the rest parsed.
+        known = memory_md.catalogued(svc, scope)
+        mems = [known.get((p, b)) or read_mem(where, p) for p, b, where in live.values() if p.startswith("memories/")]
         res.changes["MEMORY.md"] = render_memory_md(svc.config, scope, mems)[0]
     return res
 
