@@ -127,15 +127,18 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         plan.near = embedder.model_id
         th = near_threshold(cfg, embedder.model_id)
         margin = float(setting(cfg, "anchored_margin"))
+        cjk_margin = float(setting(cfg, "cjk_margin"))
         update_th = th - float(setting(cfg, "update_margin"))
         import numpy as np
 
         vecs = _vectors(svc, scope, embedder, [mems[r] for r in reps], plan)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         vecs = vecs / np.where(norms == 0, 1, norms)
+        texts = [mems[r].text for r in reps]
         pairs = grouping.candidate_pairs(vecs, min(th - margin, update_th))
-        near = grouping.group([mems[r].text for r in reps], [mems[r].key for r in reps],
-                              [mems[r].id for r in reps], pairs, th, margin)
+        pairs = grouping.lexical_pairs(texts, vecs, th - cjk_margin, pairs)
+        near = grouping.group(texts, [mems[r].key for r in reps], [mems[r].id for r in reps], pairs, th, margin,
+                              cjk_margin)
         groups = near.groups
         plan.possible_updates.extend(near.held_apart)
     # Keys: exact duplicates with different keys stay apart too.

@@ -4,8 +4,13 @@ Pairs come from the embeddings (cosine); a pair joins two groups when it is simi
 enough and nothing tells any two of their members apart (gitmem.lifecycle.samefact:
 values, names, entities; or two different stable keys). Similar enough: the scope's
 near threshold, or `anchored_margin` less when the two texts share a date, number or
-name. Single linkage on similarity, complete linkage on conflicts: a group never holds
-two texts that differ in a value or an entity."""
+name or all the content words of the shorter one (samefact.overlap, the lexical
+channel); between two Chinese texts, which the English model scores 0.5-0.75 whether
+they are paraphrases or not, `cjk_margin` less when they share a value and a word.
+Chinese pairs that share a word are candidates even when the vectors do not rank them
+among each other's nearest (`lexical_pairs`). Single linkage on similarity, complete
+linkage on conflicts: a group never holds two texts that differ in a value or an
+entity."""
 
 from __future__ import annotations
 
@@ -45,6 +50,9 @@ class Near:
 
 
 NEIGHBOURS = 16  # per memory, the most similar others considered (near duplicates are few)
+# A Chinese word shared by more texts than this says little about any two of them and
+# would make the lexical candidates quadratic.
+POSTINGS_MAX = 32
 
 
 def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
@@ -82,8 +90,55 @@ def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
     return cand
 
 
+def lexical_pairs(texts: list[str], vecs: Any, floor: float, known: list[tuple[float, int, int]],
+                  postings_max: int = POSTINGS_MAX) -> list[tuple[float, int, int]]:
+    """`known` (cosine, i, j) pairs, most similar first, with the pairs of Chinese texts
+    that share a content word (samefact.overlap's units) and are at least `floor`
+    similar added: the vectors' nearest neighbours miss them among Chinese texts."""
+    posting: dict[str, list[int]] = {}
+    for i, t in enumerate(texts):
+        if samefact.is_cjk(t):
+            for u in samefact.read(t).units:
+                if not u.isascii():
+                    posting.setdefault(u, []).append(i)
+    have = {(a, b) for _, a, b in known}
+    extra: set[tuple[int, int]] = set()
+    for members in posting.values():
+        if 1 < len(members) <= postings_max:
+            for x in range(len(members)):
+                for y in range(x + 1, len(members)):
+                    if (members[x], members[y]) not in have:
+                        extra.add((members[x], members[y]))
+    if not extra:
+        return known
+    add = []
+    for a, b in sorted(extra):
+        s = float(vecs[a] @ vecs[b])
+        if s >= floor:
+            add.append((s, a, b))
+    return sorted(known + add, key=lambda p: (-p[0], -p[1], -p[2]))
+
+
+def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_margin: float) -> bool:
+    """Whether cosine `s` and what the texts share make them near duplicates (before
+    the guard): above the threshold; `margin` below it with a shared value or name or
+    every content word of the shorter text shared; `cjk_margin` below it for two
+    Chinese texts with a shared value and a shared word."""
+    if s >= threshold:
+        return True
+    if s >= threshold - margin:
+        if samefact.anchors(a, b):
+            return True
+        contained, shared = samefact.overlap(a, b)
+        if contained >= 1.0 and shared >= 2:
+            return True
+    if s >= threshold - cjk_margin and samefact.is_cjk(a) and samefact.is_cjk(b):
+        return samefact.anchors(a, b) and samefact.overlap(a, b)[1] >= 1
+    return False
+
+
 def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[tuple[float, int, int]],
-          threshold: float, margin: float) -> Near:
+          threshold: float, margin: float, cjk_margin: float | None = None) -> Near:
     """Group items `texts` (with their stable keys and ids) from the pairs `sims`."""
     groups = Groups(len(texts))
     out = Near(groups=groups, sims=sims)
@@ -100,10 +155,10 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
                 verdict[k] = samefact.conflict(texts[a], texts[b])
         return verdict[k]
 
+    cjk_margin = margin if cjk_margin is None else cjk_margin
+    lowest = threshold - max(margin, cjk_margin)
     for s, a, b in sims:
-        if s < threshold - margin:
-            continue
-        if s < threshold and not samefact.anchors(texts[a], texts[b]):
+        if s < lowest or not close_enough(texts[a], texts[b], s, threshold, margin, cjk_margin):
             continue
         why = apart(a, b)
         if why is not None:
