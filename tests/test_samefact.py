@@ -210,3 +210,15 @@ def test_dream_merges_chinese_paraphrases_the_vectors_score_low(store):
     plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, HalfVector())
     assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]
     assert plan.supersessions == []  # the look-alike offices stay two memories
+
+
+def test_a_strong_cue_supersedes_below_the_update_threshold():
+    items = [updates.Item("a", "I drive a grey Golf.", 1.0), updates.Item("b", "I sold the Golf and bought a Kia.", 2.0),
+             updates.Item("c", "My manager is Helen Park.", 1.0),
+             updates.Item("d", "My new manager is Tom Reyes.", 2.0)]
+    sims = [(0.5, 0, 1), (0.5, 2, 3)]
+    assert updates.update_pairs(items, sims, 0.55) == []
+    got = updates.update_pairs(items, sims, 0.55, 0.45)
+    assert [(p["old"], p["by"], p["cue"]) for p in got] == [("a", "b", "sold")]  # "new" alone is weak
+    assert updates.strong_cue("Now I swim on Sundays instead") == "instead"
+    assert updates.strong_cue("现在在字节跳动") is None and updates.strong_cue("换成了比亚迪") == "换成"

@@ -129,13 +129,14 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         margin = float(setting(cfg, "anchored_margin"))
         cjk_margin = float(setting(cfg, "cjk_margin"))
         update_th = th - float(setting(cfg, "update_margin"))
+        strong_th = update_th - float(setting(cfg, "strong_cue_margin"))
         import numpy as np
 
         vecs = _vectors(svc, scope, embedder, [mems[r] for r in reps], plan)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         vecs = vecs / np.where(norms == 0, 1, norms)
         texts = [mems[r].text for r in reps]
-        pairs = grouping.candidate_pairs(vecs, min(th - margin, update_th))
+        pairs = grouping.candidate_pairs(vecs, min(th - margin, strong_th))
         pairs = grouping.lexical_pairs(texts, vecs, th - cjk_margin, pairs)
         near = grouping.group(texts, [mems[r].key for r in reps], [mems[r].id for r in reps], pairs, th, margin,
                               cjk_margin)
@@ -183,7 +184,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
             m = group_top.get(root_of[u]) or mems[reps[u]]
             items.append(updates.Item(m.id, m.text, weighing.timestamp(m.created), m.key))
         cross = [(s, a, b) for s, a, b in pairs if items[a].id != items[b].id]
-        for p in updates.update_pairs(items, cross, update_th):
+        for p in updates.update_pairs(items, cross, update_th, strong_th):
             if p["old"] in superseded or p["by"] in superseded:
                 continue
             superseded[p["old"]] = p["by"]
