@@ -166,7 +166,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model-path", default=str(DEFAULT_MODEL))
     ap.add_argument("--data", default=str(DATA))
-    ap.add_argument("--part", choices=("tuning", "heldout", "both"), default="both")
+    ap.add_argument("--part", choices=("tuning", "heldout", "heldout2", "both"), default="both")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
