@@ -222,3 +222,14 @@ def test_a_strong_cue_supersedes_below_the_update_threshold():
     assert [(p["old"], p["by"], p["cue"]) for p in got] == [("a", "b", "sold")]  # "new" alone is weak
     assert updates.strong_cue("Now I swim on Sundays instead") == "instead"
     assert updates.strong_cue("现在在字节跳动") is None and updates.strong_cue("换成了比亚迪") == "换成"
+
+
+def test_a_group_takes_at_most_group_max_texts():
+    from gitmem.lifecycle import grouping
+
+    n = grouping.GROUP_MAX + 10
+    texts = ["Backups run nightly" + "." * i for i in range(n)]
+    sims = [(0.99, i, j) for i in range(n) for j in range(i + 1, n)]
+    near = grouping.group(texts, [None] * n, [str(i) for i in range(n)], sims, 0.88, 0.25)
+    sizes = sorted(len(m) for m in near.groups.members.values())
+    assert sizes[-1] == grouping.GROUP_MAX and sum(sizes) == n

@@ -99,12 +99,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
     if tip is None:
         return plan
     cfg = svc.config
-    mems: list[Memory] = []
-    blobs: dict[str, str] = {}
-    for path, oid in svc.memory_files(tip):
-        blobs[path] = oid
-        mem = model.parse(svc.git.blob(oid, path), path=path)
-        mems.append(mem.with_(scope=scope, path=path, commit=tip.id))
+    mems, blobs, light = read_memories(svc, scope, tip)
     # Quarantined (internal-type) memories wait for a person: dream neither merges,
     # archives nor lists them in MEMORY.md, which agents load as context.
     mems = [m for m in mems if m.type not in INTERNAL_TYPES]
@@ -159,6 +154,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
                                           "why": "different keys"})
             continue
         group.sort(key=newest_key, reverse=True)
+        group = [_full(svc, m, blobs, light) for m in group]
         top, rest = group[0], group[1:]
         merged = merge_memories(top, rest, keys)
         survivors[top.id] = merged
@@ -191,7 +187,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
             plan.supersessions.append(p)
     by_id = {m.id: m for m in mems} if superseded else {}
     for old, new in superseded.items():
-        base = survivors.get(new) or by_id[new]
+        base = survivors.get(new) or _full(svc, by_id[new], blobs, light)
         if old not in base.supersedes:
             survivors[new] = base.with_(supersedes=(*base.supersedes, old), updated=model.now_iso())
 
@@ -247,6 +243,42 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         plan.possible_updates_total = len(plan.possible_updates)
     plan.ids = sorted({e["survivor"] for e in plan.merges} | merged_away | archived | set(superseded.values()))
     return plan
+
+
+def read_memories(svc: Memories, scope: str, tip: Rev) -> tuple[list[Memory], dict[str, str], set[str]]:
+    """The scope's live memories at `tip`, their blob ids by path, and the ids read
+    light: the index's catalog gives every field but the text (no front matter parsed),
+    the blob its body; a file the catalog does not know at this blob (or no index file
+    yet, or a catalog that is off or busy) is parsed whole. `_full` parses a light one when a plan rewrites it."""
+    from gitmem.index import index_path
+
+    blobs = dict(svc.memory_files(tip))
+    known: dict[str, Any] = {}
+    if blobs and index_path(svc.home).exists():  # a dream (or a dry run) builds no index of its own
+        for e in svc.entries([scope]) or ():
+            if blobs.get(e.path) == e.blob:
+                known[e.path] = e
+    mems: list[Memory] = []
+    light: set[str] = set()
+    for path, oid in blobs.items():
+        data = svc.git.blob(oid, path)
+        e = known.get(path)
+        if e is None:
+            mem = model.parse(data, path=path)
+        else:
+            body = model.split_front_matter(data.decode("utf-8", errors="replace"), parse=False)[1]
+            mem = e.stub().with_(text=body)
+            light.add(mem.id)
+        mems.append(mem.with_(scope=scope, path=path, commit=tip.id))
+    return mems, blobs, light
+
+
+def _full(svc: Memories, m: Memory, blobs: dict[str, str], light: set[str]) -> Memory:
+    """`m` with every field of its file (links, source ...), for a memory a plan rewrites."""
+    if m.id not in light:
+        return m
+    whole = model.parse(svc.git.blob(blobs[m.path], m.path), path=m.path)
+    return whole.with_(scope=m.scope, path=m.path, commit=m.commit)
 
 
 def _vectors(svc: Memories, scope: str, embedder: Any, mems: list[Memory], plan: Plan) -> Any:

@@ -50,6 +50,11 @@ class Near:
 
 
 NEIGHBOURS = 16  # per memory, the most similar others considered (near duplicates are few)
+BLOCK_CELLS = 1 << 24  # cosines per block of rows (64 MB of float32)
+# The most texts one group takes: joining two groups checks every pair of their
+# members, and one fact written this many ways in one scope is not a paraphrase cluster
+# but a template (the rest stay apart and may join another group).
+GROUP_MAX = 64
 # A Chinese word shared by more texts than this says little about any two of them and
 # would make the lexical candidates quadratic.
 POSTINGS_MAX = 32
@@ -58,11 +63,14 @@ POSTINGS_MAX = 32
 def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
                     neighbours: int = NEIGHBOURS) -> list[tuple[float, int, int]]:
     """(cosine, i, j), i < j, most similar first: each vector's `neighbours` most similar
-    others at or above `floor`. Blocks of rows keep memory at O(step * n), and the cap
-    keeps the pairs at O(n) on a store of look-alike notes."""
+    others at or above `floor`. Blocks of rows keep memory at O(step * n) (step shrinks
+    on a large store: a block stays near BLOCK_CELLS cosines), and the cap keeps the
+    pairs at O(n) on a store of look-alike notes."""
     import numpy as np
 
     n = len(vecs)
+    step = max(64, min(step, BLOCK_CELLS // max(n, 1)))
+    kth = n - (neighbours + 1)  # the cap's partition point (itself included)
     los, his, vals = [], [], []
     for lo in range(0, n, step):
         block = vecs[lo:lo + step] @ vecs.T
@@ -70,7 +78,7 @@ def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
         per_row = hit.sum(axis=1)
         busy = np.nonzero(per_row > neighbours + 1)[0]  # + itself
         if len(busy):  # only rows with too many neighbours pay for a partial sort
-            top = np.argpartition(-block[busy], neighbours, axis=1)[:, :neighbours + 1]
+            top = np.argpartition(block[busy], kth, axis=1)[:, kth:]
             hit[busy] = False
             hit[busy[:, None], top] = block[busy[:, None], top] >= floor
         rows, cols = np.nonzero(hit)
@@ -166,7 +174,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
                 out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": why})
             continue
         ra, rb = groups.find(a), groups.find(b)
-        if ra == rb:
+        if ra == rb or len(groups.members[ra]) + len(groups.members[rb]) > GROUP_MAX:
             continue
         if all(apart(x, y) is None for x in groups.members[ra] for y in groups.members[rb]):
             groups.union(ra, rb)
