@@ -69,6 +69,8 @@ def test_change_cues_in_both_languages():
     assert updates.cue("I moved to Porto last week") == "moved"
     assert updates.cue("我现在早上改喝绿茶") == "现在"
     assert updates.cue("I live in Lisbon") is None and updates.cue("我住在杭州") is None
+    assert updates.cue("These days I use Neovim; Sublime is gone.") == "these days"
+    assert updates.strong_cue("These days I use Neovim; Sublime is gone.") == "is gone"
 
 
 class SameVector:

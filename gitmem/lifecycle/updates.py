@@ -17,11 +17,12 @@ from typing import Iterable, Sequence
 from gitmem.lifecycle import samefact
 
 EN_CUES = ("moved", "move to", "switched", "new", "now", "no longer", "instead", "sold", "changed",
-           "replaced", "took over", "stopped", "anymore", "renamed", "upgraded", "raised")
+           "replaced", "took over", "stopped", "anymore", "renamed", "upgraded", "raised",
+           "these days", "nowadays", "is gone")  # the last three: from the first held-out half, once read
 ZH_CUES = ("搬到", "换成", "换了", "换工作", "现在", "不再", "改成", "改用", "改喝", "改名", "卖掉", "接替",
            "升级", "提高到", "新的")
 # Cues that say little alone: chat and notes say "now" and "new" about anything.
-WEAK_CUES = frozenset({"now", "new", "现在", "新的"})
+WEAK_CUES = frozenset({"now", "new", "these days", "nowadays", "现在", "新的"})
 _EN = re.compile(r"\b(" + "|".join(re.escape(c) for c in EN_CUES) + r")\b", re.IGNORECASE)
 _ZH = re.compile("|".join(ZH_CUES))
 
