@@ -2,12 +2,15 @@
 scope's tip, the access counts and the clock. Nothing here writes.
 
 Exact duplicates merge; near duplicates merge when their embeddings agree (cosine >=
-`dream.near_threshold`, `anchored_margin` less when they share a date, number or name)
-and nothing tells them apart (gitmem.lifecycle.samefact: values, names, entities);
+`dream.near_threshold`, `anchored_margin` less when they share a date, number or name or
+every content word of the shorter, `cjk_margin` less for two Chinese texts sharing a
+value and a word: gitmem.lifecycle.grouping) and nothing tells them apart
+(gitmem.lifecycle.samefact: values, names, entities);
 a later memory with a change cue supersedes a similar earlier one, which is archived
 (gitmem.lifecycle.updates); memories whose
 weight (gitmem.weight) fell below `dream.archive_below` move to `archive/`; `MEMORY.md`
-is rebuilt within its line, byte and width limits."""
+is rebuilt within its line, byte and width limits. Fields come from the index's catalog
+when it knows the files at the tip (`read_memories`), vectors from the index."""
 
 from __future__ import annotations
 
