@@ -14,6 +14,8 @@ of a fresh store; dream runs once with the real model; per part and language:
 
     .venv/bin/python benchmarks/dream_consolidation.py [--model-path DIR] [--set dream.KEY=VALUE]
     .venv/bin/python benchmarks/dream_consolidation.py --scale 10000   # dream's time at N memories
+    .venv/bin/python benchmarks/dream_consolidation.py --data tests/data/consolidation_v2.json  # heldout2
+    GITMEM_TREE=/work/main .venv/bin/python benchmarks/dream_consolidation.py --scale 10000  # another tree
 
 Targets on held-out: clusters collapsed >= 0.80, look-alikes kept 1.00.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -29,7 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, os.environ.get("GITMEM_TREE") or str(ROOT))  # the tree to measure (default: this one)
 
 import gitmem  # noqa: E402
 
@@ -127,6 +130,7 @@ def scale(n: int, model_path: str | None) -> str:
     plan = store.dream(dry_run=True)["scopes"]["main"]
     t_plan = time.perf_counter() - t0
     store.recall("warm the index")
+    store.list(limit=1)  # ... and its catalog, as `context` and `list` keep it
     t0 = time.perf_counter()
     warm = store.dream(dry_run=True)["scopes"]["main"]
     t_warm = time.perf_counter() - t0
@@ -137,7 +141,7 @@ def scale(n: int, model_path: str | None) -> str:
     store.undream()
     t_undream = time.perf_counter() - t0
     merged = sum(len(g["merged"]) for g in done["merges"])
-    return (f"{n} memories, model `{plan['near_model']}`: plan cold {t_plan:.1f} s (embedded "
+    return (f"gitmem from `{Path(gitmem.__file__).parent}`: {n} memories, model `{plan['near_model']}`: plan cold {t_plan:.1f} s (embedded "
             f"{plan['vectors_from'].get('embedded')}), plan warm {t_warm:.1f} s (from index "
             f"{warm['vectors_from'].get('index')}), dream --force {t_dream:.1f} s (merged {merged}, "
             f"superseded {len(done.get('supersessions', []))}, archived {len(done['archive'])}), undream {t_undream:.1f} s")

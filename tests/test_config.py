@@ -183,7 +183,9 @@ catalog = true
 near_threshold = { "fake-64" = 0.95 }
 fake_near_threshold = 0.7
 anchored_margin = 0.2
+cjk_margin = 0.4
 update_margin = 0.3
+strong_cue_margin = 0.05
 min_hours = 0
 min_sessions = 0
 archive_below = -100.0

@@ -298,6 +298,29 @@ def test_dream_reuses_a_warm_index_and_plans_the_same(dream_store):
         assert warm[k] == cold[k], k
 
 
+def test_dream_reads_the_catalog_and_rewrites_whole_files(dream_store):
+    """With the index warm, every field but the text comes from the catalog (no front
+    matter parsed); the plan is the one a walk of the tree gives, and what it rewrites
+    is read whole."""
+    from gitmem.lifecycle.consolidate import read_memories
+
+    store, ids = dream_store
+    cold = store.dream(dry_run=True)["scopes"]["main"]
+    store.recall("deploy window")
+    store.list()
+    mems, _, light = read_memories(store.memories, "main", store.git.tip("main"))
+    assert mems and light == {m.id for m in mems}
+    assert all(m.text for m in mems)
+    warm = store.dream(dry_run=True)["scopes"]["main"]
+    for k in ("merges", "archive", "possible_updates", "supersessions"):
+        assert warm[k] == cold[k], k
+    out = store.dream(force=True)["scopes"]["main"]
+    assert out["merges"]
+    live = {m.id: m for m in store.list()}
+    for m in out["merges"]:
+        assert set(m["merged"]) <= set(live[m["survivor"]].supersedes)
+
+
 def test_undream_keeps_an_archived_memory_updated_since(store):
     low = store.remember("a note nobody will read again", importance=1)
     keep = store.remember("an important standing decision", importance=9)

@@ -24,6 +24,7 @@ SAME = [
     ("季度规划会在10月20日。", "季度规划会议时间：2024年10月20日。"),
     ("代码评审需要两个人批准。", "PR 需要 2 个审批才能合并。"),
     ("我对花生过敏。", "我吃花生会过敏。"),
+    ("我的生日是5月9日。", "我是五月九日出生的。"),  # born on / birthday is: one fact
 ]
 APART = [
     ("My son plays the violin.", "My daughter plays the violin.", "entities differ"),
@@ -68,6 +69,8 @@ def test_change_cues_in_both_languages():
     assert updates.cue("I moved to Porto last week") == "moved"
     assert updates.cue("我现在早上改喝绿茶") == "现在"
     assert updates.cue("I live in Lisbon") is None and updates.cue("我住在杭州") is None
+    assert updates.cue("These days I use Neovim; Sublime is gone.") == "these days"
+    assert updates.strong_cue("These days I use Neovim; Sublime is gone.") == "is gone"
 
 
 class SameVector:
@@ -157,3 +160,78 @@ def test_real_model_keeps_every_look_alike_of_the_set(real_model, store):
     live = {m.id for m in store.list()}
     for g in data["lookalikes"]:
         assert set(groups[g["id"]]) <= live, g["id"]
+
+
+class HalfVector:
+    """An embedder that puts any two different texts at cosine 0.5: what the English
+    model gives Chinese paraphrases and unrelated Chinese notes alike."""
+
+    model_id = "half-vector"
+    dim = 16
+
+    def embed(self, texts):
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        out[:, 0] = 1.0
+        for i in range(len(texts)):
+            out[i, 1 + i] = 1.0
+        return out / np.sqrt(2)
+
+
+def test_overlap_is_the_lexical_channel():
+    assert samefact.overlap("Note that I have a peanut allergy.", "I'm allergic to peanuts.") == (1.0, 2)
+    assert samefact.overlap("备份时间：每晚 02:00。", "备份每晚凌晨2点运行。") == (1.0, 1)  # 备份 (每 is a stop character)
+    assert samefact.overlap("我对花生过敏。", "我喜欢周末去爬山。")[1] == 0
+    assert samefact.is_cjk("备份时间：每晚 02:00。") and not samefact.is_cjk("Backups at 2am (备份)")
+
+
+def test_close_enough_lowers_the_bar_only_on_evidence():
+    from gitmem.lifecycle.grouping import close_enough
+
+    args = (0.88, 0.25, 0.45)
+    assert close_enough("Note that I have a peanut allergy.", "I'm allergic to peanuts.", 0.75, *args)
+    assert not close_enough("Note that I have a peanut allergy.", "Sam is allergic to cats.", 0.75, *args)
+    assert close_enough("每天夜里两点开始备份。", "备份时间：每晚 02:00。", 0.5, *args)  # a value and a word
+    assert not close_enough("每天夜里两点开始备份。", "每天夜里两点清理日志。", 0.5, *args)  # no shared word
+    assert not close_enough("Backups run at 2am.", "Backups: 2:00 every night.", 0.5, *args)  # English: the vectors decide
+
+
+def test_lexical_pairs_add_chinese_texts_sharing_a_word():
+    from gitmem.lifecycle.grouping import lexical_pairs
+
+    texts = ["每天夜里两点开始备份。", "备份时间：每晚 02:00。", "打印机在三楼。", "Backups run at 2am.", "Backups: 2am."]
+    vecs = HalfVector().embed(texts)
+    got = lexical_pairs(texts, vecs, 0.4, [])
+    assert [(a, b) for _, a, b in got] == [(0, 1)]
+    assert lexical_pairs(texts, vecs, 0.6, []) == []  # below the floor
+
+
+def test_dream_merges_chinese_paraphrases_the_vectors_score_low(store):
+    ids = store.import_items([{"text": t, "created": c, "importance": 9} for t, c in [
+        ("数据库每晚凌晨3点备份。", "2024-05-01"), ("每天夜里三点备份数据库。", "2024-05-02"),
+        ("北京办公室早上8点开门。", "2024-05-03"), ("上海办公室早上8点开门。", "2024-05-04")]]).created
+    plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, HalfVector())
+    assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]
+    assert plan.supersessions == []  # the look-alike offices stay two memories
+
+
+def test_a_strong_cue_supersedes_below_the_update_threshold():
+    items = [updates.Item("a", "I drive a grey Golf.", 1.0), updates.Item("b", "I sold the Golf and bought a Kia.", 2.0),
+             updates.Item("c", "My manager is Helen Park.", 1.0),
+             updates.Item("d", "My new manager is Tom Reyes.", 2.0)]
+    sims = [(0.5, 0, 1), (0.5, 2, 3)]
+    assert updates.update_pairs(items, sims, 0.55) == []
+    got = updates.update_pairs(items, sims, 0.55, 0.45)
+    assert [(p["old"], p["by"], p["cue"]) for p in got] == [("a", "b", "sold")]  # "new" alone is weak
+    assert updates.strong_cue("Now I swim on Sundays instead") == "instead"
+    assert updates.strong_cue("现在在字节跳动") is None and updates.strong_cue("换成了比亚迪") == "换成"
+
+
+def test_a_group_takes_at_most_group_max_texts():
+    from gitmem.lifecycle import grouping
+
+    n = grouping.GROUP_MAX + 10
+    texts = ["Backups run nightly" + "." * i for i in range(n)]
+    sims = [(0.99, i, j) for i in range(n) for j in range(i + 1, n)]
+    near = grouping.group(texts, [None] * n, [str(i) for i in range(n)], sims, 0.88, 0.25)
+    sizes = sorted(len(m) for m in near.groups.members.values())
+    assert sizes[-1] == grouping.GROUP_MAX and sum(sizes) == n

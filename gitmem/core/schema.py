@@ -219,8 +219,12 @@ SCHEMA: dict[str, Section] = {
         "fake_near_threshold": Key("number", 0.8, "the same for the hashed test embedder", lo=-1, hi=1),
         "anchored_margin": Key("number", 0.25, "near duplicates sharing a date, number or name and "
                                "differing in none merge this much below near_threshold", lo=0, hi=1),
+        "cjk_margin": Key("number", 0.45, "two Chinese near duplicates sharing a value and a word merge this "
+                          "much below near_threshold (an English model scores Chinese text poorly)", lo=0, hi=1),
         "update_margin": Key("number", 0.33, "a later memory with a change cue this much below "
                              "near_threshold supersedes an earlier one", lo=0, hi=2),
+        "strong_cue_margin": Key("number", 0.1, "... and this much further below when its cue says a change "
+                                 "alone (moved, sold, 换成; not now, new) and the two share a word", lo=0, hi=2),
         "min_hours": Key("number", 24, "hours between dreams of a scope", lo=0),
         "min_sessions": Key("int", 5, "sessions between dreams of a scope", lo=0),
         "archive_below": Key("number", 2.0, "weight under which a memory is archived"),

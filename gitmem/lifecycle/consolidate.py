@@ -2,12 +2,15 @@
 scope's tip, the access counts and the clock. Nothing here writes.
 
 Exact duplicates merge; near duplicates merge when their embeddings agree (cosine >=
-`dream.near_threshold`, `anchored_margin` less when they share a date, number or name)
-and nothing tells them apart (gitmem.lifecycle.samefact: values, names, entities);
+`dream.near_threshold`, `anchored_margin` less when they share a date, number or name or
+every content word of the shorter, `cjk_margin` less for two Chinese texts sharing a
+value and a word: gitmem.lifecycle.grouping) and nothing tells them apart
+(gitmem.lifecycle.samefact: values, names, entities);
 a later memory with a change cue supersedes a similar earlier one, which is archived
 (gitmem.lifecycle.updates); memories whose
 weight (gitmem.weight) fell below `dream.archive_below` move to `archive/`; `MEMORY.md`
-is rebuilt within its line, byte and width limits."""
+is rebuilt within its line, byte and width limits. Fields come from the index's catalog
+when it knows the files at the tip (`read_memories`), vectors from the index."""
 
 from __future__ import annotations
 
@@ -99,12 +102,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
     if tip is None:
         return plan
     cfg = svc.config
-    mems: list[Memory] = []
-    blobs: dict[str, str] = {}
-    for path, oid in svc.memory_files(tip):
-        blobs[path] = oid
-        mem = model.parse(svc.git.blob(oid, path), path=path)
-        mems.append(mem.with_(scope=scope, path=path, commit=tip.id))
+    mems, blobs, light = read_memories(svc, scope, tip)
     # Quarantined (internal-type) memories wait for a person: dream neither merges,
     # archives nor lists them in MEMORY.md, which agents load as context.
     mems = [m for m in mems if m.type not in INTERNAL_TYPES]
@@ -127,15 +125,19 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         plan.near = embedder.model_id
         th = near_threshold(cfg, embedder.model_id)
         margin = float(setting(cfg, "anchored_margin"))
+        cjk_margin = float(setting(cfg, "cjk_margin"))
         update_th = th - float(setting(cfg, "update_margin"))
+        strong_th = update_th - float(setting(cfg, "strong_cue_margin"))
         import numpy as np
 
         vecs = _vectors(svc, scope, embedder, [mems[r] for r in reps], plan)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         vecs = vecs / np.where(norms == 0, 1, norms)
-        pairs = grouping.candidate_pairs(vecs, min(th - margin, update_th))
-        near = grouping.group([mems[r].text for r in reps], [mems[r].key for r in reps],
-                              [mems[r].id for r in reps], pairs, th, margin)
+        texts = [mems[r].text for r in reps]
+        pairs = grouping.candidate_pairs(vecs, min(th - margin, strong_th))
+        pairs = grouping.lexical_pairs(texts, vecs, th - cjk_margin, pairs)
+        near = grouping.group(texts, [mems[r].key for r in reps], [mems[r].id for r in reps], pairs, th, margin,
+                              cjk_margin)
         groups = near.groups
         plan.possible_updates.extend(near.held_apart)
     # Keys: exact duplicates with different keys stay apart too.
@@ -155,6 +157,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
                                           "why": "different keys"})
             continue
         group.sort(key=newest_key, reverse=True)
+        group = [_full(svc, m, blobs, light) for m in group]
         top, rest = group[0], group[1:]
         merged = merge_memories(top, rest, keys)
         survivors[top.id] = merged
@@ -180,14 +183,14 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
             m = group_top.get(root_of[u]) or mems[reps[u]]
             items.append(updates.Item(m.id, m.text, weighing.timestamp(m.created), m.key))
         cross = [(s, a, b) for s, a, b in pairs if items[a].id != items[b].id]
-        for p in updates.update_pairs(items, cross, update_th):
+        for p in updates.update_pairs(items, cross, update_th, strong_th):
             if p["old"] in superseded or p["by"] in superseded:
                 continue
             superseded[p["old"]] = p["by"]
             plan.supersessions.append(p)
     by_id = {m.id: m for m in mems} if superseded else {}
     for old, new in superseded.items():
-        base = survivors.get(new) or by_id[new]
+        base = survivors.get(new) or _full(svc, by_id[new], blobs, light)
         if old not in base.supersedes:
             survivors[new] = base.with_(supersedes=(*base.supersedes, old), updated=model.now_iso())
 
@@ -243,6 +246,42 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         plan.possible_updates_total = len(plan.possible_updates)
     plan.ids = sorted({e["survivor"] for e in plan.merges} | merged_away | archived | set(superseded.values()))
     return plan
+
+
+def read_memories(svc: Memories, scope: str, tip: Rev) -> tuple[list[Memory], dict[str, str], set[str]]:
+    """The scope's live memories at `tip`, their blob ids by path, and the ids read
+    light: the index's catalog gives every field but the text (no front matter parsed),
+    the blob its body; a file the catalog does not know at this blob (or no index file
+    yet, or a catalog that is off or busy) is parsed whole. `_full` parses a light one when a plan rewrites it."""
+    from gitmem.index import index_path
+
+    blobs = dict(svc.memory_files(tip))
+    known: dict[str, Any] = {}
+    if blobs and index_path(svc.home).exists():  # a dream (or a dry run) builds no index of its own
+        for e in svc.entries([scope]) or ():
+            if blobs.get(e.path) == e.blob:
+                known[e.path] = e
+    mems: list[Memory] = []
+    light: set[str] = set()
+    for path, oid in blobs.items():
+        data = svc.git.blob(oid, path)
+        e = known.get(path)
+        if e is None:
+            mem = model.parse(data, path=path)
+        else:
+            body = model.split_front_matter(data.decode("utf-8", errors="replace"), parse=False)[1]
+            mem = e.stub().with_(text=body)
+            light.add(mem.id)
+        mems.append(mem.with_(scope=scope, path=path, commit=tip.id))
+    return mems, blobs, light
+
+
+def _full(svc: Memories, m: Memory, blobs: dict[str, str], light: set[str]) -> Memory:
+    """`m` with every field of its file (links, source ...), for a memory a plan rewrites."""
+    if m.id not in light:
+        return m
+    whole = model.parse(svc.git.blob(blobs[m.path], m.path), path=m.path)
+    return whole.with_(scope=m.scope, path=m.path, commit=m.commit)
 
 
 def _vectors(svc: Memories, scope: str, embedder: Any, mems: list[Memory], plan: Plan) -> Any:

@@ -4,8 +4,13 @@ Pairs come from the embeddings (cosine); a pair joins two groups when it is simi
 enough and nothing tells any two of their members apart (gitmem.lifecycle.samefact:
 values, names, entities; or two different stable keys). Similar enough: the scope's
 near threshold, or `anchored_margin` less when the two texts share a date, number or
-name. Single linkage on similarity, complete linkage on conflicts: a group never holds
-two texts that differ in a value or an entity."""
+name or all the content words of the shorter one (samefact.overlap, the lexical
+channel); between two Chinese texts, which the English model scores 0.5-0.75 whether
+they are paraphrases or not, `cjk_margin` less when they share a value and a word.
+Chinese pairs that share a word are candidates even when the vectors do not rank them
+among each other's nearest (`lexical_pairs`). Single linkage on similarity, complete
+linkage on conflicts: a group never holds two texts that differ in a value or an
+entity."""
 
 from __future__ import annotations
 
@@ -45,16 +50,27 @@ class Near:
 
 
 NEIGHBOURS = 16  # per memory, the most similar others considered (near duplicates are few)
+BLOCK_CELLS = 1 << 24  # cosines per block of rows (64 MB of float32)
+# The most texts one group takes: joining two groups checks every pair of their
+# members, and one fact written this many ways in one scope is not a paraphrase cluster
+# but a template (the rest stay apart and may join another group).
+GROUP_MAX = 64
+# A Chinese word shared by more texts than this says little about any two of them and
+# would make the lexical candidates quadratic.
+POSTINGS_MAX = 32
 
 
 def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
                     neighbours: int = NEIGHBOURS) -> list[tuple[float, int, int]]:
     """(cosine, i, j), i < j, most similar first: each vector's `neighbours` most similar
-    others at or above `floor`. Blocks of rows keep memory at O(step * n), and the cap
-    keeps the pairs at O(n) on a store of look-alike notes."""
+    others at or above `floor`. Blocks of rows keep memory at O(step * n) (step shrinks
+    on a large store: a block stays near BLOCK_CELLS cosines), and the cap keeps the
+    pairs at O(n) on a store of look-alike notes."""
     import numpy as np
 
     n = len(vecs)
+    step = max(64, min(step, BLOCK_CELLS // max(n, 1)))
+    kth = n - (neighbours + 1)  # the cap's partition point (itself included)
     los, his, vals = [], [], []
     for lo in range(0, n, step):
         block = vecs[lo:lo + step] @ vecs.T
@@ -62,7 +78,7 @@ def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
         per_row = hit.sum(axis=1)
         busy = np.nonzero(per_row > neighbours + 1)[0]  # + itself
         if len(busy):  # only rows with too many neighbours pay for a partial sort
-            top = np.argpartition(-block[busy], neighbours, axis=1)[:, :neighbours + 1]
+            top = np.argpartition(block[busy], kth, axis=1)[:, kth:]
             hit[busy] = False
             hit[busy[:, None], top] = block[busy[:, None], top] >= floor
         rows, cols = np.nonzero(hit)
@@ -82,8 +98,55 @@ def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
     return cand
 
 
+def lexical_pairs(texts: list[str], vecs: Any, floor: float, known: list[tuple[float, int, int]],
+                  postings_max: int = POSTINGS_MAX) -> list[tuple[float, int, int]]:
+    """`known` (cosine, i, j) pairs, most similar first, with the pairs of Chinese texts
+    that share a content word (samefact.overlap's units) and are at least `floor`
+    similar added: the vectors' nearest neighbours miss them among Chinese texts."""
+    posting: dict[str, list[int]] = {}
+    for i, t in enumerate(texts):
+        if samefact.is_cjk(t):
+            for u in samefact.read(t).units:
+                if not u.isascii():
+                    posting.setdefault(u, []).append(i)
+    have = {(a, b) for _, a, b in known}
+    extra: set[tuple[int, int]] = set()
+    for members in posting.values():
+        if 1 < len(members) <= postings_max:
+            for x in range(len(members)):
+                for y in range(x + 1, len(members)):
+                    if (members[x], members[y]) not in have:
+                        extra.add((members[x], members[y]))
+    if not extra:
+        return known
+    add = []
+    for a, b in sorted(extra):
+        s = float(vecs[a] @ vecs[b])
+        if s >= floor:
+            add.append((s, a, b))
+    return sorted(known + add, key=lambda p: (-p[0], -p[1], -p[2]))
+
+
+def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_margin: float) -> bool:
+    """Whether cosine `s` and what the texts share make them near duplicates (before
+    the guard): above the threshold; `margin` below it with a shared value or name or
+    every content word of the shorter text shared; `cjk_margin` below it for two
+    Chinese texts with a shared value and a shared word."""
+    if s >= threshold:
+        return True
+    if s >= threshold - margin:
+        if samefact.anchors(a, b):
+            return True
+        contained, shared = samefact.overlap(a, b)
+        if contained >= 1.0 and shared >= 2:
+            return True
+    if s >= threshold - cjk_margin and samefact.is_cjk(a) and samefact.is_cjk(b):
+        return samefact.anchors(a, b) and samefact.overlap(a, b)[1] >= 1
+    return False
+
+
 def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[tuple[float, int, int]],
-          threshold: float, margin: float) -> Near:
+          threshold: float, margin: float, cjk_margin: float | None = None) -> Near:
     """Group items `texts` (with their stable keys and ids) from the pairs `sims`."""
     groups = Groups(len(texts))
     out = Near(groups=groups, sims=sims)
@@ -100,10 +163,10 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
                 verdict[k] = samefact.conflict(texts[a], texts[b])
         return verdict[k]
 
+    cjk_margin = margin if cjk_margin is None else cjk_margin
+    lowest = threshold - max(margin, cjk_margin)
     for s, a, b in sims:
-        if s < threshold - margin:
-            continue
-        if s < threshold and not samefact.anchors(texts[a], texts[b]):
+        if s < lowest or not close_enough(texts[a], texts[b], s, threshold, margin, cjk_margin):
             continue
         why = apart(a, b)
         if why is not None:
@@ -111,7 +174,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
                 out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": why})
             continue
         ra, rb = groups.find(a), groups.find(b)
-        if ra == rb:
+        if ra == rb or len(groups.members[ra]) + len(groups.members[rb]) > GROUP_MAX:
             continue
         if all(apart(x, y) is None for x in groups.members[ra] for y in groups.members[rb]):
             groups.union(ra, rb)

