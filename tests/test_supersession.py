@@ -195,3 +195,30 @@ def test_a_new_process_starts_from_the_saved_map_and_survives_a_rewrite(pair):
     assert third.get(new.id).superseded_by == (newer.id,)
     third.forget([newer.id])  # rewrites history: the saved commit is gone
     assert gitmem.open(store.home).get(new.id).superseded_by == ()
+
+
+@pytest.mark.parametrize("catalog", [True, False])
+def test_a_first_map_from_the_catalog_equals_the_tree_walk(store, monkeypatch, catalog):
+    """With no saved map, a process reads the supersessions off the catalog's rows when
+    the catalog is on (no blob read per memory), else walks the tree: the same map."""
+    a = store.remember("The build runs on Jenkins", created="2023-01-01")
+    b = store.remember("The build runs on GitHub Actions", created="2024-01-01", supersedes=[a.id])
+    c = store.remember("The build runs on Buildkite", created="2024-06-01", supersedes=[b.id])
+    d = store.remember("Lunch is at noon", created="2024-02-01")
+    e = store.remember("Lunch is at one", created="2024-03-01", supersedes=[d.id])
+    store.dream_apply({"decisions": [{"archive": [e.id]}]})  # an archived successor names nothing
+    walked = succession.successors(store.memories, "main")
+    assert walked == {a.id: (b.id,), b.id: (c.id,)}
+    (Path(store.home) / "state" / succession.STATE_FILE).unlink()
+    monkeypatch.setenv("GITMEM_CATALOG", "1" if catalog else "0")
+    fresh = gitmem.open(store.home)
+    if catalog:  # the first map comes from the rows: no memory blob is read for it
+        reads = []
+        real = fresh.memories.git.blob
+        monkeypatch.setattr(fresh.memories.git, "blob", lambda *a, **k: reads.append(a) or real(*a, **k))
+        fresh.memories.entries(["main"])  # the catalog caught up first (its own reads)
+        reads.clear()
+        assert succession.successors(fresh.memories, "main") == walked
+        assert reads == []
+    else:
+        assert succession.successors(fresh.memories, "main") == walked

@@ -59,20 +59,6 @@ class CatalogUnavailable(IndexError_):
     caller reads the trees instead (the catalog only makes reads faster)."""
 
 
-def busy(e: Exception) -> bool:
-    """Whether a DuckDB open failed because the file is in use (not damaged)."""
-    msg = str(e).lower()
-    return db.is_lock_error(e) or any(w in msg for w in ("conflict", "different configuration",
-                                                        "already attached", "in use"))
-
-
-def damaged(e: Exception) -> bool:
-    """Whether a DuckDB open failed because the file is not a database (only then is it
-    deleted and rebuilt)."""
-    msg = str(e).lower()
-    return not busy(e) and any(w in msg for w in ("not a valid duckdb", "corrupt", "checksum"))
-
-
 @dataclass(frozen=True)
 class Entry:
     """One memory file as the catalog knows it (no body). `error`: why the file does
@@ -180,7 +166,7 @@ class Catalog:
             try:
                 return db.connect(self.path, read_only=read_only, retry=min(self._retry, BUSY_WAIT))
             except Exception as e:
-                if not busy(e):
+                if not db.is_busy(e):
                     raise
                 if time.monotonic() > deadline:
                     raise CatalogUnavailable(f"the index file is busy: {e}") from e
@@ -247,7 +233,7 @@ class Catalog:
             except CatalogUnavailable:
                 raise
             except Exception as e:
-                if not damaged(e):  # anything else: leave the file alone, read the trees
+                if not db.is_damaged(e):  # anything else: leave the file alone, read the trees
                     raise CatalogUnavailable(f"the index file does not open: {e}") from e
                 con = None
                 for p in (self.path, Path(str(self.path) + ".wal")):
@@ -365,6 +351,11 @@ class Catalog:
                 self._memo_vals.clear()
             self._memo_vals[key] = compute()
         return self._memo_vals[key]
+
+    def supersessions(self, scope: str) -> list[tuple[str, list[str]]]:
+        """(path, ids it names in `supersedes`) of the scope's live memory files naming any."""
+        return self._query("SELECT path, supersedes FROM catalog WHERE scope = ? AND error IS NULL AND "
+                           "starts_with(path, 'memories/') AND len(supersedes) > 0 ORDER BY path", [scope])
 
     def _query(self, sql: str, params: list[Any]) -> list[tuple]:
         con = self._open_fresh()

@@ -77,6 +77,20 @@ def is_lock_error(e: Exception) -> bool:
             or "unique file handle conflict" in low)
 
 
+def is_busy(e: Exception) -> bool:
+    """Whether a DuckDB open failed because the file is in use (not damaged)."""
+    msg = str(e).lower()
+    return is_lock_error(e) or any(w in msg for w in ("conflict", "different configuration",
+                                                        "already attached", "in use"))
+
+
+def is_damaged(e: Exception) -> bool:
+    """Whether a DuckDB open failed because the file is not a database (only then is it
+    deleted and rebuilt)."""
+    msg = str(e).lower()
+    return not is_busy(e) and any(w in msg for w in ("not a valid duckdb", "corrupt", "checksum"))
+
+
 def connect(path: Path, read_only: bool, retry: float = 10.0):
     """Open the DuckDB file, retrying while another process holds a conflicting lock."""
     duckdb = load_duckdb()

@@ -100,6 +100,19 @@ class CatalogReads:
                 self.skipped.append(entry)  # type: ignore[attr-defined]
         return good
 
+    def supersessions(self, scope: str) -> list[tuple[str, list[str]]] | None:
+        """(path, ids it supersedes) of the scope's live memory files that name any, by
+        the catalog at the scope's tip; None when the catalog is off or busy."""
+        cat = self.catalog
+        if cat is None:
+            return None
+        try:
+            return cat.supersessions(scope)
+        except GitmemError:
+            return None
+        finally:
+            self._catalog_warnings()
+
     def body(self, entry: Any, tip: Any = None) -> Memory:
         """The whole memory of a catalog entry, read by its blob id (`tip`: the scope's
         tip Rev, when the caller has it)."""

@@ -85,6 +85,30 @@ def _save(svc, per: dict[str, _Tree]) -> None:
         pass  # only a cache (a state/ that cannot be written is warned about by the index)
 
 
+def _from_catalog(svc, scope: str, rev: Rev) -> dict[str, tuple[str, ...]] | None:
+    """path -> ids it supersedes at the scope's tip, from the catalog's rows (which
+    parsed every file once already), instead of reading every blob: the first map of a
+    store (a new machine, an upgrade) costs one query, not a read of every memory (100k:
+    about a second). None when the catalog is off or busy, or `rev` is not the tip the
+    catalog answered for: then the tree is walked."""
+    tip = svc.git.tip(scope)
+    if not hasattr(svc, "supersessions") or tip is None or tip.id != rev.id:
+        return None
+    got = svc.supersessions(scope)
+    if got is None:
+        return None
+    after = svc.git.tip(scope)
+    if after is None or after.id != rev.id:  # a write landed meanwhile: the rows may be newer than rev
+        return None
+    named: dict[str, tuple[str, ...]] = {}
+    for path, ids in got:
+        if path.endswith(".md"):
+            ok = tuple(x for x in (ids or ()) if model.is_id(x))
+            if ok:
+                named[path] = ok
+    return named
+
+
 def _tree(svc, scope: str, rev: Rev) -> _Tree:
     if svc not in _CACHE:
         _CACHE[svc] = _disk(svc)  # another process's map: brought forward by a diff below
@@ -95,7 +119,9 @@ def _tree(svc, scope: str, rev: Rev) -> _Tree:
     if old is not None and not svc.git.has_commit(old.commit):
         old = None  # a forget rewrote history under it: start over
     tree = _Tree(rev.id)
-    if old is None:
+    if old is None and (named := _from_catalog(svc, scope, rev)) is not None:
+        tree.named = named
+    elif old is None:
         for path, oid in svc.memory_files(rev):
             names = _named(svc, path, oid)
             if names:
