@@ -222,3 +222,17 @@ def test_a_first_map_from_the_catalog_equals_the_tree_walk(store, monkeypatch, c
         assert reads == []
     else:
         assert succession.successors(fresh.memories, "main") == walked
+
+
+def test_a_first_map_does_not_build_a_catalog_that_was_never_built(store, monkeypatch):
+    """A recall's first map must not pay for building the catalog (a parse of every
+    memory): without a catalog built before, the tree is walked and nothing is built."""
+    a = store.remember("Standup is at 9", created="2024-01-01")
+    b = store.remember("Standup is at 10 now", created="2024-05-01", supersedes=[a.id])
+    state = Path(store.home) / "state"
+    (state / succession.STATE_FILE).unlink(missing_ok=True)
+    (state / "catalog.built").unlink(missing_ok=True)
+    monkeypatch.setenv("GITMEM_CATALOG", "1")
+    fresh = gitmem.open(store.home)
+    assert succession.successors(fresh.memories, "main") == {a.id: (b.id,)}
+    assert not (state / "catalog.built").exists()

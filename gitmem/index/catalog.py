@@ -352,6 +352,12 @@ class Catalog:
             self._memo_vals[key] = compute()
         return self._memo_vals[key]
 
+    @property
+    def built(self) -> bool:
+        """Whether this store's catalog was built before (a read then costs a catch-up
+        by the diff, not a parse of every memory)."""
+        return paths.state_file(self.home, MARKER).exists()
+
     def supersessions(self, scope: str) -> list[tuple[str, list[str]]]:
         """(path, ids it names in `supersedes`) of the scope's live memory files naming any."""
         return self._query("SELECT path, supersedes FROM catalog WHERE scope = ? AND error IS NULL AND "

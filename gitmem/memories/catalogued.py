@@ -102,9 +102,10 @@ class CatalogReads:
 
     def supersessions(self, scope: str) -> list[tuple[str, list[str]]] | None:
         """(path, ids it supersedes) of the scope's live memory files that name any, by
-        the catalog at the scope's tip; None when the catalog is off or busy."""
+        the catalog at the scope's tip; None when the catalog is off, busy or was never
+        built (building it, a parse of every memory, is not this caller's to pay)."""
         cat = self.catalog
-        if cat is None:
+        if cat is None or not cat.built:
             return None
         try:
             return cat.supersessions(scope)
