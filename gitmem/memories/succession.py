@@ -89,10 +89,10 @@ def _from_catalog(svc, scope: str, rev: Rev) -> dict[str, tuple[str, ...]] | Non
     """path -> ids it supersedes at the scope's tip, from the catalog's rows (which
     parsed every file once already), instead of reading every blob: the first map of a
     store (a new machine, an upgrade) costs one query, not a read of every memory (100k:
-    about a second). None when the catalog is off or busy, or `rev` is not the tip the
+    about a second). None when the catalog is off, busy or never built, or `rev` is not the tip the
     catalog answered for: then the tree is walked."""
     tip = svc.git.tip(scope)
-    if not hasattr(svc, "supersessions") or tip is None or tip.id != rev.id:
+    if tip is None or tip.id != rev.id:
         return None
     got = svc.supersessions(scope)
     if got is None:
