@@ -259,6 +259,9 @@ def main21(a) -> None:
                 built = json.loads((kept.parent / f"store-{n}.built.json").read_text())
             else:
                 built = make_store(home, dict(base, GITMEM_HOME=str(home)), n)
+                if kept is not None:  # kept for the next run
+                    shutil.copytree(home, kept, symlinks=True)
+                    (kept.parent / f"store-{n}.built.json").write_text(json.dumps(built))
             print(f"{n} memories: import {built['import']:.1f} s, index {built['index']:.1f} s", flush=True)
             for tree, python in trees:
                 h = Path(tmp) / f"{tree}-{n}"
@@ -317,7 +320,7 @@ def main() -> None:
     ap.add_argument("--alternate", action="store_true", help="with --issue21 and --stores: old and new "
                     "tree one command each in turn, each with its own daemon")
     ap.add_argument("--stores", help="with --issue21: a folder with store-N (and store-N.built.json) built "
-                    "before, copied instead of building one per run")
+                    "before (built and kept there when missing), copied instead of building one per run")
     a = ap.parse_args()
     if a.issue21 and a.alternate:
         return alternate21(a)
