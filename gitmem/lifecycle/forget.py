@@ -232,22 +232,20 @@ def remove_live(svc: Memories, scope: str, ids: Iterable[str], reason: str | Non
 
 
 def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
-                  clean: Iterable[str] = (), commits: dict[str, str] | None = None,
-                  blob_map: dict[str, str] | None = None, keys: Iterable[str] = (),
-                  groups: list[tuple[set[str], set[str], set[str], list[str]]] | None = None) -> dict[str, Any] | None:
+                  groups: list[tuple[set[str], set[str], set[str], list[str]]], *,
+                  commits: dict[str, str] | None = None, blob_map: dict[str, str] | None = None,
+                  keys: Iterable[str] = ()) -> dict[str, Any] | None:
     """Apply redaction records another clone wrote (sync): purge their ids and blobs
     from every local ref, tracking refs of remotes included, the same way, without a
-    new record. None when nothing here holds them. History reachable from `clean`
-    (tips already checked against the same records) is not scanned again; `groups`
-    splits the records by what is already checked against them: (ids, blob ids,
-    commit ids, tips to hide) each. Only refs with history outside a group's checked
-    tips, for a group that has a hit, are rewritten (the others hold none of it)."""
+    new record. None when nothing here holds them. `groups` splits the records by what
+    is already checked against them: (ids, blob ids, commit ids, tips to hide) each;
+    history reachable from a group's checked tips is not scanned again for it. Only refs
+    with history outside a group's checked tips, for a group that has a hit, are
+    rewritten (the others hold none of it)."""
     ids, blob_ids = sorted(set(ids)), set(blob_ids)
     git = svc.git
     roots, tags = rewrite_roots(git, exclude=tuple(ledger.ledger_refs(git)))
     commits = dict(commits or {})
-    if groups is None:
-        groups = [(set(ids), blob_ids, set(commits), list(clean))]
     found: dict[str, set[str]] = {}
     hit_hides: list[list[str]] = []
     for g_ids, g_blobs, g_commits, hide in groups:
@@ -260,17 +258,16 @@ def apply_records(svc: Memories, ids: Iterable[str], blob_ids: Iterable[str],
             hit_hides.append(hide)
         for i, bs in got.items():
             found.setdefault(i, set()).update(bs)
-    hits = found
     # Data keys a record shredded that this store still holds: whatever here is sealed
     # with them is re-sealed (an encrypted store), even where no id matched.
     keys = shredding.held(svc, keys)
-    if not hits and not keys:
+    if not found and not keys:
         return None
     # Notes are keyed by commit ids: they are always rewritten along.
     skip = {} if keys or tags else {
         r: tip for r, tip in roots.items() if not r.startswith(NOTES_PREFIXES)
         and all(next(iter(git.walk([tip], hide=hide)), None) is None for hide in hit_hides)}
-    return _purge(svc, ids=[i for i in ids if i in hits], text=None,
+    return _purge(svc, ids=[i for i in ids if i in found], text=None,
                   reason="applied from the redaction ledger", record=False, blob_ids=blob_ids,
                   known=commits, known_blobs=blob_map, found=found, keys=keys,
                   skip=skip, record_ids=set(ids))
@@ -296,7 +293,7 @@ def _purge(svc: Memories, ids: list[str], text: str | None, reason: str | None, 
             raise NotFound(f"no memory {missing[0]} in any scope or history",
                            hint="`gitmem list` shows ids; `gitmem log` shows history")
         all_ids = sorted(purge.ids & found)
-        if skip and not purge.ids - set(record_ids):
+        if skip and not purge.ids - record_ids:
             # Applying records: a ref whose history was checked clean of every record
             # with a hit keeps it, unless it moved since (a memory merged into a
             # forgotten one that no record names could be anywhere: then every ref is

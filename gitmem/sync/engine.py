@@ -361,8 +361,8 @@ def _sync_locked(svc: Memories, name: str, chosen: list[str] | None, progress: P
             commits.update(rec.get("commits", {}))
             blob_map.update(rec.get("blob_map", {}))
         _, shred_keys = shred.shredded(svc, name)
-        applied = (forgetting.apply_records(svc, ids, blobs, commits=commits, blob_map=blob_map,
-                                            keys=shred_keys, groups=_scan_groups(svc, recs))
+        applied = (forgetting.apply_records(svc, ids, blobs, _scan_groups(svc, recs), commits=commits,
+                                            blob_map=blob_map, keys=shred_keys)
                    if (ids or blobs or commits) else None)
         shred.drop_shredded(svc, name)
         ledger_how = _merge_ref(svc, ledger.REDACTIONS_REF, git.ref(tracking_ref(name, ledger.REDACTIONS_REF)),

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gitmem.core import model
+from gitmem.memories import memory_md
 from gitmem.memories.service import Memories
 from gitmem.store import Change, Keep, Rev
 
@@ -141,7 +142,7 @@ def merge_scope(svc: Memories, scope: str, base: Rev | None, ours: Rev, theirs: 
                                   "copy": conflict_path(winner, lblob)})
 
     # Journals, sessions, conflict copies, MEMORY.md and anything else.
-    memory_md = False
+    rebuild_md = False
     for path in sorted(set(fb) | set(fo) | set(ft)):
         if _memory_id(path) or path.startswith("keys/"):
             continue
@@ -149,7 +150,7 @@ def merge_scope(svc: Memories, scope: str, base: Rev | None, ours: Rev, theirs: 
         if o == t or t == b:
             continue
         if path == "MEMORY.md":
-            memory_md = True
+            rebuild_md = True
             continue
         if o == b:
             res.changes[path] = Keep(t) if t is not None else None
@@ -168,10 +169,8 @@ def merge_scope(svc: Memories, scope: str, base: Rev | None, ours: Rev, theirs: 
             pass  # named by content: the same path means the same copy
         else:
             res.conflicts.append({"path": path, "kind": "file", "detail": "changed on both sides; kept this side's"})
-    if memory_md:
+    if rebuild_md:
         from gitmem.lifecycle.consolidate import render_memory_md
-
-        from gitmem.memories import memory_md
 
         # Only the fields: the catalog's rows for the files it holds, the rest parsed.
         known = memory_md.catalogued(svc, scope)
