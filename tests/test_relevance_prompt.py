@@ -60,6 +60,13 @@ def test_context_query_adds_a_relevant_section_only_when_something_passes(gm_hom
         assert store.context(query=q)["relevant"] == [], q
     # Without a query, the bundle is as before (no section at all).
     assert "relevant" not in store.context()
+    # Small budgets: the section's heading counts, and a budget the bundle alone takes is
+    # never refused because of the section (it is left out when the rest would not fit).
+    for budget in range(150, 260, 10):
+        plain = store.context(budget=budget)
+        got = store.context(query="when does the nightly build run", budget=budget)
+        assert got["tokens"] <= budget, budget
+        assert plain["tokens"] <= budget
 
 
 def test_context_query_cli_renders_the_section_or_nothing(gm_home):

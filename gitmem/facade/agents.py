@@ -48,8 +48,18 @@ class AgentsMixin:
             budget = int(self.config.get("capture", "context_budget"))
         opts = {"at": at} if at is not None else {}
         hits = self.prompt_hits(self.search(query, scopes=scopes, cwd=cwd, record=False, **opts).hits)
-        relevant, cost = relevant_section(hits, budget // 2)  # the rest of the bundle keeps half
-        bundle = context(self.memories, scopes=scopes, hours=hours, budget=budget - cost, cwd=cwd, at=at)
+        heading = _heading_cost(query)
+        # The section takes at most half (its heading included); the rest of the bundle the rest.
+        relevant, cost = relevant_section(hits, budget // 2 - heading)
+        spent = cost + heading if relevant else 0
+        try:
+            bundle = context(self.memories, scopes=scopes, hours=hours, budget=budget - spent, cwd=cwd, at=at)
+        except UsageError:
+            if not relevant:
+                raise
+            # What is left would not hold the framing: the bundle as without a query.
+            relevant = []
+            bundle = context(self.memories, scopes=scopes, hours=hours, budget=budget, cwd=cwd, at=at)
         return relevant_into(bundle, query, relevant, budget)
 
     def extract(self, transcript: str | os.PathLike[str], *, session: str | None = None,
@@ -167,12 +177,20 @@ def relevant_into(bundle: dict[str, Any], query: str, relevant: list[dict[str, A
 
     from gitmem.policy import gate
 
-    query = gate.scrub(query) or ""  # the heading quotes the query, which goes into a prompt
     ids = {m["id"] for m in relevant}
-    out = {**bundle, "query": query, "relevant": relevant, "budget": budget}
-    tokens = bundle["tokens"] + sum(cost(m) for m in relevant) + (8 + count_tokens(query) if relevant else 0)
+    out = {**bundle, "query": gate.scrub(query) or "", "relevant": relevant, "budget": budget}
+    tokens = bundle["tokens"] + sum(cost(m) for m in relevant) + (_heading_cost(query) if relevant else 0)
     for k in ("preferences", "recent", "top"):
         out[k] = [m for m in bundle[k] if m["id"] not in ids]
         tokens -= sum(cost(m) for m in bundle[k] if m["id"] in ids)
     out["tokens"] = tokens
     return out
+
+
+def _heading_cost(query: str) -> int:
+    """Tokens of the relevant section's heading, which quotes the query (scrubbed of
+    secrets: it goes into a prompt)."""
+    from gitmem.core.tokens import count_tokens
+    from gitmem.policy import gate
+
+    return 8 + count_tokens(gate.scrub(query) or "")
