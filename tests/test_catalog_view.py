@@ -66,17 +66,18 @@ def test_the_view_follows_every_kind_of_change(store):
     store.forget([gone.id], keep_history=True)
     store.remember("in a new scope", scope="channel/new")         # a scope came: loaded whole
     a, b = _both(store)
-    assert a == b
-    store.remember("one more", importance=10)                     # a small change: updated in place
-    a, b = _both(store)
     assert a == b and store.memories.catalog._catalog_view is not view
     view = store.memories.catalog._catalog_view
+    store.remember("one more", importance=10)                     # a small change: updated in place
+    a, b = _both(store)
+    assert a == b and store.memories.catalog._catalog_view is view
     store.remember("and another", importance=10)
     a, b = _both(store)
     assert a == b and store.memories.catalog._catalog_view is view
     store.forget([m.id])                                          # history rewritten: loaded whole
     a, b = _both(store)
     assert a == b and m.id not in {r[1] for r in a["top"] + a["recent"]}
+    assert store.memories.catalog._catalog_view is not view
 
 
 def test_context_the_same_with_the_view(store):

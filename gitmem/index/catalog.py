@@ -34,8 +34,7 @@ MARKER = "catalog.built"
 COLUMNS = ("scope", "id", "path", "blob", "type", "importance", "key", "tags", "created", "updated",
            "summary", "supersedes", "archived", "flag", "qlen", "qcjk", "updated_ts", "when_ts", "entered_ts",
            "error")
-# The columns `picks` returns (then the weight).
-PICKED = ("scope", "id", "path", "blob", "type", "importance", "updated", "when_ts", "qlen", "qcjk")
+PICKED = catalog_view.PICKED  # the columns `picks` returns (then the weight)
 # What the caller's classify(memory) returns per row, beside the front matter.
 DERIVED = ("flag", "qlen", "qcjk", "updated_ts", "when_ts", "entered_ts")
 _NO_DERIVED = {"flag": False, "qlen": 0, "qcjk": 0, "updated_ts": 0.0, "when_ts": 0.0, "entered_ts": 0.0}

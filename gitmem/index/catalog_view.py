@@ -17,10 +17,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-# The rows a view holds, per live memory: PICKED (catalog.py), then what weighs them.
-LOAD = ("scope", "id", "path", "blob", "type", "importance", "updated", "when_ts", "qlen", "qcjk",
-        "flag", "updated_ts", "entered_ts")
-N_PICKED = 10
+# The columns a pick returns (then its weight), and the rows a view holds per live
+# memory: those, then what weighs them.
+PICKED = ("scope", "id", "path", "blob", "type", "importance", "updated", "when_ts", "qlen", "qcjk")
+LOAD = PICKED + ("flag", "updated_ts", "entered_ts")
 # policy.weight.weight_sql's expression: the view computes exactly this (else SQL).
 WEIGHT_EXPR = ("(importance + least(coalesce(n, 0), ?::BIGINT) * ?::DOUBLE - greatest(0.0::DOUBLE, "
                "(?::DOUBLE - greatest(coalesce(last_access, 0)::DOUBLE, updated_ts, entered_ts)) / 86400.0) "
@@ -155,7 +155,7 @@ class View:
             return order(idx, w)[:k]
 
         def out_row(i: int) -> tuple:
-            return tuple(rows[i][:N_PICKED]) + (float(w[i]),)   # type: ignore[index]
+            return tuple(rows[i][:len(PICKED)]) + (float(w[i]),)   # type: ignore[index]
 
         prefs = heaviest(on & (pref > 0), int(n_prefs))
         top = heaviest(on, int(n_top))
