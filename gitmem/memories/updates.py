@@ -171,16 +171,16 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     else:
         same = overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(shared))
         dup = overlap >= DUPLICATE_SHARED or (sim is not None and sim >= DUPLICATE_COS)
-    if strict and added:
+    if strict and added and speaker(older) and speaker(newer):
+        added = ()
+    elif strict and added:
         subj = _subject(older, newer, cjk)
         s_overlap = len(subj) / max(1, len(a | b))
         if cjk:
             same = bool(subj)
         else:
             same = s_overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(subj))
-        if speaker(older) and speaker(newer):
-            added = ()
-        elif all(c in WEAK_CUES for c in added):
+        if all(c in WEAK_CUES for c in added):
             close = (s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
                      or (not cjk and _next_to(newer, added, subj)) or (on_topic and bool(subj)))
             if not (close and _short(older) and _short(newer)):

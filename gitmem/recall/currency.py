@@ -121,6 +121,7 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
     cued = [bool(updates.cues(h.text or h.snippet or "")) and h.id not in skip for h in top]
     if not any(cued[1:]):
         return hits
+    movable = {h.id for h, c in zip(top, cued) if c}  # a change cue, not superseded
     vec_of = {id(h): v for h, v in zip(top, _vectors(snap, top))}
     moved = True
     rounds = 0
@@ -128,7 +129,7 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
         moved, rounds = False, rounds + 1
         for j in range(1, len(top)):
             new = top[j]
-            if new.id in skip or not updates.cues(new.text or new.snippet or ""):
+            if new.id not in movable:
                 continue
             for i in range(j):
                 old = top[i]
