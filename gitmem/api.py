@@ -402,12 +402,14 @@ class Store(KeepingMixin, SharingMixin, AgentsMixin):
         while embedding: run it in a thread beside queries. stop() ends it early."""
         return self.recaller.catch_up(progress=progress, lock=lock, stop=stop)
 
-    def keep_views(self) -> None:
+    def keep_views(self) -> "Store":
         """For a long-lived process (the daemon): the catalog keeps its live rows in memory
-        per scope tips, so `context` chooses without a query over every row."""
+        per scope tips, so `context` chooses without a query over every row. Returns the
+        store."""
         cat = self.memories.catalog
         if cat is not None:
             cat.keep_view = True
+        return self
 
     @property
     def last_recall(self) -> dict[str, Any]:

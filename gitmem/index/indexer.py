@@ -101,9 +101,8 @@ class Index:
                 and (embed_limit is not None or not snap.pending)):
             return snap
         if snap is not None and self._apply_change(snap, tips, embed_limit):
-            if self._ahead <= MAX_AHEAD:
-                return snap
-            self.ensure_fresh(tips=tips)   # a process without an index worker: now and then
+            if self._ahead > MAX_AHEAD:
+                self.ensure_fresh(tips=tips)   # a process without an index worker: now and then
             return snap
         self.ensure_fresh(tips=tips, progress=progress, embed_limit=embed_limit)
         if snap is not None and snap.model == self.model_id and not snap.pending:

@@ -65,7 +65,7 @@ class Daemon:
         # Absolute: the daemon changes directory to each client's while running its command.
         self.home = Path(os.path.abspath(load_config(home).home))
         self.real_home = os.path.realpath(self.home)
-        self._open = lambda: api.open(self.home)
+        self._open = lambda: api.open(self.home).keep_views()  # context here chooses from rows kept in memory
         self.store = self._open()
         self.code = launch.code_id()
         # --idle-exit, else [serve] idle_exit (the schema holds the default).
@@ -102,7 +102,6 @@ class Daemon:
     def warm(self) -> None:
         """Load the model and index the words now, not on the first client's clock;
         vectors of a big batch written meanwhile follow in the background."""
-        self.store.keep_views()  # context here chooses from rows kept in memory
         self.store.recaller.warm(embed_limit=WARM_EMBED_LIMIT)
         self.store.index_status()  # the index's counts, kept per file state: not on the first status's clock
 
@@ -111,7 +110,6 @@ class Daemon:
         stamp = self._stamp()
         if stamp != self._config_stamp:
             old, self.store = self.store, self._open()
-            self.store.keep_views()  # context here chooses from rows kept in memory
             self._config_stamp = stamp
             try:
                 old.recaller.close()  # drop the old in-memory snapshot
