@@ -276,6 +276,12 @@ def top_preferences(svc: Memories, preferences: Iterable[model.Memory], n: int,
     return prefs[:n]
 
 
+def line_cost(line: dict[str, Any]) -> int:
+    """Tokens of one quoted memory line of the bundle (what `_cost` computes from a
+    catalog row's measure)."""
+    return count_tokens(f"- {line['text']} ({line['type']}, {line['scope']}, {line['id']})") + 1
+
+
 def relevant_section(hits: Iterable[Any], budget: int) -> tuple[list[dict[str, Any]], int]:
     """Recall hits (already cut to what a prompt may get: Store.prompt_hits) as the
     context's "relevant" lines, in rank order while they fit `budget` tokens: (lines,
@@ -285,7 +291,7 @@ def relevant_section(hits: Iterable[Any], budget: int) -> tuple[list[dict[str, A
     for h in hits:
         line = {"id": h.id, "scope": h.scope, "type": h.type, "text": quote(h.text or h.snippet),
                 "relevance": h.relevance}
-        cost = count_tokens(f"- {line['text']} ({h.type}, {h.scope}, {h.id})") + 1
+        cost = line_cost(line)
         if used + cost > budget:
             break
         out.append(line)

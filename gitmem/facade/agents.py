@@ -170,11 +170,7 @@ class AgentsMixin:
 def relevant_into(bundle: dict[str, Any], query: str, relevant: list[dict[str, Any]], budget: int) -> dict[str, Any]:
     """The bundle with its "relevant" section first; the other sections no longer repeat
     what it shows (their lines' cost given back)."""
-    from gitmem.core.tokens import count_tokens
-
-    def cost(m: dict[str, Any]) -> int:
-        return count_tokens(f"- {m['text']} ({m['type']}, {m['scope']}, {m['id']})") + 1
-
+    from gitmem.agents.context import line_cost as cost
     from gitmem.policy import gate
 
     ids = {m["id"] for m in relevant}
