@@ -70,14 +70,19 @@ class IndexWorker:
                 try:
                     info = store.index_catch_up(
                         lock=self.lock, stop=lambda: self.stopping.is_set() or self._store() is not store)
-                    with self.lock:
-                        store.index_status()  # counts of the file as it is now, for the next status
                 except Exception as e:  # noqa: BLE001 - the next recall tries again and reports it
                     info = {"error": f"{type(e).__name__}: {e}"}
                 info["seconds"] = round(time.monotonic() - t0, 3)
                 info["finished"] = time.time()
                 self.last = info
-                self.embedded += int(info.get("embedded") or 0)
+                self.embedded += int(info.get("embedded") or 0)  # before the counts below: a status
+                # that sees the snapshot's vectors ready sees them counted too
+                if "error" not in info:
+                    try:
+                        with self.lock:
+                            store.index_status()  # counts of the file as it is now, for the next status
+                    except Exception:  # noqa: BLE001 - only a head start: the next status counts itself
+                        pass
                 if info.get("stopped") and not self.stopping.is_set():
                     with self._guard:
                         self._again = True  # a new Store (config.toml changed): once more on it
