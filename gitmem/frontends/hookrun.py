@@ -122,9 +122,16 @@ def agent_output(event: str, text: str, agent: str | None) -> str:
 # ---- handlers ---------------------------------------------------------------------------
 
 # ---- sync in hooks (hooks.sync) ---------------------------------------------------------
-# The share of what is left of the budget a session-start sync may use: the rest is kept
-# for building the context, which the agent needs more than fresh memories.
+# The share of what is left of the budget a session-start sync may use, and the seconds it
+# always leaves for building the context, which the agent needs more than fresh memories:
+# with a hung remote and the default 2 s budget, a cold process still prints its context.
 SESSION_SYNC_SHARE = 0.7
+CONTEXT_RESERVE = 1.0
+
+
+def session_sync_seconds(left: float) -> float:
+    """How long a session-start sync may take with `left` seconds of the budget left."""
+    return max(0.0, min(left * SESSION_SYNC_SHARE, left - CONTEXT_RESERVE))
 
 
 def sync_remotes(store: "Store", seconds: float, res: HookResult) -> None:
@@ -202,7 +209,7 @@ def on_session_start(store: "Store", payload: dict[str, Any], deadline: float, r
 
     cwd = payload.get("cwd")
     # Pull what other machines remembered before the context is built from it.
-    sync_remotes(store, time_left(deadline) * SESSION_SYNC_SHARE, res)
+    sync_remotes(store, session_sync_seconds(time_left(deadline)), res)
     t = time.monotonic()
     bundle = with_deadline(lambda: store.context(cwd=cwd), time_left(deadline))
     res.stdout = render_context(bundle)
