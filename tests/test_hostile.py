@@ -127,6 +127,8 @@ def test_sensible_empty_answers(seeded):
     assert r.exit_code == 0 and len(json.loads(r.stdout)) >= 1
     r = invoke("list", "--type", "nosuchtype", "--json")
     assert r.exit_code == 0 and json.loads(r.stdout) == []
+    r = invoke("list", "--type", LONE, "--json")  # found by test_fuzz_cli_arguments: a DuckDB error before
+    assert r.exit_code == 0 and json.loads(r.stdout) == []
     r = invoke("recall", f"no such {LONE} word", "--json", "--mode", "bm25")
     assert r.exit_code == 0 and json.loads(r.stdout) == []
 

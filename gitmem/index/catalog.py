@@ -376,8 +376,8 @@ class Catalog:
         does not parse (id ''). `type` filters by the folder a file lives in, as a tree
         walk under memories/<type> would."""
         scopes = list(scopes)
-        if not scopes:
-            return [], []
+        if not scopes or (type is not None and type.encode("utf-8", "replace") != type.encode("utf-8", "surrogatepass")):
+            return [], []  # no folder the catalog holds has a name that is not Unicode (DuckDB refuses it)
         good, bad = self._memo(("listing", tuple(scopes), archived, type, limit),
                                lambda: self._listing(scopes, archived, type, limit))
         return list(good), list(bad)
@@ -493,3 +493,4 @@ def copy_from(con, source: Path) -> None:
         con.execute("ROLLBACK")
     finally:
         con.execute("DETACH oldcat")
+
