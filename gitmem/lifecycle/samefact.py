@@ -23,14 +23,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-MONTHS = {m: i for i, names in enumerate((
-    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
-    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
-    ("oct", "october"), ("nov", "november"), ("dec", "december")), 1) for m in names}
-WORD_NUMS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty".split())}
-WORD_NUMS.update({w: 10 * i for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)})
+from gitmem.lifecycle import values
+from gitmem.lifecycle.values import MONTHS, WEEKDAYS
+
 # A short form and its name (lower case): "Bob" and "Robert" are one person.
 NICKNAMES = {"bob": "robert", "rob": "robert", "bobby": "robert", "bill": "william", "will": "william",
              "liz": "elizabeth", "beth": "elizabeth", "kate": "katherine", "katie": "katherine",
@@ -59,34 +54,8 @@ EQUIV = {"session": "meeting", "会议": "会", "出生": "生日"}
 # The lexical channel (`overlap`): an English content word counts by its first letters
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
 PREFIX = 5
-WEEKDAYS = {d: i for i, names in enumerate((("mon", "monday"), ("tue", "tues", "tuesday"),
-            ("wed", "wednesday"), ("thu", "thur", "thurs", "thursday"), ("fri", "friday"),
-            ("sat", "saturday"), ("sun", "sunday"))) for d in names}
-_WEEKDAY = re.compile(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
-_ZH_WEEKDAY = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")
-ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-             "八": 8, "九": 9}
-# Chinese numerals are read as numbers only before a unit (一律 is not "1律").
-_ZH_NUM = re.compile(r"[零〇一二两三四五六七八九十百]+(?=[月日号点时岁个次位名年分天周人只条台种])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
-_EN_DATE = [
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), lambda m: [f"year:{m[1]}", f"date:{int(m[2])}-{int(m[3])}"]),
-    (re.compile(r"\b(\d{4})-(\d{1,2})\b"), lambda m: [f"year:{m[1]}", f"month:{int(m[2])}"]),
-    (re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b"),
-     lambda m: [f"date:{int(m[1])}-{int(m[2])}"] + ([f"year:{m[3]}"] if m[3] else [])),
-]
-_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
-_EN_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b")
-_EN_DM = re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b")
-# "may" alone is a month only before a year ("May 2025"), else the verb.
-_EN_MONTH = re.compile(r"\b(" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may")
-                       + r"|may(?=\W{0,3}(?:19|20)\d\d))\b")
-_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\s*(am|pm)?\b|\b(\d{1,2})\s*(am|pm)\b")
-_ZH_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
-_ZH_TIME = re.compile(r"(凌晨|早上|上午|中午|下午|晚上|夜里)?(\d{1,2})点(?:(\d{1,2})分|半)?")
-_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
-_NUM = re.compile(r"\d+(?:\.\d+)?")
 _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
 _NAME = re.compile(r"[^\W\d_][\w'-]*")
 _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
@@ -101,36 +70,6 @@ class Fact:
     tokens: tuple[str, ...]
     words: frozenset[str]
     units: frozenset[str] = frozenset()  # content words (en, truncated) and character pairs (zh)
-
-
-def _zh_number(s: str) -> int:
-    if all(c in ZH_DIGITS for c in s):
-        return int("".join(str(ZH_DIGITS[c]) for c in s))
-    total, cur = 0, 0
-    for c in s:
-        if c == "十":
-            total += (cur or 1) * 10
-            cur = 0
-        elif c == "百":
-            total += (cur or 1) * 100
-            cur = 0
-        else:
-            cur = ZH_DIGITS[c]
-    return total + cur
-
-
-def _hour(h: int, ampm: str | None) -> int:
-    if ampm in ("pm", "下午", "晚上") and h < 12:
-        return h + 12
-    return 0 if ampm == "am" and h == 12 else h
-
-
-def _take(pattern: re.Pattern, text: str, fn, out: list[str]) -> str:
-    """Record what `fn` reads from each match and blank the match out."""
-    def sub(m: re.Match) -> str:
-        out.extend(fn(m))
-        return " \x00 "
-    return pattern.sub(sub, text)
 
 
 def _names(text: str) -> set[str]:
@@ -160,32 +99,11 @@ def _stem(w: str) -> str:
 @lru_cache(maxsize=65536)
 def read(text: str) -> Fact:
     """The values, names and content tokens of `text`."""
-    names = _names(text) - set(MONTHS) - set(WEEKDAYS)
-    t = text.casefold()
+    vals, t = values.extract(text)
+    names = _names(values.without_addresses(text)) - set(MONTHS) - set(WEEKDAYS)
     for a, b in EQUIV.items():
         t = t.replace(a, b)
-    vals: list[str] = []
-    t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{'一二三四五六日天'.index(m[1]) % 7 if m[1] != '天' else 6}"], vals)
-    t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
-    t = _ZH_NUM.sub(lambda m: str(_zh_number(m.group(0))), t)
-    t = re.sub(r"(\d)\s*(?:%|percent\b|per cent\b|％)", r"\1", t)
-    t = re.sub(r"\b(" + "|".join(WORD_NUMS) + r")\b", lambda m: str(WORD_NUMS[m.group(1)]), t)
-    t = _take(_ZH_DATE, t, lambda m: ([f"year:{m[1]}"] if m[1] else [])
-              + ([f"date:{int(m[2])}-{int(m[3])}"] if m[3] else [f"month:{int(m[2])}"]), vals)
-    t = _take(_ZH_TIME, t, lambda m: [f"time:{_hour(int(m[2]), m[1])}:{int(m[3] or (30 if '半' in m[0] else 0)):02d}"],
-              vals)
-    for pattern, fn in _EN_DATE:
-        t = _take(pattern, t, fn, vals)
-    t = _take(_EN_MD, t, lambda m: [f"date:{MONTHS[m[1]]}-{int(m[2])}"], vals)
-    t = _take(_EN_DM, t, lambda m: [f"date:{MONTHS[m[2]]}-{int(m[1])}"], vals)
-    t = _take(_TIME, t, lambda m: [f"time:{_hour(int(m[1]), m[3])}:{m[2]}" if m[1] else
-                                   f"time:{_hour(int(m[4]), m[5])}:00"], vals)
-    t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
-    t = _take(_EN_MONTH, t, lambda m: [f"month:{MONTHS[m[1]]}"], vals)
-    t = _take(_NUM, t, lambda m: [f"num:{float(m[0]):g}"], vals)
-    values: dict[str, set[str]] = {}
-    for v in vals:
-        values.setdefault(v.split(":", 1)[0], set()).add(v)
+    values_by_kind = values.by_kind(vals)
     for p in ZH_PREAMBLE:
         t = t.replace(p, " ")
     tokens: list[str] = []
@@ -200,8 +118,7 @@ def read(text: str) -> Fact:
     units = {w[:PREFIX] for w in tokens if not _CJK.match(w) and len(w) >= 3}
     for run in re.findall(r"[\u3400-\u9fff]+", t):  # values are blanked out of t: no pair spans one
         units |= {x + y for x, y in zip(run, run[1:]) if x not in ZH_STOP and y not in ZH_STOP}
-    return Fact({k: frozenset(v) for k, v in values.items()}, frozenset(names), tuple(tokens), words,
-                frozenset(units))
+    return Fact(values_by_kind, frozenset(names), tuple(tokens), words, frozenset(units))
 
 
 def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
