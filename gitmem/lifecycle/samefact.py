@@ -55,10 +55,15 @@ EQUIV = {"session": "meeting", "会议": "会", "出生": "生日"}
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
 PREFIX = 5
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# Values specific enough that two texts sharing one are likely about one fact.
+SPECIFIC = frozenset({"date", "time", "qty", "addr", "year"})
+WEAK = frozenset({"day", "month"})
 
 _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
 _NAME = re.compile(r"[^\W\d_][\w'-]*")
 _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
+_TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$", re.I)  # "Dr. Okafor": not a sentence's start
+_ZH_NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,7 @@ class Fact:
     tokens: tuple[str, ...]
     words: frozenset[str]
     units: frozenset[str] = frozenset()  # content words (en, truncated) and character pairs (zh)
+    full: tuple[str, ...] = ()  # every word, function words too, a value as one blank
 
 
 def _names(text: str) -> set[str]:
@@ -80,11 +86,15 @@ def _names(text: str) -> set[str]:
             w = m.group(0)
             if _CJK.match(w):
                 continue
-            starts = prev_end == 0 or bool(_SENTENCE_END.search(line[:m.start()]))
+            before = line[:m.start()]
+            starts = prev_end == 0 or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
             prev_end = m.end()
             if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1)):
                 w = re.sub(r"'s$", "", w.casefold())
                 names.add(NICKNAMES.get(w, w))
+    # Chinese has no capitals, but a pet or a person is often introduced by name:
+    # 叫豆豆, 名叫旺财的柯基.
+    names.update(m[1] for m in _ZH_NAMED.finditer(text))
     return names
 
 
@@ -107,29 +117,32 @@ def read(text: str) -> Fact:
     for p in ZH_PREAMBLE:
         t = t.replace(p, " ")
     tokens: list[str] = []
-    for m in re.finditer(r"[\u3400-\u9fff]|[a-z0-9][a-z0-9'_.-]*[a-z0-9]|[a-z]", t):
+    for m in re.finditer(r"[\u3400-\u9fff]|[a-z0-9][a-z0-9'_.-]*[a-z0-9]|[a-z]|\x00", t):
         w = m.group(0)
+        if w == "\x00":  # a value's place: values are compared on their own
+            continue
         if _CJK.match(w):
             if w not in ZH_STOP:
                 tokens.append(w)
         elif w not in STOP and not w.isdigit():
             tokens.append(_stem(w))
-    words = frozenset(tokens) | frozenset(re.findall(r"[a-z0-9]+", t))
+    words = frozenset(tokens) - {"\x00"} | frozenset(re.findall(r"[a-z0-9]+", t))
     units = {w[:PREFIX] for w in tokens if not _CJK.match(w) and len(w) >= 3}
     for run in re.findall(r"[\u3400-\u9fff]+", t):  # values are blanked out of t: no pair spans one
         units |= {x + y for x, y in zip(run, run[1:]) if x not in ZH_STOP and y not in ZH_STOP}
-    return Fact(values_by_kind, frozenset(names), tuple(tokens), words, frozenset(units))
+    full = tuple(re.findall(r"[\u3400-\u9fff]|[a-z0-9][a-z0-9'_.-]*[a-z0-9]|[a-z]|\x00", t))
+    return Fact(values_by_kind, frozenset(names), tuple(tokens), words, frozenset(units), full)
 
 
-def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether b is a with one or more slots swapped for other content and nothing else:
-    the shape of two true facts about different entities."""
+def _slots(a: tuple[str, ...], b: tuple[str, ...]) -> list[list[int]]:
+    """The stretches where b differs from a, as [tokens from a, tokens from b] each, when
+    they share at least half of the longer; [] otherwise."""
     if not a or not b:
-        return False
+        return []
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     shared = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
     if shared == 0 or shared * 2 < max(len(a), len(b)):
-        return False
+        return []
     slots: list[list[int]] = []  # per slot: [tokens from a, tokens from b]
     gap_ok = True
     for tag, i1, i2, j1, j2 in ops:
@@ -144,8 +157,32 @@ def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
             gap_ok = True
         slots[-1][0] += i2 - i1
         slots[-1][1] += j2 - j1
-    slots = [s for s in slots if s != [0, 0]]
+    return [s for s in slots if s != [0, 0]]
+
+
+def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether b is a with one or more slots swapped for other content and nothing else:
+    the shape of two true facts about different entities."""
+    slots = _slots(a, b)
     return bool(slots) and all(x > 0 and y > 0 for x, y in slots)
+
+
+def _reworded(fa: Fact, fb: Fact) -> bool:
+    """Whether two texts whose content words differ in one swapped stretch still state
+    one fact: they share a specific value (a date, time, quantity, address or a number
+    of two digits or more) and their subject (the first content word), and written out
+    word for word, function words and all, they are not one template with that stretch
+    swapped ("表哥的婚礼在11月8日" / "表哥11月8号结婚"; "The staging URL is X." / "staging
+    lives at X"). Look-alikes are such templates ("张伟的生日是6月12日" / "刘洋的生日是
+    6月12日"), or swap their subject, or swap two stretches (猫…豆豆 / 狗…球球)."""
+    subject_a = next((w for w in fa.tokens if w != "\x00"), None)
+    if subject_a is None or subject_a != next((w for w in fb.tokens if w != "\x00"), None):
+        return False
+    shared = {v for k in fa.values.keys() & fb.values.keys() for v in fa.values[k] & fb.values[k]}
+    if not any(v.split(":", 1)[0] in SPECIFIC or (v.startswith("num:") and abs(float(v[4:])) >= 10)
+               for v in shared):
+        return False
+    return len(_slots(fa.tokens, fb.tokens)) == 1 and not _substitution(fa.full, fb.full)
 
 
 def conflict(a: str, b: str) -> str | None:
@@ -159,7 +196,7 @@ def conflict(a: str, b: str) -> str | None:
     only_b = {n for n in fb.names if n not in fa.words and n not in fa.names}
     if only_a and only_b:
         return "names differ"
-    if _substitution(fa.tokens, fb.tokens):
+    if _substitution(fa.tokens, fb.tokens) and not _reworded(fa, fb):
         return "entities differ"
     return None
 
@@ -182,8 +219,10 @@ def anchors(a: str, b: str) -> bool:
     """Whether the texts share a value or a name (and so, with no conflict, likely
     state one fact)."""
     fa, fb = read(a), read(b)
-    shared_values = any(fa.values[k] & fb.values.get(k, frozenset()) for k in fa.values)
-    return shared_values or bool(fa.names & fb.names)
+    shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
+    # A weekday or a month alone says little (many things happen on a Tuesday).
+    strong = [v for v in shared if v.split(":", 1)[0] not in WEAK]
+    return bool(strong) or len(shared) >= 2 or bool(fa.names & fb.names)
 
 
 def overlap(a: str, b: str) -> tuple[float, int]:

@@ -50,6 +50,8 @@ UNITS = {
     "hour": ("hour", "hours", "hr", "hrs", "h", "小时", "个小时", "钟头"),
     "minute": ("minute", "minutes", "min", "mins", "分钟"), "second": ("second", "seconds", "sec", "secs", "秒"),
     "percent": ("%", "％", "percent", "per cent"),
+    # Chinese counters that name what is counted: 3岁 (an age) and 3楼 (a floor) differ.
+    "age": ("岁", "周岁"), "floor": ("楼", "层"), "times": ("次", "遍", "倍"), "people": ("人", "位", "名"),
     "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres", "公里"),
     "kg": ("kg", "kilogram", "kilograms", "kilo", "kilos", "公斤"),
 }
