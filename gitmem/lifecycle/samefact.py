@@ -179,8 +179,8 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
     if subject_a is None or subject_a != next((w for w in fb.tokens if w != "\x00"), None):
         return False
     shared = {v for k in fa.values.keys() & fb.values.keys() for v in fa.values[k] & fb.values[k]}
-    if not any(v.split(":", 1)[0] in SPECIFIC or (v.startswith("num:") and abs(float(v[4:])) >= 10)
-               for v in shared):
+    if not any((v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS)
+               or (v.startswith("num:") and abs(float(v[4:])) >= 10) for v in shared):
         return False
     return len(_slots(fa.tokens, fb.tokens)) == 1 and not _substitution(fa.full, fb.full)
 

@@ -55,6 +55,9 @@ UNITS = {
     "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres", "公里"),
     "kg": ("kg", "kilogram", "kilograms", "kilo", "kilos", "公斤"),
 }
+# Units that count things rather than measure them: two look-alike facts often share
+# one ("both three years old", "30 people each").
+COUNTERS = frozenset({"age", "floor", "times", "people"})
 # Where a unit is written: $ € £ ¥ before the number, the rest after it.
 PREFIX_UNITS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny"}
 _UNIT_OF = {w: u for u, words in UNITS.items() for w in words if w not in PREFIX_UNITS}
@@ -77,7 +80,7 @@ _MULT = {"k": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
 _ZH_RUN = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])"
                      r"[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
 _ZH_COUNTER = "月日号號点點时岁个次位名年分天周人只条台种元块米斤公兆秒倍张本层楼家间"
-_ZH_ONE = "月日号號点點时岁"  # where a lone 一 is a date, a time or an age
+_ZH_ONE = "月日号號点點时岁元块米斤兆秒年"  # where a lone 一 is a date, a time, an age or an amount
 
 _PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
 _TIME_COLON = re.compile(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d])")
