@@ -45,7 +45,7 @@ prefer prefers call called named s t re ve ll d m""".split())
 # Chinese is read a character at a time: particles, pronouns and the commonest function
 # verbs and adverbs carry no entity.
 ZH_STOP = frozenset("的了是在有会对和与也都就要把被给着吗呢吧啊呀我们你他她它这那个一每用使定律统总还已经将让请"
-                    "可能需必须应该得到从向于以及并或而且但所如果因为做里")
+                    "可能需必须应该得到从向于以及并或而且但所如果因为做里由去")
 ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间")
 # One thing, two words (learned on the tuning half; 出生/生日 on the first held-out
 # half once it was read: "born on <date>" and "birthday is <date>" state one fact, as
@@ -63,6 +63,11 @@ _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
 _NAME = re.compile(r"[^\W\d_][\w'-]*")
 _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
 _TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$", re.I)  # "Dr. Okafor": not a sentence's start
+# The commonest Chinese surnames, for the short forms of a name (小张, 老李, 王总).
+ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕"
+               "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤")
+_ZH_SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家])"
+                            rf"|([{ZH_SURNAMES}])总")
 _ZH_NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
 
 
@@ -95,6 +100,8 @@ def _names(text: str) -> set[str]:
     # Chinese has no capitals, but a pet or a person is often introduced by name:
     # 叫豆豆, 名叫旺财的柯基.
     names.update(m[1] for m in _ZH_NAMED.finditer(text))
+    # 小张, 老李, 王总: a person by surname, who may be 张伟 in another text.
+    names.update(m[1] or m[2] for m in _ZH_SHORT_NAME.finditer(text))
     return names
 
 
@@ -222,7 +229,12 @@ def anchors(a: str, b: str) -> bool:
     shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
     # A weekday or a month alone says little (many things happen on a Tuesday).
     strong = [v for v in shared if v.split(":", 1)[0] not in WEAK]
-    return bool(strong) or len(shared) >= 2 or bool(fa.names & fb.names)
+    return bool(strong) or len(shared) >= 2 or bool(fa.names & fb.names) or _zh_name_in(fa, fb) or _zh_name_in(fb, fa)
+
+
+def _zh_name_in(fa: Fact, fb: Fact) -> bool:
+    """Whether a Chinese name of one text (小张: 张) is written out in the other (张伟)."""
+    return any(_CJK.match(n) and n in fb.words for n in fa.names)
 
 
 def overlap(a: str, b: str) -> tuple[float, int]:
