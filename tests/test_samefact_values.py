@@ -129,6 +129,9 @@ SAME = [  # paraphrases of one fact that the guard reads as one
     ("合同期限为二年。", "合同为期两年。"),
     ("月租是四千五百元。", "房租每月4500块。"),
     ("体检安排在3月15日上午九点。", "3/15 上午 9:00 体检"),
+    ("每个月房租四千五。", "月租金：4,500 元。"),  # 月租 / 房租每月: one word moved, not swapped
+    ("张伟负责这次的数据迁移。", "数据迁移由小张负责。"),  # 小张: 张伟 by surname
+    ("数据迁移由小张负责。", "数据迁移这件事小张在管。"),
 ]
 APART = [  # look-alikes (another entity, both true) and other values
     ("The Pro plan includes 50 GB of storage.", "The Pro plan includes 50 MB of storage."),
@@ -144,6 +147,9 @@ APART = [  # look-alikes (another entity, both true) and other values
     ("部门例会在周四下午三点。", "部门例会在周四下午四点。"),
     ("王芳的生日是九月九日。", "李强的生日是九月九日。"),
     ("广州分公司有三十个员工。", "武汉分公司有三十个员工。"),
+    ("我家的猫三岁了。", "我家那只狗也三岁了。"),  # the counter 岁 stays a word of the template
+    ("数据迁移由小张负责。", "数据迁移由小李负责。"),
+    ("我儿子在学游泳。", "我女儿在学游泳。"),
 ]
 
 
@@ -176,6 +182,11 @@ def test_dream_merges_paraphrases_and_keeps_look_alikes(store, same, apart):
     plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, SameVector())
     assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]
     assert plan.supersessions == []
+
+
+def test_a_short_name_anchors_on_the_full_name():
+    assert samefact.anchors("数据迁移由小张负责。", "张伟负责这次的数据迁移。")
+    assert not samefact.anchors("周二晚上我去游泳。", "孩子的英语课在周二晚上七点。")  # a weekday alone
 
 
 def test_chinese_texts_sharing_nothing_never_merge_at_any_cosine():

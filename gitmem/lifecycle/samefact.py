@@ -151,19 +151,23 @@ def _slots(a: tuple[str, ...], b: tuple[str, ...]) -> list[list[int]]:
     if shared == 0 or shared * 2 < max(len(a), len(b)):
         return []
     slots: list[list[int]] = []  # per slot: [tokens from a, tokens from b]
-    gap_ok = True
+    gap_ok, last = True, ""
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
-            # A one-character match inside a Chinese slot (儿子/女儿) does not end it.
+            # A one-character match inside a Chinese slot (儿子/女儿: 儿 moved within
+            # the word) does not end it; between two deletions or two insertions it does.
             gap_ok = i2 - i1 == 1 and _CJK.match(a[i1]) is not None
             if not gap_ok:
                 slots.append([0, 0])
             continue
+        if slots and gap_ok and last and "replace" not in (tag, last) and tag == last:
+            gap_ok = False
         if not slots or not gap_ok:
             slots.append([0, 0])
             gap_ok = True
         slots[-1][0] += i2 - i1
         slots[-1][1] += j2 - j1
+        last = tag
     return [s for s in slots if s != [0, 0]]
 
 

@@ -232,6 +232,12 @@ def _qty(n: str, unit: str) -> list[str]:
     return [f"num:{x}"] if unit in COUNT_ONLY else [f"num:{x}", f"qty:{x} {unit}"]
 
 
+def _counted(m: re.Match, out: list[str]) -> str:
+    unit = _UNIT_OF[m[2]]
+    out.extend(_qty(m[1], unit))
+    return BLANK + m[2] if unit in COUNTERS and not m[2].isascii() else BLANK
+
+
 def _addresses(text: str) -> tuple[list[str], str]:
     vals: list[str] = []
 
@@ -285,7 +291,9 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
     t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{_zh_weekday(m[1])}"], vals)
     t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
     t = _take(_QTY_PREFIX, t, lambda m: _qty(m[2], PREFIX_UNITS[m[1]]), vals)
-    t = _take(_QTY_SUFFIX, t, lambda m: _qty(m[1], _UNIT_OF[m[2]]), vals)
+    # A Chinese counter (三岁, 两位) stays in the text as the word it was before the
+    # number was read: look-alikes share it ("……三岁了" / "……也三岁了").
+    t = _QTY_SUFFIX.sub(lambda m: _counted(m, vals), t)
     t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
     t = _take(_NUM, t, lambda m: [f"num:{_fmt(float(m[0]))}"], vals)
     return tuple(vals), t
