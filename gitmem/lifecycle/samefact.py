@@ -1,17 +1,21 @@
 """Same fact or another one: the guard dream puts between two near-duplicate texts.
 
 Embeddings say two texts are about the same thing; they do not say whether both state
-the same fact. This module normalises what is the same fact written differently
-(months and dates in English and Chinese, number words and Chinese numerals, times,
-percent, case, a name and its short form) and finds what differs in value or entity:
+the same fact. Values are read in their canonical forms (gitmem.lifecycle.values: numbers
+in words or digits, money, sizes and units, clock times, dates, addresses, in English and
+Chinese), names with their short forms (Bob / Robert, 小张 / 张伟), and what differs in
+value or entity is found:
 
-- values (dates, months, years, times, numbers) of one kind present on both sides and
-  different: "15 minutes" / "24 minutes", "9:30" / "10:15";
-- names (capitalised words, not a sentence's first) on both sides that the other text
-  lacks: "Ask Alice" / "Ask Bob" (a name and its short form count as one);
+- values (dates, months, years, times, quantities, numbers, addresses) of one kind present
+  on both sides and different: "15 minutes" / "24 minutes", "9:30" / "10:15", "25 MB" /
+  "25 GB";
+- names (capitalised words, not a sentence's first; Chinese names after 叫; 小张, 王总)
+  on both sides that the other text lacks: "Ask Alice" / "Ask Bob";
 - a substitution in an otherwise shared template: every stretch where the texts differ
   has content on both sides ("My son plays…" / "My daughter plays…", 猫/狗, 北京/上海),
-  which is how Chinese look-alikes differ, since Chinese has no capitals.
+  which is how Chinese look-alikes differ, since Chinese has no capitals; unless the texts
+  share a specific value and their subject and differ in one stretch without being one
+  template word for word (`_reworded`: "表哥的婚礼在11月8日" / "表哥11月8号结婚").
 
 `conflict(a, b)` names the first difference found or None; `anchors(a, b)` says whether
 the texts share values or names, which dream takes as evidence of one fact."""
