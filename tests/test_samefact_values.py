@@ -194,3 +194,17 @@ def test_chinese_texts_sharing_nothing_never_merge_at_any_cosine():
 
     assert not close_enough("我在一家银行当柜员。", "我家养了一只叫旺财的柯基。", 0.95, 0.88, 0.25, 0.45)
     assert close_enough("合同期限为二年。", "合同为期两年。", 0.95, 0.88, 0.25, 0.45)
+
+
+PIECES = list("0123456789 :./-,$%年月日号点半下午凌晨一二两三十百千万零个岁元块周") + [
+    "am", "pm", "a.m.", "quarter", "to", "past", "twenty", "one", "hundred", "first", "Dec", "May", "Monday",
+    "MB", "k", "USD", "https://", "www.", "@", ".io", "o'clock", "in the afternoon", "noon", "小张", "叫"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=16).map("".join))
+def test_reading_values_never_fails_and_is_stable(text):
+    got = values.extract(text)
+    assert values.extract(text) == got and all(":" in v for v in got[0])
+    samefact.conflict(text, text[::-1])  # the guard reads any text without an error
+    assert samefact.conflict(text, text) is None  # a text states the same fact as itself
