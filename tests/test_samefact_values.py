@@ -150,6 +150,16 @@ APART = [  # look-alikes (another entity, both true) and other values
     ("我家的猫三岁了。", "我家那只狗也三岁了。"),  # the counter 岁 stays a word of the template
     ("数据迁移由小张负责。", "数据迁移由小李负责。"),
     ("我儿子在学游泳。", "我女儿在学游泳。"),
+    # written for this test, in other words than the consolidation sets' look-alikes
+    ("Our cat Luna turns 4 in June.", "Our dog Max turns 4 in June."),
+    ("The basic plan costs $10 a month.", "The family plan costs $10 a month."),
+    ("The API docs are at docs.acme.io.", "The SDK docs are at docs.acme.io."),
+    ("The staging database has 200 GB of disk.", "The production database has 200 GB of disk."),
+    ("北京办公室早上9点开门。", "上海的办公室也是9点开门。"),
+    ("我爸爸今年六十岁。", "我妈妈今年也六十岁。"),
+    ("基础版每月10美元。", "家庭版每月也是10美元。"),
+    ("王老师的电话是13812345678。", "李老师的电话是13812345678。"),
+    ("周一下午三点开产品例会。", "周一下午三点开技术例会。"),
 ]
 
 
