@@ -117,6 +117,9 @@ _UNIT_WORDS = "|".join(re.escape(w) for w in sorted(_UNIT_OF, key=len, reverse=T
 _QTY_PREFIX = re.compile(rf"([$€£¥])\s?({_N})")
 _QTY_SUFFIX = re.compile(rf"(?<![\d.])({_N})\s?({_UNIT_WORDS})(?![a-z])")
 _NUM = re.compile(_N)
+_DIGIT = re.compile(r"\d")
+_ZH_DIGIT = re.compile("[零〇一二两三四五六七八九十]")
+_ADDR_HINT = re.compile(r"[a-z0-9][.@][a-z]", re.I)
 BLANK = " \x00 "
 
 
@@ -264,38 +267,43 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
     """(values, rest): the canonical `kind:value` strings of `text` and the text,
     casefolded, with each value blanked out."""
     vals: list[str] = []
-    addrs, t = _addresses(text)
+    addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
     vals += addrs
     t = t.casefold()
-    t = _ZH_RUN.sub(_zh_numeral, t)
+    if _ZH_DIGIT.search(t):
+        t = _ZH_RUN.sub(_zh_numeral, t)
     t = _english_numbers(t)
-    t = _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t)
-    t = _ORDINAL.sub(r"\1", t)
-    t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
-    # times before dates (11/4 is a date, 7:45 a time), dates before bare numbers
-    t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]), m[1])] if x] or None, vals)
-    t = _take(_ZH_TIME, t, lambda m: [x for x in [_time(int(m[2]), int(m[3] or 0) if not (m[4] or m[5] or m[6])
-                                                         else (30 if m[4] else 15 if m[5] else 45), m[1])] if x]
-              or None, vals)
-    t = _take(_TIME_QUARTER, t, _quarter, vals)
-    t = _take(_TIME_COLON, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
-    t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
-    t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
-    t = _take(_TIME_OCLOCK, t, lambda m: [x for x in [_time(int(m[1]), 0)] if x] or None, vals)
+    digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
+    if digits:
+        t = _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t)
+        t = _ORDINAL.sub(r"\1", t)
+        t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
+        # times before dates (11/4 is a date, 7:45 a time), dates before bare numbers
+        t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]), m[1])] if x] or None, vals)
+        t = _take(_ZH_TIME, t, lambda m: [x for x in [_time(int(m[2]), int(m[3] or 0) if not (m[4] or m[5] or m[6])
+                                                             else (30 if m[4] else 15 if m[5] else 45), m[1])] if x]
+                  or None, vals)
+        t = _take(_TIME_QUARTER, t, _quarter, vals)
+        t = _take(_TIME_COLON, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
+        t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
+        t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
+        t = _take(_TIME_OCLOCK, t, lambda m: [x for x in [_time(int(m[1]), 0)] if x] or None, vals)
     t = _take(_TIME_WORD, t, lambda m: ["time:0:00" if m[1] == "midnight" else "time:12:00"], vals)
-    for pattern, kind in _DATES:
-        t = _take(pattern, t, lambda m, k=kind: _date(m, k), vals)
-    t = _take(_ZH_MONTH, t, lambda m: [f"month:{int(m[1])}"] if 1 <= int(m[1]) <= 12 else None, vals)
-    t = _take(_ZH_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
+    if digits:
+        for pattern, kind in _DATES:
+            t = _take(pattern, t, lambda m, k=kind: _date(m, k), vals)
+        t = _take(_ZH_MONTH, t, lambda m: [f"month:{int(m[1])}"] if 1 <= int(m[1]) <= 12 else None, vals)
+        t = _take(_ZH_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
     t = _take(_EN_MONTH, t, lambda m: [f"month:{MONTHS[m[1].rstrip('.')]}"], vals)
     t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{_zh_weekday(m[1])}"], vals)
     t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
-    t = _take(_QTY_PREFIX, t, lambda m: _qty(m[2], PREFIX_UNITS[m[1]]), vals)
-    # A Chinese counter (三岁, 两位) stays in the text as the word it was before the
-    # number was read: look-alikes share it ("……三岁了" / "……也三岁了").
-    t = _QTY_SUFFIX.sub(lambda m: _counted(m, vals), t)
-    t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
-    t = _take(_NUM, t, lambda m: [f"num:{_fmt(float(m[0]))}"], vals)
+    if digits:
+        t = _take(_QTY_PREFIX, t, lambda m: _qty(m[2], PREFIX_UNITS[m[1]]), vals)
+        # A Chinese counter (三岁, 两位) stays in the text as the word it was before the
+        # number was read: look-alikes share it ("……三岁了" / "……也三岁了").
+        t = _QTY_SUFFIX.sub(lambda m: _counted(m, vals), t)
+        t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
+        t = _take(_NUM, t, lambda m: [f"num:{_fmt(float(m[0]))}"], vals)
     return tuple(vals), t
 
 
