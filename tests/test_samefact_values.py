@@ -89,6 +89,7 @@ def test_a_date_in_every_usual_form_is_one_value(mo, d):
     ("7.45 a.m.", "07:45"), ("凌晨两点", "2am"), ("上午 9:00", "早上9点"), ("noon", "12:00"),
     ("twenty-five megabytes", "25MB"), ("25 MB", "25 megabytes"), ("四千五", "4,500"), ("一万二", "12k"),
     ("两年", "2 years"), ("十一月八号", "11/8"), ("Dec. 12", "12 December"), ("2024年十一月八号", "2024-11-08"),
+    ("一百万", "1,000,000"), ("20/10/2024", "October 20, 2024"), ("20.10.2024", "2024-10-20"),
     ("https://Staging.Acme-Shop.io/", "staging.acme-shop.io"), ("Mail First.Last@Example.com", "first.last@example.com"),
 ])
 def test_one_value_written_two_ways(a, b):

@@ -100,6 +100,7 @@ _DATES = [
     (re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]"), "zh_ymd"),
     (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), "zh_ym"),
     (re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])"), "md_slash"),
+    (re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])"), "dmy_dots"),
     (re.compile(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"), "mdy"),
     (re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?"),
      "dmy"),
@@ -138,7 +139,8 @@ def _cn2an():
 
 
 def _fmt(x: float) -> str:
-    return f"{x:g}" if abs(x) < 1e15 else str(int(x))
+    """A number in plain digits (never an exponent, which would read as two numbers)."""
+    return str(int(x)) if x == int(x) else f"{x:.6f}".rstrip("0").rstrip(".")
 
 
 def _zh_numeral(m: re.Match) -> str:
@@ -199,8 +201,12 @@ def _date(m: re.Match, kind: str) -> list[str] | None:
         y, mo, d = m[1], int(m[2]), int(m[3])
     elif kind == "zh_ym":
         return [f"year:{m[1]}", f"month:{int(m[2])}"] if 1 <= int(m[2]) <= 12 else None
-    elif kind == "md_slash":
+    elif kind == "md_slash":  # month first, as in English; day first when it cannot be a month
         y, mo, d = m[3], int(m[1]), int(m[2])
+        if mo > 12 >= d:
+            mo, d = d, mo
+    elif kind == "dmy_dots":
+        y, mo, d = m[3], int(m[2]), int(m[1])
     elif kind == "mdy":
         y, mo, d = m[3], MONTHS[m[1]], int(m[2])
     elif kind == "dmy":
