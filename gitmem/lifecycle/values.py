@@ -64,7 +64,6 @@ _UNIT_OF = {w: u for u, words in UNITS.items() for w in words if w not in PREFIX
 # A bare count of these does not name a quantity the way "5 years" does.
 COUNT_ONLY = {"percent"}
 
-_CJK = r"\u3400-\u9fff"
 _N = r"\d+(?:\.\d+)?"
 
 _ADDR = re.compile(r"(?:\b(?:https?|ftp)://)?(?:www\.)?"
