@@ -99,6 +99,14 @@ def score(store, data: dict, ids: dict) -> dict:
     return rows
 
 
+def false_merges(merges: list, ids: dict) -> int:
+    """Merges whose memories come from more than one group of the set (two clusters, a
+    look-alike's two facts, an update's two statements, unrelated notes)."""
+    group_of = {i: (key if key[0] != "lookalikes" and key[0] != "updates" else (key, n))
+                for key, members in ids.items() for n, i in enumerate(members)}
+    return sum(len({group_of.get(i) for i in (m["survivor"], *m["merged"])}) > 1 for m in merges)
+
+
 def report(rows: dict, model: str) -> str:
     metrics = ("clusters collapsed", "look-alikes kept", "updates superseded", "unrelated touched")
     out = [f"consolidation set, one scope, `dream --force`, model `{model}`", "",
@@ -170,6 +178,7 @@ def main(argv=None) -> int:
     print(report(score(store, data, ids), out["near_model"]))
     print(f"\nmerged {sum(len(g['merged']) for g in out['merges'])} in {len(out['merges'])} group(s), "
           f"superseded {len(out['supersessions'])}, archived {len(out['archive'])}")
+    print(f"false merges (a merge joining texts of two groups of the set): {false_merges(out['merges'], ids)}")
     return 0
 
 

@@ -33,7 +33,7 @@ APART = [
     ("My sister lives in Toronto.", "My brother lives in Toronto.", "entities differ"),
     ("Backups run nightly at 02:00", "Backups run nightly at 03:00", "values differ"),
     ("The meeting is on Oct 20.", "The meeting is on October 21.", "values differ"),
-    ("我家的猫叫豆豆，三岁了。", "我家的狗叫球球，三岁了。", "entities differ"),
+    ("我家的猫叫豆豆，三岁了。", "我家的狗叫球球，三岁了。", "names differ"),  # 叫豆豆: a name
     ("张伟的生日是6月12日。", "刘洋的生日是6月12日。", "entities differ"),
     ("北京办公室早上8点开门。", "上海办公室早上8点开门。", "entities differ"),
     ("我儿子在学游泳。", "我女儿在学游泳。", "entities differ"),

@@ -131,7 +131,13 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     """Whether cosine `s` and what the texts share make them near duplicates (before
     the guard): above the threshold; `margin` below it with a shared value or name or
     every content word of the shorter text shared; `cjk_margin` below it for two
-    Chinese texts with a shared value and a shared word."""
+    Chinese texts with a shared value and a shared word. Two Chinese texts sharing no
+    word, value or name never are."""
+    both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
+    if both_cjk and not samefact.anchors(a, b) and samefact.overlap(a, b)[1] == 0:
+        # The English model maps much of Chinese to one unknown token: two Chinese texts
+        # that share no word, value or name are not one fact at any cosine.
+        return False
     if s >= threshold:
         return True
     if s >= threshold - margin:
@@ -140,7 +146,7 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         contained, shared = samefact.overlap(a, b)
         if contained >= 1.0 and shared >= 2:
             return True
-    if s >= threshold - cjk_margin and samefact.is_cjk(a) and samefact.is_cjk(b):
+    if s >= threshold - cjk_margin and both_cjk:
         return samefact.anchors(a, b) and samefact.overlap(a, b)[1] >= 1
     return False
 

@@ -1,17 +1,21 @@
 """Same fact or another one: the guard dream puts between two near-duplicate texts.
 
 Embeddings say two texts are about the same thing; they do not say whether both state
-the same fact. This module normalises what is the same fact written differently
-(months and dates in English and Chinese, number words and Chinese numerals, times,
-percent, case, a name and its short form) and finds what differs in value or entity:
+the same fact. Values are read in their canonical forms (gitmem.lifecycle.values: numbers
+in words or digits, money, sizes and units, clock times, dates, addresses, in English and
+Chinese), names with their short forms (Bob / Robert, 小张 / 张伟), and what differs in
+value or entity is found:
 
-- values (dates, months, years, times, numbers) of one kind present on both sides and
-  different: "15 minutes" / "24 minutes", "9:30" / "10:15";
-- names (capitalised words, not a sentence's first) on both sides that the other text
-  lacks: "Ask Alice" / "Ask Bob" (a name and its short form count as one);
+- values (dates, months, years, times, quantities, numbers, addresses) of one kind present
+  on both sides and different: "15 minutes" / "24 minutes", "9:30" / "10:15", "25 MB" /
+  "25 GB";
+- names (capitalised words, not a sentence's first; Chinese names after 叫; 小张, 王总)
+  on both sides that the other text lacks: "Ask Alice" / "Ask Bob";
 - a substitution in an otherwise shared template: every stretch where the texts differ
   has content on both sides ("My son plays…" / "My daughter plays…", 猫/狗, 北京/上海),
-  which is how Chinese look-alikes differ, since Chinese has no capitals.
+  which is how Chinese look-alikes differ, since Chinese has no capitals; unless the texts
+  share a specific value and their subject and differ in one stretch without being one
+  template word for word (`_reworded`: "表哥的婚礼在11月8日" / "表哥11月8号结婚").
 
 `conflict(a, b)` names the first difference found or None; `anchors(a, b)` says whether
 the texts share values or names, which dream takes as evidence of one fact."""
@@ -23,14 +27,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-MONTHS = {m: i for i, names in enumerate((
-    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
-    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
-    ("oct", "october"), ("nov", "november"), ("dec", "december")), 1) for m in names}
-WORD_NUMS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty".split())}
-WORD_NUMS.update({w: 10 * i for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)})
+from gitmem.lifecycle import values
+from gitmem.lifecycle.values import MONTHS, WEEKDAYS
+
 # A short form and its name (lower case): "Bob" and "Robert" are one person.
 NICKNAMES = {"bob": "robert", "rob": "robert", "bobby": "robert", "bill": "william", "will": "william",
              "liz": "elizabeth", "beth": "elizabeth", "kate": "katherine", "katie": "katherine",
@@ -50,7 +49,7 @@ prefer prefers call called named s t re ve ll d m""".split())
 # Chinese is read a character at a time: particles, pronouns and the commonest function
 # verbs and adverbs carry no entity.
 ZH_STOP = frozenset("的了是在有会对和与也都就要把被给着吗呢吧啊呀我们你他她它这那个一每用使定律统总还已经将让请"
-                    "可能需必须应该得到从向于以及并或而且但所如果因为做里")
+                    "可能需必须应该得到从向于以及并或而且但所如果因为做里由去")
 ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间")
 # One thing, two words (learned on the tuning half; 出生/生日 on the first held-out
 # half once it was read: "born on <date>" and "birthday is <date>" state one fact, as
@@ -59,37 +58,21 @@ EQUIV = {"session": "meeting", "会议": "会", "出生": "生日"}
 # The lexical channel (`overlap`): an English content word counts by its first letters
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
 PREFIX = 5
-WEEKDAYS = {d: i for i, names in enumerate((("mon", "monday"), ("tue", "tues", "tuesday"),
-            ("wed", "wednesday"), ("thu", "thur", "thurs", "thursday"), ("fri", "friday"),
-            ("sat", "saturday"), ("sun", "sunday"))) for d in names}
-_WEEKDAY = re.compile(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
-_ZH_WEEKDAY = re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])")
-ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-             "八": 8, "九": 9}
-# Chinese numerals are read as numbers only before a unit (一律 is not "1律").
-_ZH_NUM = re.compile(r"[零〇一二两三四五六七八九十百]+(?=[月日号点时岁个次位名年分天周人只条台种])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+# Values specific enough that two texts sharing one are likely about one fact.
+SPECIFIC = frozenset({"date", "time", "qty", "addr", "year"})
+WEAK = frozenset({"day", "month"})
 
-_EN_DATE = [
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), lambda m: [f"year:{m[1]}", f"date:{int(m[2])}-{int(m[3])}"]),
-    (re.compile(r"\b(\d{4})-(\d{1,2})\b"), lambda m: [f"year:{m[1]}", f"month:{int(m[2])}"]),
-    (re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b"),
-     lambda m: [f"date:{int(m[1])}-{int(m[2])}"] + ([f"year:{m[3]}"] if m[3] else [])),
-]
-_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
-_EN_MD = re.compile(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b")
-_EN_DM = re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b")
-# "may" alone is a month only before a year ("May 2025"), else the verb.
-_EN_MONTH = re.compile(r"\b(" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may")
-                       + r"|may(?=\W{0,3}(?:19|20)\d\d))\b")
-_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\s*(am|pm)?\b|\b(\d{1,2})\s*(am|pm)\b")
-_ZH_DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?")
-_ZH_TIME = re.compile(r"(凌晨|早上|上午|中午|下午|晚上|夜里)?(\d{1,2})点(?:(\d{1,2})分|半)?")
-_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
-_NUM = re.compile(r"\d+(?:\.\d+)?")
 _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
 _NAME = re.compile(r"[^\W\d_][\w'-]*")
 _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
+_TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$", re.I)  # "Dr. Okafor": not a sentence's start
+# The commonest Chinese surnames, for the short forms of a name (小张, 老李, 王总).
+ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕"
+               "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤")
+_ZH_SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家])"
+                            rf"|([{ZH_SURNAMES}])总")
+_ZH_NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
 
 
 @dataclass(frozen=True)
@@ -101,36 +84,7 @@ class Fact:
     tokens: tuple[str, ...]
     words: frozenset[str]
     units: frozenset[str] = frozenset()  # content words (en, truncated) and character pairs (zh)
-
-
-def _zh_number(s: str) -> int:
-    if all(c in ZH_DIGITS for c in s):
-        return int("".join(str(ZH_DIGITS[c]) for c in s))
-    total, cur = 0, 0
-    for c in s:
-        if c == "十":
-            total += (cur or 1) * 10
-            cur = 0
-        elif c == "百":
-            total += (cur or 1) * 100
-            cur = 0
-        else:
-            cur = ZH_DIGITS[c]
-    return total + cur
-
-
-def _hour(h: int, ampm: str | None) -> int:
-    if ampm in ("pm", "下午", "晚上") and h < 12:
-        return h + 12
-    return 0 if ampm == "am" and h == 12 else h
-
-
-def _take(pattern: re.Pattern, text: str, fn, out: list[str]) -> str:
-    """Record what `fn` reads from each match and blank the match out."""
-    def sub(m: re.Match) -> str:
-        out.extend(fn(m))
-        return " \x00 "
-    return pattern.sub(sub, text)
+    full: tuple[str, ...] = ()  # every word, function words too, a value as one blank
 
 
 def _names(text: str) -> set[str]:
@@ -141,11 +95,17 @@ def _names(text: str) -> set[str]:
             w = m.group(0)
             if _CJK.match(w):
                 continue
-            starts = prev_end == 0 or bool(_SENTENCE_END.search(line[:m.start()]))
+            before = line[:m.start()]
+            starts = prev_end == 0 or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
             prev_end = m.end()
             if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1)):
                 w = re.sub(r"'s$", "", w.casefold())
                 names.add(NICKNAMES.get(w, w))
+    # Chinese has no capitals, but a pet or a person is often introduced by name:
+    # 叫豆豆, 名叫旺财的柯基.
+    names.update(m[1] for m in _ZH_NAMED.finditer(text))
+    # 小张, 老李, 王总: a person by surname, who may be 张伟 in another text.
+    names.update(m[1] or m[2] for m in _ZH_SHORT_NAME.finditer(text))
     return names
 
 
@@ -160,75 +120,84 @@ def _stem(w: str) -> str:
 @lru_cache(maxsize=65536)
 def read(text: str) -> Fact:
     """The values, names and content tokens of `text`."""
-    names = _names(text) - set(MONTHS) - set(WEEKDAYS)
-    t = text.casefold()
+    vals, t = values.extract(text)
+    names = _names(values.without_addresses(text)) - set(MONTHS) - set(WEEKDAYS)
     for a, b in EQUIV.items():
         t = t.replace(a, b)
-    vals: list[str] = []
-    t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{'一二三四五六日天'.index(m[1]) % 7 if m[1] != '天' else 6}"], vals)
-    t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
-    t = _ZH_NUM.sub(lambda m: str(_zh_number(m.group(0))), t)
-    t = re.sub(r"(\d)\s*(?:%|percent\b|per cent\b|％)", r"\1", t)
-    t = re.sub(r"\b(" + "|".join(WORD_NUMS) + r")\b", lambda m: str(WORD_NUMS[m.group(1)]), t)
-    t = _take(_ZH_DATE, t, lambda m: ([f"year:{m[1]}"] if m[1] else [])
-              + ([f"date:{int(m[2])}-{int(m[3])}"] if m[3] else [f"month:{int(m[2])}"]), vals)
-    t = _take(_ZH_TIME, t, lambda m: [f"time:{_hour(int(m[2]), m[1])}:{int(m[3] or (30 if '半' in m[0] else 0)):02d}"],
-              vals)
-    for pattern, fn in _EN_DATE:
-        t = _take(pattern, t, fn, vals)
-    t = _take(_EN_MD, t, lambda m: [f"date:{MONTHS[m[1]]}-{int(m[2])}"], vals)
-    t = _take(_EN_DM, t, lambda m: [f"date:{MONTHS[m[2]]}-{int(m[1])}"], vals)
-    t = _take(_TIME, t, lambda m: [f"time:{_hour(int(m[1]), m[3])}:{m[2]}" if m[1] else
-                                   f"time:{_hour(int(m[4]), m[5])}:00"], vals)
-    t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
-    t = _take(_EN_MONTH, t, lambda m: [f"month:{MONTHS[m[1]]}"], vals)
-    t = _take(_NUM, t, lambda m: [f"num:{float(m[0]):g}"], vals)
-    values: dict[str, set[str]] = {}
-    for v in vals:
-        values.setdefault(v.split(":", 1)[0], set()).add(v)
+    values_by_kind = values.by_kind(vals)
     for p in ZH_PREAMBLE:
         t = t.replace(p, " ")
     tokens: list[str] = []
-    for m in re.finditer(r"[\u3400-\u9fff]|[a-z0-9][a-z0-9'_.-]*[a-z0-9]|[a-z]", t):
+    for m in re.finditer(r"[\u3400-\u9fff]|[a-z0-9][a-z0-9'_.-]*[a-z0-9]|[a-z]|\x00", t):
         w = m.group(0)
+        if w == "\x00":  # a value's place: values are compared on their own
+            continue
         if _CJK.match(w):
             if w not in ZH_STOP:
                 tokens.append(w)
         elif w not in STOP and not w.isdigit():
             tokens.append(_stem(w))
-    words = frozenset(tokens) | frozenset(re.findall(r"[a-z0-9]+", t))
+    words = frozenset(tokens) - {"\x00"} | frozenset(re.findall(r"[a-z0-9]+", t))
     units = {w[:PREFIX] for w in tokens if not _CJK.match(w) and len(w) >= 3}
     for run in re.findall(r"[\u3400-\u9fff]+", t):  # values are blanked out of t: no pair spans one
         units |= {x + y for x, y in zip(run, run[1:]) if x not in ZH_STOP and y not in ZH_STOP}
-    return Fact({k: frozenset(v) for k, v in values.items()}, frozenset(names), tuple(tokens), words,
-                frozenset(units))
+    full = tuple(re.findall(r"[\u3400-\u9fff]|[a-z0-9][a-z0-9'_.-]*[a-z0-9]|[a-z]|\x00", t))
+    return Fact(values_by_kind, frozenset(names), tuple(tokens), words, frozenset(units), full)
 
 
-def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether b is a with one or more slots swapped for other content and nothing else:
-    the shape of two true facts about different entities."""
+def _slots(a: tuple[str, ...], b: tuple[str, ...]) -> list[list[int]]:
+    """The stretches where b differs from a, as [tokens from a, tokens from b] each, when
+    they share at least half of the longer; [] otherwise."""
     if not a or not b:
-        return False
+        return []
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     shared = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
     if shared == 0 or shared * 2 < max(len(a), len(b)):
-        return False
+        return []
     slots: list[list[int]] = []  # per slot: [tokens from a, tokens from b]
-    gap_ok = True
+    gap_ok, last = True, ""
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
-            # A one-character match inside a Chinese slot (儿子/女儿) does not end it.
+            # A one-character match inside a Chinese slot (儿子/女儿: 儿 moved within
+            # the word) does not end it; between two deletions or two insertions it does.
             gap_ok = i2 - i1 == 1 and _CJK.match(a[i1]) is not None
             if not gap_ok:
                 slots.append([0, 0])
             continue
+        if slots and gap_ok and last and "replace" not in (tag, last) and tag == last:
+            gap_ok = False
         if not slots or not gap_ok:
             slots.append([0, 0])
             gap_ok = True
         slots[-1][0] += i2 - i1
         slots[-1][1] += j2 - j1
-    slots = [s for s in slots if s != [0, 0]]
+        last = tag
+    return [s for s in slots if s != [0, 0]]
+
+
+def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether b is a with one or more slots swapped for other content and nothing else:
+    the shape of two true facts about different entities."""
+    slots = _slots(a, b)
     return bool(slots) and all(x > 0 and y > 0 for x, y in slots)
+
+
+def _reworded(fa: Fact, fb: Fact) -> bool:
+    """Whether two texts whose content words differ in one swapped stretch still state
+    one fact: they share a specific value (a date, time, quantity, address or a number
+    of two digits or more) and their subject (the first content word), and written out
+    word for word, function words and all, they are not one template with that stretch
+    swapped ("表哥的婚礼在11月8日" / "表哥11月8号结婚"; "The staging URL is X." / "staging
+    lives at X"). Look-alikes are such templates ("张伟的生日是6月12日" / "刘洋的生日是
+    6月12日"), or swap their subject, or swap two stretches (猫…豆豆 / 狗…球球)."""
+    subject_a = next((w for w in fa.tokens if w != "\x00"), None)
+    if subject_a is None or subject_a != next((w for w in fb.tokens if w != "\x00"), None):
+        return False
+    shared = {v for k in fa.values.keys() & fb.values.keys() for v in fa.values[k] & fb.values[k]}
+    if not any((v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS)
+               or (v.startswith("num:") and abs(float(v[4:])) >= 10) for v in shared):
+        return False
+    return len(_slots(fa.tokens, fb.tokens)) == 1 and not _substitution(fa.full, fb.full)
 
 
 def conflict(a: str, b: str) -> str | None:
@@ -242,7 +211,7 @@ def conflict(a: str, b: str) -> str | None:
     only_b = {n for n in fb.names if n not in fa.words and n not in fa.names}
     if only_a and only_b:
         return "names differ"
-    if _substitution(fa.tokens, fb.tokens):
+    if _substitution(fa.tokens, fb.tokens) and not _reworded(fa, fb):
         return "entities differ"
     return None
 
@@ -265,8 +234,15 @@ def anchors(a: str, b: str) -> bool:
     """Whether the texts share a value or a name (and so, with no conflict, likely
     state one fact)."""
     fa, fb = read(a), read(b)
-    shared_values = any(fa.values[k] & fb.values.get(k, frozenset()) for k in fa.values)
-    return shared_values or bool(fa.names & fb.names)
+    shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
+    # A weekday or a month alone says little (many things happen on a Tuesday).
+    strong = [v for v in shared if v.split(":", 1)[0] not in WEAK]
+    return bool(strong) or len(shared) >= 2 or bool(fa.names & fb.names) or _zh_name_in(fa, fb) or _zh_name_in(fb, fa)
+
+
+def _zh_name_in(fa: Fact, fb: Fact) -> bool:
+    """Whether a Chinese name of one text (小张: 张) is written out in the other (张伟)."""
+    return any(_CJK.match(n) and n in fb.words for n in fa.names)
 
 
 def overlap(a: str, b: str) -> tuple[float, int]:

@@ -1,0 +1,320 @@
+"""Canonical values: one value written many ways reads as one string.
+
+Dream's same-fact guard (gitmem.lifecycle.samefact) compares what two texts state by
+their values: two paraphrases agree when their canonical values agree, two facts differ
+when a value differs. `extract(text)` reads, in order, and blanks out of the text:
+
+- addresses: URLs, host names, e-mail addresses (case and scheme dropped):
+  "https://staging.Acme-Shop.io/" -> `addr:staging.acme-shop.io`;
+- numbers written in words or digits, in English (text2num: "twelve hundred",
+  "twenty-five", "first") and Chinese (cn2an: 四千五, 一万二, 两), with thousands
+  separators, "k", 千 and 万;
+- clock times in 12 h, 24 h and words: 3pm / 15:00 / 3 PM / "three in the afternoon" /
+  下午三点 -> `time:15:00`; "a quarter to eight" -> `time:7:45`;
+- dates: Nov 4 / November 4th / 4 November / 11/4 / 11月4日 / 十一月四号 -> `date:11-4`,
+  with years, months alone and weekdays as their own kinds;
+- quantities with a unit: money ($1,200 / 1200 USD / twelve hundred dollars / 4500块 /
+  四千五百元 -> `qty:1200 usd`, `qty:4500 cny`) and sizes, durations and other units
+  (25 MB / twenty-five megabytes / 25MB -> `qty:25 mb`; 2年 / two years -> `qty:2 year`);
+  every quantity also gives its bare number (`num:25`), so "25 MB" and "25" agree and
+  "25 MB" and "26" differ;
+- any other number: `num:N`.
+
+Values are `kind:value` strings; the text comes back casefolded with each value replaced
+by a blank, so what is left are the words. The two libraries are imported on first use
+(dream's code path only), never when the package is imported."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+MONTHS = {m: i for i, names in enumerate((
+    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
+    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
+    ("oct", "october"), ("nov", "november"), ("dec", "december")), 1) for m in names}
+WEEKDAYS = {d: i for i, names in enumerate((("mon", "monday"), ("tue", "tues", "tuesday"),
+            ("wed", "wednesday"), ("thu", "thur", "thurs", "thursday"), ("fri", "friday"),
+            ("sat", "saturday"), ("sun", "sunday"))) for d in names}
+# A unit and the words for it (lower case). Chinese 年 after a four-digit number is a
+# year, not two years: dates are read before quantities.
+UNITS = {
+    "usd": ("$", "usd", "dollar", "dollars", "bucks", "美元", "美金"),
+    "eur": ("€", "eur", "euro", "euros", "欧元"),
+    "gbp": ("£", "gbp", "pound", "pounds", "英镑"),
+    "cny": ("¥", "cny", "rmb", "yuan", "元", "块钱", "块", "人民币"),
+    "kb": ("kb", "kilobyte", "kilobytes"), "mb": ("mb", "megabyte", "megabytes", "兆"),
+    "gb": ("gb", "gig", "gigs", "gigabyte", "gigabytes"), "tb": ("tb", "terabyte", "terabytes"),
+    "year": ("year", "years", "yr", "yrs", "年"), "month": ("month", "months", "个月"),
+    "week": ("week", "weeks", "wk", "wks", "周", "个星期", "星期"), "day": ("day", "days", "天"),
+    "hour": ("hour", "hours", "hr", "hrs", "h", "小时", "个小时", "钟头"),
+    "minute": ("minute", "minutes", "min", "mins", "分钟"), "second": ("second", "seconds", "sec", "secs", "秒"),
+    "percent": ("%", "％", "percent", "per cent"),
+    # Chinese counters that name what is counted: 3岁 (an age) and 3楼 (a floor) differ.
+    "age": ("岁", "周岁"), "floor": ("楼", "层"), "times": ("次", "遍", "倍"), "people": ("人", "位", "名"),
+    "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres", "公里"),
+    "kg": ("kg", "kilogram", "kilograms", "kilo", "kilos", "公斤"),
+}
+# Units that count things rather than measure them: two look-alike facts often share
+# one ("both three years old", "30 people each").
+COUNTERS = frozenset({"age", "floor", "times", "people"})
+# Where a unit is written: $ € £ ¥ before the number, the rest after it.
+PREFIX_UNITS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny"}
+_UNIT_OF = {w: u for u, words in UNITS.items() for w in words if w not in PREFIX_UNITS}
+# A bare count of these does not name a quantity the way "5 years" does.
+COUNT_ONLY = {"percent"}
+
+_N = r"\d+(?:\.\d+)?"
+
+_ADDR = re.compile(r"(?:\b(?:https?|ftp)://)?(?:www\.)?"
+                   r"((?:[a-z0-9][a-z0-9_.+-]*@)?(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,10})\b"
+                   r"(/[^\s,;)\]'\"。，；）]*)?", re.I)
+_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
+_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
+_MULTIPLIER = re.compile(rf"({_N})\s*(k|千|万|萬|亿)(?![a-z])")
+_MULT = {"k": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
+# Chinese numerals: a run that starts with a digit or 十 and either holds a
+# multiplier (四千五) or stands before a unit or counter (三月, 两年, 三个); one
+# digit alone before anything else is a word (一律, 统一).
+_ZH_RUN = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])"
+                     r"[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
+_ZH_COUNTER = "月日号號点點时岁个次位名年分天周人只条台种元块米斤公兆秒倍张本层楼家间"
+_ZH_ONE = "月日号號点點时岁元块米斤兆秒年"  # where a lone 一 is a date, a time, an age or an amount
+
+_PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
+_TIME_COLON = re.compile(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d])")
+_TIME_DOT = re.compile(rf"\b(\d{{1,2}})\.(\d{{2}})\s*{_PERIOD}")
+_TIME_HOUR = re.compile(rf"\b(\d{{1,2}})\s*(?:o'?clock\s*)?{_PERIOD}")
+_TIME_OCLOCK = re.compile(r"\b(\d{1,2})\s*o'?clock\b")
+_TIME_QUARTER = re.compile(rf"\b(?:a\s+)?(quarter|half|\d{{1,2}}\s+minutes?)\s+(past|after|to|before)\s+"
+                           rf"(\d{{1,2}})(?:\s*{_PERIOD})?")
+_TIME_WORD = re.compile(r"\b(noon|midday|midnight)\b")
+_ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜"
+_ZH_TIME = re.compile(rf"({_ZH_PERIOD})?\s*(\d{{1,2}})\s*[点點时](?:\s*(\d{{1,2}})\s*分?|(半)|(一刻)|(三刻))?")
+_ZH_TIME_COLON = re.compile(rf"({_ZH_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
+
+_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DATES = [
+    (re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"), "ymd"),
+    (re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]"), "zh_ymd"),
+    (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), "zh_ym"),
+    (re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])"), "md_slash"),
+    (re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])"), "dmy_dots"),
+    (re.compile(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"), "mdy"),
+    (re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?"),
+     "dmy"),
+    (re.compile(r"\b(\d{4})-(\d{1,2})\b"), "ym"),
+]
+_ZH_MONTH = re.compile(r"(?<![\d.])(\d{1,2})\s*月份?")
+_ZH_YEAR = re.compile(r"(?<![\d.])(\d{4})\s*年")
+_YEAR = re.compile(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)")
+# "may" alone is a month only before a year ("May 2025"), else the verb.
+_EN_MONTH = re.compile(r"\b(" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may")
+                       + r"|may(?=\W{0,3}(?:19|20)\d\d))\b\.?")
+_WEEKDAY = re.compile(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
+_ZH_WEEKDAY = re.compile(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天1-7])")
+_UNIT_WORDS = "|".join(re.escape(w) for w in sorted(_UNIT_OF, key=len, reverse=True))
+_QTY_PREFIX = re.compile(rf"([$€£¥])\s?({_N})")
+_QTY_SUFFIX = re.compile(rf"(?<![\d.])({_N})\s?({_UNIT_WORDS})(?![a-z])")
+_NUM = re.compile(_N)
+_DIGIT = re.compile(r"\d")
+_ZH_DIGIT = re.compile("[零〇一二两三四五六七八九十]")
+_ADDR_HINT = re.compile(r"[a-z0-9][.@][a-z]", re.I)
+BLANK = " \x00 "
+
+
+@lru_cache(maxsize=1)
+def _alpha2digit():
+    from text_to_num import alpha2digit  # lazily: dream's code path only
+
+    return alpha2digit
+
+
+@lru_cache(maxsize=1)
+def _cn2an():
+    import cn2an  # lazily: dream's code path only (and it costs ~0.1 s to import)
+
+    return cn2an.cn2an
+
+
+def _fmt(x: float) -> str:
+    """A number in plain digits (never an exponent, which would read as two numbers)."""
+    return str(int(x)) if x == int(x) else f"{x:.6f}".rstrip("0").rstrip(".")
+
+
+def _zh_numeral(m: re.Match) -> str:
+    s = m.group(0)
+    nxt = m.string[m.end():m.end() + 1]
+    if not (re.search("[十百千万亿]", s[1:]) or (nxt and nxt in _ZH_COUNTER) or s[0] == "十"):
+        return s
+    if s == "一" and nxt not in _ZH_ONE:  # 一家, 一只, 一个: the article, not a value
+        return s
+    try:
+        return _fmt(float(_cn2an()(s, "smart")))
+    except (ValueError, KeyError, IndexError):
+        return s
+
+
+def _english_numbers(t: str) -> str:
+    if not re.search(r"[a-z]", t):
+        return t
+    try:
+        return _alpha2digit()(t, "en", threshold=0)
+    except (ValueError, TypeError):  # the library's own failure on odd input: keep the words
+        return t
+
+
+def _hour(h: int, period: str | None) -> int:
+    p = (period or "").replace(".", "").strip()
+    if p in ("pm", "in the afternoon", "in the evening", "tonight", "下午", "傍晚", "晚上") and h < 12:
+        return h + 12
+    if p in ("at night", "夜里", "夜间") and 6 <= h < 12:
+        return h + 12
+    if p == "中午" and h < 6:
+        return h + 12
+    if p in ("am", "in the morning", "凌晨", "半夜") and h == 12:
+        return 0
+    return h
+
+
+def _time(h: int, m: int, period: str | None = None) -> str | None:
+    h = _hour(h, period)
+    return f"time:{h}:{m:02d}" if 0 <= h <= 24 and 0 <= m < 60 else None
+
+
+def _take(pattern: re.Pattern, text: str, fn, out: list[str]) -> str:
+    """Record what `fn` reads from each match (None: not a value) and blank the match out."""
+    def sub(m: re.Match) -> str:
+        got = fn(m)
+        if got is None:
+            return m.group(0)
+        out.extend(got)
+        return BLANK
+    return pattern.sub(sub, text)
+
+
+def _date(m: re.Match, kind: str) -> list[str] | None:
+    if kind == "ymd":
+        y, mo, d = m[1], int(m[2]), int(m[3])
+    elif kind == "zh_ymd":
+        y, mo, d = m[1], int(m[2]), int(m[3])
+    elif kind == "zh_ym":
+        return [f"year:{m[1]}", f"month:{int(m[2])}"] if 1 <= int(m[2]) <= 12 else None
+    elif kind == "md_slash":  # month first, as in English; day first when it cannot be a month
+        y, mo, d = m[3], int(m[1]), int(m[2])
+        if mo > 12 >= d:
+            mo, d = d, mo
+    elif kind == "dmy_dots":
+        y, mo, d = m[3], int(m[2]), int(m[1])
+    elif kind == "mdy":
+        y, mo, d = m[3], MONTHS[m[1]], int(m[2])
+    elif kind == "dmy":
+        y, mo, d = m[3], MONTHS[m[2]], int(m[1])
+    else:
+        return [f"year:{m[1]}", f"month:{int(m[2])}"] if 1 <= int(m[2]) <= 12 else None
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return None
+    out = [f"date:{mo}-{d}"]
+    if y:
+        out.append(f"year:{'20' + y if len(y) == 2 else y}")
+    return out
+
+
+def _zh_weekday(c: str) -> int:
+    return int(c) - 1 if c.isdigit() else 6 if c in "日天" else "一二三四五六".index(c)
+
+
+def _quarter(m: re.Match) -> list[str] | None:
+    amount = {"quarter": 15, "half": 30}.get(m[1]) or int(m[1].split()[0])
+    h = int(m[3])
+    if m[2] in ("to", "before"):
+        h, mins = (h - 1) % 24, 60 - amount
+    else:
+        mins = amount
+    got = _time(h, mins, m[4]) if 0 < amount < 60 else None
+    return [got] if got else None
+
+
+def _qty(n: str, unit: str) -> list[str]:
+    x = _fmt(float(n))
+    return [f"num:{x}"] if unit in COUNT_ONLY else [f"num:{x}", f"qty:{x} {unit}"]
+
+
+def _counted(m: re.Match, out: list[str]) -> str:
+    unit = _UNIT_OF[m[2]]
+    out.extend(_qty(m[1], unit))
+    return BLANK + m[2] if unit in COUNTERS and not m[2].isascii() else BLANK
+
+
+def _addresses(text: str) -> tuple[list[str], str]:
+    vals: list[str] = []
+
+    def sub(m: re.Match) -> str:
+        host = m.group(1).casefold().rstrip(".")
+        tld = host.rsplit(".", 1)[-1]
+        # "e.g", "a.m", "7.45" are not hosts: a host ends in letters and has a label of 2+
+        if not tld.isalpha() or max(len(p) for p in re.split(r"[.@]", host)) < 2:
+            return m.group(0)
+        path = (m.group(2) or "").rstrip("/.").casefold()
+        vals.append(f"addr:{host}{path}")
+        return BLANK
+    return vals, _ADDR.sub(sub, text)
+
+
+def without_addresses(text: str) -> str:
+    """`text` with its URLs, host names and e-mail addresses blanked out (case kept), so
+    "STAGING.ACME-SHOP.IO" is not read as a name."""
+    return _addresses(text)[1]
+
+
+@lru_cache(maxsize=65536)
+def extract(text: str) -> tuple[tuple[str, ...], str]:
+    """(values, rest): the canonical `kind:value` strings of `text` and the text,
+    casefolded, with each value blanked out."""
+    vals: list[str] = []
+    addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
+    vals += addrs
+    t = t.casefold()
+    if _ZH_DIGIT.search(t):
+        t = _ZH_RUN.sub(_zh_numeral, t)
+    t = _english_numbers(t)
+    digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
+    if digits:
+        t = _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t)
+        t = _ORDINAL.sub(r"\1", t)
+        t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
+        # times before dates (11/4 is a date, 7:45 a time), dates before bare numbers
+        t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]), m[1])] if x] or None, vals)
+        t = _take(_ZH_TIME, t, lambda m: [x for x in [_time(int(m[2]), int(m[3] or 0) if not (m[4] or m[5] or m[6])
+                                                             else (30 if m[4] else 15 if m[5] else 45), m[1])] if x]
+                  or None, vals)
+        t = _take(_TIME_QUARTER, t, _quarter, vals)
+        t = _take(_TIME_COLON, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
+        t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
+        t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
+        t = _take(_TIME_OCLOCK, t, lambda m: [x for x in [_time(int(m[1]), 0)] if x] or None, vals)
+    t = _take(_TIME_WORD, t, lambda m: ["time:0:00" if m[1] == "midnight" else "time:12:00"], vals)
+    if digits:
+        for pattern, kind in _DATES:
+            t = _take(pattern, t, lambda m, k=kind: _date(m, k), vals)
+        t = _take(_ZH_MONTH, t, lambda m: [f"month:{int(m[1])}"] if 1 <= int(m[1]) <= 12 else None, vals)
+        t = _take(_ZH_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
+    t = _take(_EN_MONTH, t, lambda m: [f"month:{MONTHS[m[1].rstrip('.')]}"], vals)
+    t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{_zh_weekday(m[1])}"], vals)
+    t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
+    if digits:
+        t = _take(_QTY_PREFIX, t, lambda m: _qty(m[2], PREFIX_UNITS[m[1]]), vals)
+        # A Chinese counter (三岁, 两位) stays in the text as the word it was before the
+        # number was read: look-alikes share it ("……三岁了" / "……也三岁了").
+        t = _QTY_SUFFIX.sub(lambda m: _counted(m, vals), t)
+        t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
+        t = _take(_NUM, t, lambda m: [f"num:{_fmt(float(m[0]))}"], vals)
+    return tuple(vals), t
+
+
+def by_kind(values: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
+    """Values grouped by their kind (the text before the first colon)."""
+    out: dict[str, set[str]] = {}
+    for v in values:
+        out.setdefault(v.split(":", 1)[0], set()).add(v)
+    return {k: frozenset(v) for k, v in out.items()}

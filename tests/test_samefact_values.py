@@ -1,0 +1,221 @@
+"""Canonical values (gitmem.lifecycle.values) and the guard's verdicts that rest on
+them: one value written two ways reads the same, changing a digit changes it; paraphrases
+of one fact merge and look-alikes never do, in English and Chinese."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitmem.lifecycle import samefact, values
+from gitmem.lifecycle.consolidate import make_plan
+
+MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+               "October", "November", "December"]
+ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen " \
+       "sixteen seventeen eighteen nineteen".split()
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def words(n: int) -> str:
+    """English words for 0 <= n < 1,000,000 (the test's own writer, independent of text2num)."""
+    if n < 20:
+        return ONES[n]
+    if n < 100:
+        return TENS[n // 10] + ("-" + ONES[n % 10] if n % 10 else "")
+    if n < 1000:
+        return ONES[n // 100] + " hundred" + (" and " + words(n % 100) if n % 100 else "")
+    return words(n // 1000) + " thousand" + (" " + words(n % 1000) if n % 1000 else "")
+
+
+def vals(text: str) -> set[str]:
+    return set(values.extract(text)[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=999_999))
+def test_a_number_in_words_digits_or_with_separators_is_one_value(n):
+    assert vals(f"We have {words(n)} users.") == vals(f"We have {n} users.") == vals(f"We have {n:,} users.")
+    assert vals(f"We have {n} users.") != vals(f"We have {n + 1} users.")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=99_999))
+def test_money_written_four_ways_is_one_value_and_another_amount_differs(n):
+    forms = [f"Rent is ${n:,}.", f"Rent is {n} USD.", f"Rent is {words(n)} dollars.", f"Rent is ${n}."]
+    assert len({frozenset(vals(f)) for f in forms}) == 1
+    assert f"qty:{n} usd" in vals(forms[0])
+    assert vals(f"Rent is ${n + 1}.") != vals(forms[0])
+    assert vals(f"Rent is €{n}.") != vals(forms[0])  # another currency
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=99_999))
+def test_chinese_numerals_and_digits_are_one_value(n):
+    import cn2an
+
+    assert vals(f"月租是{cn2an.an2cn(n)}元。") == vals(f"月租是{n}元。") == vals(f"月租是{n:,}元。")
+    assert vals(f"月租是{n}元。") != vals(f"月租是{n + 1}元。")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=23), st.integers(min_value=0, max_value=59))
+def test_a_clock_time_in_12_and_24_hour_forms_is_one_value(h, m):
+    h12, ampm = (h % 12 or 12), ("am" if h < 12 else "pm")
+    a = vals(f"Standup at {h:02d}:{m:02d}.")
+    assert a == vals(f"Standup at {h12}:{m:02d} {ampm}.") == vals(f"Standup at {h12}:{m:02d}{ampm.upper()}.")
+    assert a == {f"time:{h}:{m:02d}"}
+    assert a != vals(f"Standup at {(h + 1) % 24:02d}:{m:02d}.")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=12), st.integers(min_value=1, max_value=28))
+def test_a_date_in_every_usual_form_is_one_value(mo, d):
+    name = MONTH_NAMES[mo - 1]
+    forms = [f"Due {name} {d}.", f"Due {name[:3]} {d}.", f"Due {d} {name}.", f"Due the {d}th of {name}.",
+             f"Due {mo}/{d}.", f"截止日期{mo}月{d}日。", f"截止日期{mo}月{d}号。"]
+    assert {frozenset(vals(f)) for f in forms} == {frozenset({f"date:{mo}-{d}"})}
+    assert vals(f"Due {name} {d % 28 + 1}.") != vals(forms[0])
+
+
+@pytest.mark.parametrize("a,b", [
+    ("three in the afternoon", "15:00"), ("3 PM", "下午三点"), ("a quarter to eight in the morning", "7:45 a.m."),
+    ("7.45 a.m.", "07:45"), ("凌晨两点", "2am"), ("上午 9:00", "早上9点"), ("noon", "12:00"),
+    ("twenty-five megabytes", "25MB"), ("25 MB", "25 megabytes"), ("四千五", "4,500"), ("一万二", "12k"),
+    ("两年", "2 years"), ("十一月八号", "11/8"), ("Dec. 12", "12 December"), ("2024年十一月八号", "2024-11-08"),
+    ("一百万", "1,000,000"), ("20/10/2024", "October 20, 2024"), ("20.10.2024", "2024-10-20"),
+    ("https://Staging.Acme-Shop.io/", "staging.acme-shop.io"), ("Mail First.Last@Example.com", "first.last@example.com"),
+])
+def test_one_value_written_two_ways(a, b):
+    assert vals(a) and vals(a) == vals(b)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("25 MB", "25 GB"), ("$1,200", "$1,300"), ("3pm", "15:30"), ("staging.acme.io", "prod.acme.io"),
+    ("三岁", "三楼"), ("下午三点", "凌晨三点"), ("11/8", "11/9"), ("四千五", "四千六"),
+])
+def test_another_value(a, b):
+    assert vals(a) != vals(b)
+
+
+def test_articles_and_words_are_not_values():
+    assert vals("我在一家银行当柜员。") == set() and vals("统一使用 UTC，一律如此。") == set()
+    assert vals("I have 4 amazing kids") == {"num:4"}  # "am" inside a word is no time
+    assert vals("Ship it in 2 to 3 days") == {"num:2", "num:3", "qty:3 day"}  # no clock time
+
+
+def test_the_number_libraries_load_only_when_dream_reads_a_value():
+    code = ("import sys, gitmem.lifecycle.samefact; "
+            "assert 'text_to_num' not in sys.modules and 'cn2an' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+SAME = [  # paraphrases of one fact that the guard reads as one
+    ("Rent is $1,200, due on the 1st of each month.", "We pay twelve hundred dollars in rent on the first of every month."),
+    ("Monthly rent: 1200 USD, due day 1.", "rent ($1200) is due the first of the month"),
+    ("Sprint retro is every other Friday at 4pm.", "We do a retro every second Friday at four in the afternoon."),
+    ("My flight leaves Dec 12 at 7:45am.", "I depart on 12 December at a quarter to eight in the morning."),
+    ("The max upload size is 25 MB.", "Uploads are capped at twenty-five megabytes."),
+    ("File uploads: limit 25MB.", "The max upload size is 25 MB."),
+    ("The staging URL is staging.acme-shop.io.", "staging lives at STAGING.ACME-SHOP.IO"),
+    ("Dentist appointment on Nov 4 at 3pm.", "My dental checkup is on 11/4 at three in the afternoon."),
+    ("表哥的婚礼在十一月八日。", "表哥11月8号结婚。"),
+    ("每周四下午三点开部门例会。", "部门例会：周四 15:00。"),
+    ("合同期限为二年。", "合同为期两年。"),
+    ("月租是四千五百元。", "房租每月4500块。"),
+    ("体检安排在3月15日上午九点。", "3/15 上午 9:00 体检"),
+    ("每个月房租四千五。", "月租金：4,500 元。"),  # 月租 / 房租每月: one word moved, not swapped
+    ("张伟负责这次的数据迁移。", "数据迁移由小张负责。"),  # 小张: 张伟 by surname
+    ("数据迁移由小张负责。", "数据迁移这件事小张在管。"),
+]
+APART = [  # look-alikes (another entity, both true) and other values
+    ("The Pro plan includes 50 GB of storage.", "The Pro plan includes 50 MB of storage."),
+    ("Rent is $1,200.", "Rent is $1,250."),
+    ("The staging URL is staging.acme.io.", "The staging URL is prod.acme.io."),
+    ("My dentist is Dr. Alvarez.", "My dentist is Dr. Okafor."),
+    ("我家的狗叫可乐，最爱吃鸡肉。", "我家养了一只叫旺财的柯基。"),
+    ("我家的猫三岁了。", "打印机在三楼。"),
+    ("张伟的生日是6月12日。", "刘洋的生日是6月12日。"),
+    ("张伟的生日是6月12日。", "刘洋生日在6月12号。"),  # not word for word: the subject differs
+    ("表哥的儿子6月12日过生日。", "表哥的女儿6月12日过生日。"),
+    ("My son's recital is on May 3.", "My daughter's recital is on May 3."),
+    ("部门例会在周四下午三点。", "部门例会在周四下午四点。"),
+    ("王芳的生日是九月九日。", "李强的生日是九月九日。"),
+    ("广州分公司有三十个员工。", "武汉分公司有三十个员工。"),
+    ("我家的猫三岁了。", "我家那只狗也三岁了。"),  # the counter 岁 stays a word of the template
+    ("数据迁移由小张负责。", "数据迁移由小李负责。"),
+    ("我儿子在学游泳。", "我女儿在学游泳。"),
+    # written for this test, in other words than the consolidation sets' look-alikes
+    ("Our cat Luna turns 4 in June.", "Our dog Max turns 4 in June."),
+    ("The basic plan costs $10 a month.", "The family plan costs $10 a month."),
+    ("The API docs are at docs.acme.io.", "The SDK docs are at docs.acme.io."),
+    ("The staging database has 200 GB of disk.", "The production database has 200 GB of disk."),
+    ("北京办公室早上9点开门。", "上海的办公室也是9点开门。"),
+    ("我爸爸今年六十岁。", "我妈妈今年也六十岁。"),
+    ("基础版每月10美元。", "家庭版每月也是10美元。"),
+    ("王老师的电话是13812345678。", "李老师的电话是13812345678。"),
+    ("周一下午三点开产品例会。", "周一下午三点开技术例会。"),
+]
+
+
+@pytest.mark.parametrize("a,b", SAME)
+def test_paraphrases_are_one_fact(a, b):
+    assert samefact.conflict(a, b) is None and samefact.conflict(b, a) is None
+
+
+@pytest.mark.parametrize("a,b", APART)
+def test_look_alikes_and_other_values_stay_apart(a, b):
+    assert samefact.conflict(a, b) is not None and samefact.conflict(b, a) is not None
+
+
+class SameVector:
+    """Every text at cosine 1: only the guard tells them apart."""
+
+    model_id = "same-vector"
+    dim = 4
+
+    def embed(self, texts):
+        return np.ones((len(texts), self.dim), dtype=np.float32)
+
+
+@pytest.mark.parametrize("same,apart", [(SAME[0], APART[1]), (SAME[8], APART[6])], ids=["en", "zh"])
+def test_dream_merges_paraphrases_and_keeps_look_alikes(store, same, apart):
+    """One scope, every text at cosine 1 to every other: the paraphrases merge, the
+    look-alikes (and the paraphrases with them) stay apart."""
+    ids = store.import_items([{"text": t, "created": f"2024-05-0{i + 1}", "importance": 9}
+                              for i, t in enumerate([*same, *apart])]).created
+    plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, SameVector())
+    assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]
+    assert plan.supersessions == []
+
+
+def test_a_short_name_anchors_on_the_full_name():
+    assert samefact.anchors("数据迁移由小张负责。", "张伟负责这次的数据迁移。")
+    assert not samefact.anchors("周二晚上我去游泳。", "孩子的英语课在周二晚上七点。")  # a weekday alone
+
+
+def test_chinese_texts_sharing_nothing_never_merge_at_any_cosine():
+    from gitmem.lifecycle.grouping import close_enough
+
+    assert not close_enough("我在一家银行当柜员。", "我家养了一只叫旺财的柯基。", 0.95, 0.88, 0.25, 0.45)
+    assert close_enough("合同期限为二年。", "合同为期两年。", 0.95, 0.88, 0.25, 0.45)
+
+
+PIECES = list("0123456789 :./-,$%年月日号点半下午凌晨一二两三十百千万零个岁元块周") + [
+    "am", "pm", "a.m.", "quarter", "to", "past", "twenty", "one", "hundred", "first", "Dec", "May", "Monday",
+    "MB", "k", "USD", "https://", "www.", "@", ".io", "o'clock", "in the afternoon", "noon", "小张", "叫"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=16).map("".join))
+def test_reading_values_never_fails_and_is_stable(text):
+    got = values.extract(text)
+    assert values.extract(text) == got and all(":" in v for v in got[0])
+    samefact.conflict(text, text[::-1])  # the guard reads any text without an error
+    assert samefact.conflict(text, text) is None  # a text states the same fact as itself
