@@ -152,7 +152,8 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     `strict` (what recall acts on, not what a write reports): never between two
     conversation turns (both start with a speaker label: in a chat log "now", "new",
     "changed", "quit" are talk, and on LoCoMo dev and the dialogue sets' tuning parts no
-    move between turns was a real update); the subject rests on shared words that are no
+    move between turns was a real update) nor between two languages (a Chinese note
+    "换成 GitLab CI" is no update of an English one sharing "ci"); the subject rests on shared words that are no
     change cue (`_subject`); a weak cue ("now", "new") counts only between two short
     texts (STRICT_WORDS) at STRICT_COS, sharing SUBJECT_SHARED of their words, next
     to a shared subject word ("my new manager"), or when both are `on_topic` (recall:
@@ -171,8 +172,8 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     else:
         same = overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(shared))
         dup = overlap >= DUPLICATE_SHARED or (sim is not None and sim >= DUPLICATE_COS)
-    if strict and added and speaker(older) and speaker(newer):
-        added = ()
+    if strict and added and ((speaker(older) and speaker(newer)) or is_cjk(older) != is_cjk(newer)):
+        added = ()  # two chat turns; or one language's note passing the other's on shared names ("CI")
     elif strict and added:
         subj = _subject(older, newer, cjk)
         s_overlap = len(subj) / max(1, len(a | b))

@@ -54,6 +54,95 @@ def hidden_map(svc: Any, scopes: Sequence[str], revs: dict[str, Any] | None = No
     return out
 
 
+class RowsById:
+    """Memory id -> its row positions in a snapshot, kept per snapshot and grown as rows
+    are appended (a recall with supersessions in its scopes pays a scan of the new rows,
+    not of them all)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int] | None = None
+        self._size = 0
+        self._by_id: dict[str, list[int]] = {}
+
+    def of(self, snap: "Snapshot") -> dict[str, list[int]]:
+        key = (snap.serial, snap.epoch)
+        if key != self._key or snap.size < self._size:
+            self._key, self._size, self._by_id = key, 0, {}
+        if self._size < snap.size:
+            c = snap.columns.index("mem_id")
+            table = snap.table
+            for i in range(self._size, snap.size):
+                self._by_id.setdefault(table[i][c], []).append(i)
+            self._size = snap.size
+        return self._by_id
+
+
+def proxies(snap: "Snapshot", by_id: dict[str, list[int]], hidden: dict[str, tuple[str, ...]],
+            live: np.ndarray, wider: np.ndarray) -> list[int]:
+    """Docs of superseded memories that the ranking would not see (archived: dream
+    retires the older of an update pair) but that pass the query's other filters
+    (`wider`: the same mask with archived rows in). Ranked only to lend their match to
+    their successors (`carry`), never shown."""
+    out = []
+    for old in hidden:
+        for i in by_id.get(old, ()):
+            if wider[i] and not live[i]:
+                out.append(int(snap.docs[i]))
+    return out
+
+
+def carry(snap: "Snapshot", by_id: dict[str, list[int]], hidden: dict[str, tuple[str, ...]],
+          fused: dict[int, float], parts: dict[int, tuple[float, float]], live: np.ndarray,
+          lenders: Sequence[int] = (), boosts: dict[int, str] | None = None) -> dict[int, int]:
+    """A superseded memory's match stands for its successor: each live successor at the
+    end of the chain scores at least what its predecessor scored (the older statement
+    usually holds the question's words, "live"; the newer one says "moved" and would
+    fall out of the hits). Lenders (`proxies`) leave `fused` after lending. Returns
+    heir doc -> lender doc (relevance carries over too, `inherit`)."""
+    lent: dict[int, int] = {}
+    if not hidden or not fused:
+        for d in lenders:
+            fused.pop(d, None)
+        return lent
+    c_mem = snap.columns.index("mem_id")
+    for d, f in sorted(fused.items(), key=lambda kv: (-kv[1], kv[0])):
+        i = snap.row_of.get(d)
+        old = snap.table[i][c_mem] if i is not None else None
+        if old not in hidden:
+            continue
+        for end in succession.current_successors(hidden, old):
+            for r in by_id.get(end, ()):
+                if not live[r]:
+                    continue
+                heir = int(snap.docs[r])
+                if f > fused.get(heir, 0.0):
+                    fused[heir] = f
+                    if d in parts:
+                        parts[heir] = parts[d]
+                    lent[heir] = d
+                    if boosts is not None:
+                        boosts[heir] = f"carries the match of {old}, which it supersedes"
+    for d in lenders:
+        fused.pop(d, None)
+    return lent
+
+
+def inherit(rel: Any, lent: dict[int, int]) -> Any:
+    """`rel` (doc -> (relevance, coverage, cosine)) where an heir is at least as relevant
+    as the memory it supersedes (the query asked about that memory's subject)."""
+    if not lent:
+        return rel
+
+    def out(doc: int) -> tuple[float, float, float]:
+        p = rel(doc)
+        if doc in lent:
+            q = rel(lent[doc])
+            if q[0] > p[0]:
+                return (q[0], p[1], p[2])
+        return p
+    return out
+
+
 def spare(hidden: set[str], k: int) -> int:
     """Extra hits to rank so that dropping superseded ones still leaves k."""
     return min(len(hidden), SPARE_MAX, max(k, 1))
