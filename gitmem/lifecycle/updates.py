@@ -1,37 +1,26 @@
 """Which earlier memory a later one probably replaces: the hook dream asks for update
 pairs (similar subject, later date, a change cue in the later text).
 
-The cue lists were read off the tuning half of tests/data/consolidation.json (the newer
-statements of its update pairs), in English and Chinese. A pair is proposed only when
-the later text says something changed and the earlier one does not; dream marks the
-earlier one superseded and archives it. (The write path may grow its own detector;
-the two should become one.)"""
+The change cues are gitmem.memories.updates' (one list per language, shared with the
+write-time report and recall's currency): a pair is proposed only when the later text
+says something changed and the earlier one does not; dream marks the earlier one
+superseded and archives it. Dream's own thresholds are its cosines (`update_pairs`)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
 
 from gitmem.lifecycle import samefact
-
-EN_CUES = ("moved", "move to", "switched", "new", "now", "no longer", "instead", "sold", "changed",
-           "replaced", "took over", "stopped", "anymore", "renamed", "upgraded", "raised",
-           "these days", "nowadays", "is gone")  # the last three: from the first held-out half, once read
-ZH_CUES = ("搬到", "换成", "换了", "换工作", "现在", "不再", "改成", "改用", "改喝", "改名", "卖掉", "接替",
-           "升级", "提高到", "新的")
-# Cues that say little alone: chat and notes say "now" and "new" about anything.
-WEAK_CUES = frozenset({"now", "new", "these days", "nowadays", "现在", "新的"})
-_EN = re.compile(r"\b(" + "|".join(re.escape(c) for c in EN_CUES) + r")\b", re.IGNORECASE)
-_ZH = re.compile("|".join(ZH_CUES))
+from gitmem.memories import updates as judged
 
 
 @lru_cache(maxsize=65536)
 def cue(text: str) -> str | None:
     """The first change cue in `text` ("moved", "现在"), or None."""
-    m = _EN.search(text) or _ZH.search(text)
-    return m.group(0).lower() if m else None
+    found = judged.cues(text)
+    return found[0] if found else None
 
 
 @dataclass(frozen=True)
@@ -44,16 +33,12 @@ class Item:
     key: str | None = None
 
 
+@lru_cache(maxsize=65536)
 def strong_cue(text: str) -> str | None:
     """The first change cue of `text` that says something changed on its own ("moved",
     "switched", "换成"), not a weak one ("now", "new"), or None."""
-    for m in _EN.finditer(text):
-        if m.group(0).lower() not in WEAK_CUES:
-            return m.group(0).lower()
-    for m in _ZH.finditer(text):
-        if m.group(0) not in WEAK_CUES:
-            return m.group(0)
-    return None
+    found = judged.strong_cues(text)
+    return found[0] if found else None
 
 
 def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
