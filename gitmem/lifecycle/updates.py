@@ -8,6 +8,7 @@ superseded and archives it. Dream's own thresholds are its cosines (`update_pair
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Sequence
@@ -21,6 +22,41 @@ def cue(text: str) -> str | None:
     """The first change cue in `text` ("moved", "现在"), or None."""
     found = judged.cues(text)
     return found[0] if found else None
+
+
+# A value changed with no cue ("The PM is Chen Jing" / "The PM is Zhou Kai"): only
+# between statements at least this many days apart (look-alike facts that are both true
+# are usually said together; an update comes months later), and only as `slot_change`
+# reads them.
+SLOT_DAYS = 60
+SLOT_MAX = 3       # units a changed value may span (English words, numbers) ...
+SLOT_MAX_CJK = 4   # ... or Chinese characters
+SLOT_HEAD = 3      # the shared start is at least this many words ("I love | hiking" is too short)
+SLOT_HEAD_CJK = 4  # ... or Chinese characters
+_UNIT = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*|[\u3400-\u9fff]")
+_CJK_UNIT = re.compile(r"[\u3400-\u9fff]")
+
+
+def slot_change(old: str, new: str) -> bool:
+    """Whether `new` is `old` with its value changed: the same words from the start up
+    to more than half of the shorter text (the subject and what is said of it: "I'm a
+    nurse at St. Mary's, on the", "线上服务跑在 Python"), then a different value of at
+    most SLOT_MAX units, then at most one shared unit ("ward", 上). Look-alike facts
+    differ in their subject, near the start ("My son / My daughter plays the violin"),
+    or in the middle with more said after it ("我家的狗叫可乐，最爱吃鸡肉")."""
+    a = [u.lower() for u in _UNIT.findall(old)]
+    b = [u.lower() for u in _UNIT.findall(new)]
+    n = min(len(a), len(b))
+    p = 0
+    while p < n and a[p] == b[p]:
+        p += 1
+    q = 0
+    while q < n - p and a[-1 - q] == b[-1 - q]:
+        q += 1
+    da, db = a[p:len(a) - q], b[p:len(b) - q]
+    cap = SLOT_MAX_CJK if any(_CJK_UNIT.match(u) for u in da + db) else SLOT_MAX
+    head = SLOT_HEAD_CJK if cap == SLOT_MAX_CJK else SLOT_HEAD
+    return p >= head and p > n / 2 and q <= 1 and 1 <= len(da) <= cap and 1 <= len(db) <= cap
 
 
 @dataclass(frozen=True)
@@ -46,11 +82,14 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     """Pairs (old, new) among `items` where `new` probably replaces `old`: cosine
     (from `sims`, (cos, i, j) with i < j) at least `threshold`, `new` dated later, a
     change cue in `new` and none in `old`, a shared term (samefact.terms), no two
-    different keys. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
+    different keys; or, with no cue in either, `slot_change` at `threshold` and
+    SLOT_DAYS apart (cue None), where no cued successor claims the old one and no
+    other later text fits it as well. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
     "now" or "new") and the shared term suffice: "I drive a grey Golf" / "I sold the
     Golf and bought a Kia instead" sit at cosine 0.5. Each old memory gets its most
     similar successor; the list is ordered by cosine, highest first."""
-    best: dict[int, tuple[float, int, str]] = {}
+    best: dict[int, tuple[float, int, str | None]] = {}
+    slots: dict[int, list[tuple[float, int]]] = {}
     floor = threshold if strong_floor is None else min(threshold, strong_floor)
     for s, i, j in sims:
         if s < floor:
@@ -62,12 +101,22 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
         if a.key and b.key and a.key != b.key:
             continue
         c = cue(items[new].text) if s >= threshold else strong_cue(items[new].text)
-        if c is None or cue(items[old].text) is not None:
+        if cue(items[old].text) is not None:
+            continue
+        if c is None:
+            if (s >= threshold and cue(items[new].text) is None
+                    and items[new].when - items[old].when >= SLOT_DAYS * 86400
+                    and slot_change(items[old].text, items[new].text)):
+                slots.setdefault(old, []).append((s, new))
             continue
         if not samefact.terms(a.text) & samefact.terms(b.text):  # no shared subject
             continue
         if old not in best or s > best[old][0]:
             best[old] = (s, new, c)
+    for o, found in slots.items():
+        # Only where no cued successor claims it and one later statement alone fits.
+        if o not in best and len(found) == 1:
+            best[o] = (found[0][0], found[0][1], None)
     out = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c}
            for o, (s, n, c) in best.items()]
     out.sort(key=lambda d: -d["cosine"])

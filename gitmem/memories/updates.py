@@ -37,7 +37,7 @@ CUES_EN = (
     "replacing", "took over", "taken over", "takes over", "sold", "renamed", "rather than", "stopped",
     "quit", "left", "these days", "from now on", "nowadays", "used to", "gave up", "upgraded", "migrated",
     "raised to", "lowered to", "increased to", "reduced to", "bumped to",
-    "raised", "is gone", "bumped", "started using", "cancelled", "canceled",
+    "raised", "is gone", "bumped", "started using", "cancelled", "canceled", "upgrade",
 )
 CUES_ZH = (
     "改成", "改为", "改用", "改喝", "改到", "换成", "换了", "换工作", "换到", "搬到", "搬去", "搬家", "现在",
