@@ -45,24 +45,51 @@ DETECT_TIMEOUT_MS = 500.0
 
 def hidden_map(svc: Any, scopes: Sequence[str], revs: dict[str, Any] | None = None) -> dict[str, tuple[str, ...]]:
     """Superseded id -> the live memories that replaced it, in these scopes (as of
-    `revs`, a look back's commits, else at the tips)."""
+    `revs`, a look back's commits, else at the tips). Shared: read it, never change it."""
+    maps = [succession.successors(svc, s, revs[s] if revs is not None else None)
+            for s in scopes if revs is None or s in revs]
+    maps = [m for m in maps if m]
+    if len(maps) <= 1:
+        return maps[0] if maps else {}  # the scope's own (shared) map: same object while its tree stays
+    key = tuple(id(m) for m in maps)
+    if _MERGED.get("key") == key:
+        return _MERGED["map"]
     out: dict[str, tuple[str, ...]] = {}
-    for s in scopes:
-        if revs is not None and s not in revs:
-            continue
-        out.update(succession.successors(svc, s, revs[s] if revs is not None else None))
+    for m in maps:
+        out.update(m)
+    _MERGED.update(key=key, maps=maps, map=out)  # holding `maps` keeps their ids unique
     return out
+
+
+# The last merge of several scopes' maps (a recall of a project scope and main asks for
+# the same two on every query): the same dict back while neither tree moved.
+_MERGED: dict[str, Any] = {}
 
 
 class RowsById:
     """Memory id -> its row positions in a snapshot, kept per snapshot and grown as rows
     are appended (a recall with supersessions in its scopes pays a scan of the new rows,
-    not of them all)."""
+    not of them all); and the last query's lenders (`proxies`), kept while the snapshot,
+    the supersessions and the filters stay."""
 
     def __init__(self) -> None:
         self._key: tuple[int, int] | None = None
         self._size = 0
         self._by_id: dict[str, list[int]] = {}
+        self._lenders: tuple[Any, ...] | None = None
+
+    def lenders(self, snap: "Snapshot", hidden: dict[str, tuple[str, ...]], live: np.ndarray,
+                wider: np.ndarray, filters: Any) -> list[int]:
+        """`proxies` of this snapshot, remembered for the next query with the same
+        `hidden` (the same object: hidden_map hands back one while no tree moved) and
+        filters."""
+        key = (snap.serial, snap.epoch, snap.size, filters)
+        last = self._lenders
+        if last is not None and last[0] == key and last[1] is hidden:
+            return last[2]
+        out = proxies(snap, self.of(snap), hidden, live, wider)
+        self._lenders = (key, hidden, out)
+        return out
 
     def of(self, snap: "Snapshot") -> dict[str, list[int]]:
         key = (snap.serial, snap.epoch)
@@ -83,12 +110,12 @@ def proxies(snap: "Snapshot", by_id: dict[str, list[int]], hidden: dict[str, tup
     retires the older of an update pair) but that pass the query's other filters
     (`wider`: the same mask with archived rows in). Ranked only to lend their match to
     their successors (`carry`), never shown."""
-    out = []
-    for old in hidden:
-        for i in by_id.get(old, ()):
-            if wider[i] and not live[i]:
-                out.append(int(snap.docs[i]))
-    return out
+    rows = [i for old in hidden for i in by_id.get(old, ())]
+    if not rows:
+        return []
+    idx = np.asarray(rows, dtype=np.int64)
+    idx = idx[wider[idx] & ~live[idx]]
+    return snap.docs[idx].tolist()
 
 
 def carry(snap: "Snapshot", by_id: dict[str, list[int]], hidden: dict[str, tuple[str, ...]],

@@ -240,7 +240,8 @@ class Recaller:
             by_id = self.rows_by_id.of(snap)
             live = snap.mask(chosen, types, since_ts, archived)
             if not archived:
-                lenders = currency.proxies(snap, by_id, hidden, live, snap.mask(chosen, types, since_ts, True))
+                lenders = self.rows_by_id.lenders(snap, hidden, live, snap.mask(chosen, types, since_ts, True),
+                                                  (tuple(chosen), tuple(types or ()), since_ts))
         bm: list[tuple[int, float]] = []
         mass = 0.0  # what the query's words could score in BM25 (bm25_confidence)
         if want in ("hybrid", "bm25"):
@@ -250,7 +251,7 @@ class Recaller:
         qv = None
         if want in ("hybrid", "vector") and snap.vectors is not None:
             qv = self.query_vector(query)
-            vmask = snap.mask(chosen, types, since_ts, archived)
+            vmask = live.copy() if live is not None else snap.mask(chosen, types, since_ts, archived)
             if lenders:
                 vmask[[snap.row_of[d] for d in lenders]] = True
             vec = vector_top(snap, qv, vmask, depth)
