@@ -77,3 +77,27 @@ def test_dream_supersedes_a_changed_value_and_keeps_look_alikes(store):
     live = {m.id: m for m in store.list()}
     assert old.id not in live and live[new.id].supersedes == (old.id,)
     assert a.id in live and b.id in live and not live[b.id].supersedes
+
+
+@pytest.mark.parametrize("older,newer,name", [
+    ("I live in Bristol with two flatmates.", "Moved to Cardiff in March, closer to my parents.", "home"),
+    ("我住在成都高新区。", "春节后搬到了重庆。", "home"),
+    ("I work at Initech as a tester.", "I took a new job at Globex last month.", "work"),
+    ("我在一家医院当护士。", "我辞职了，准备考研。", "work"),
+])
+def test_moving_and_a_new_job_name_their_attribute(older, newer, name):
+    assert updates.frame(older, newer) == name
+    assert updates.judge(older, newer, 0.3, strict=True, older_created="2024-01-01",
+                         newer_created="2024-06-01").kind == "update"
+    assert updates.frame(newer, older) is None
+
+
+@pytest.mark.parametrize("older,newer", [
+    ("My aunt lives in Bristol.", "Moved to Cardiff in March, closer to my parents."),     # someone else's home
+    ("I live in Bristol with two flatmates.", "We moved the standup to 9:30."),          # moved something else
+    ("I live in Bristol with two flatmates.", "The printer moved to the second floor."),
+    ("I live in Bristol with two flatmates.", "春节后搬到了重庆。"),                        # two languages
+    ("我哥哥在医院当护士。", "我辞职了，准备考研。"),                                        # someone else's job
+])
+def test_a_frame_needs_ones_own_statement_and_ones_own_change(older, newer):
+    assert updates.frame(older, newer) is None

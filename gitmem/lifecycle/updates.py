@@ -81,7 +81,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
                  threshold: float, strong_floor: float | None = None) -> list[dict]:
     """Pairs (old, new) among `items` where `new` probably replaces `old`: cosine
     (from `sims`, (cos, i, j) with i < j) at least `threshold`, `new` dated later, a
-    change cue in `new` and none in `old`, a shared term (samefact.terms), no two
+    change cue in `new` and none in `old`, a shared term (samefact.terms) or an attribute
+    the cue names (memories.updates.frame: moving, a new job), no two
     different keys; or, with no cue in either, `slot_change` at `threshold` and
     SLOT_DAYS apart (cue None), where no cued successor claims the old one and no
     other later text fits it as well. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
@@ -109,7 +110,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
                     and slot_change(items[old].text, items[new].text)):
                 slots.setdefault(old, []).append((s, new))
             continue
-        if not samefact.terms(a.text) & samefact.terms(b.text):  # no shared subject
+        if not (samefact.terms(a.text) & samefact.terms(b.text)  # no shared subject, nor one the cue names
+                or judged.frame(items[old].text, items[new].text)):
             continue
         if old not in best or s > best[old][0]:
             best[old] = (s, new, c)

@@ -54,6 +54,21 @@ WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "from no
 # early", "I won't quit"): weak in recall's strict judgement (which also sees chat
 # turns), strong for dream (which compares memories).
 TALK_CUES = frozenset({"left", "quit", "stopped", "used to", "不用"})
+# Attributes that a change cue names on its own, whatever words the two texts share:
+# moving is about where one lives, a new job about where one works ("我住在南京鼓楼区" /
+# "去年年底搬去苏州了"). (how an older statement of one's own says it, how a newer one
+# of one's own reports the change); read off the tuning sets, whose update pairs ask
+# both in both languages. Anchored at the start: "My sister lives in Toronto", "We
+# moved DNS to Cloudflare", "Design review moved to the Birch room" are no such pair.
+FRAMES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "home": (re.compile(r"^\s*(?:i|we)\s+(?:\w+\s+)?(?:live|rent)\b|^\s*我们?(?:现在)?住", re.IGNORECASE),
+             re.compile(r"^\s*(?:(?:i|we)\s+(?:\w+\s+)?)?(?:moved|relocated)\s+(?:to|out|into|back)\b"
+                        r"|^\s*(?:我们?)?[^，。,.\s]{0,6}?(?:搬到|搬去|搬家)", re.IGNORECASE)),
+    "work": (re.compile(r"^\s*(?:i|we)\s+(?:\w+\s+)?work\s+(?:at|for|as)\b"
+                        r"|^\s*我(?:现在)?在[^，。,.]{1,12}(?:上班|工作|当|做)", re.IGNORECASE),
+             re.compile(r"^\s*(?:i|we)\b[^.;]*\b(?:new job|took a job|quit my job|left my job|changed jobs)\b"
+                        r"|^\s*我[^，。,.]{0,6}?(?:换工作|辞职|跳槽)", re.IGNORECASE)),
+}
 STRICT_COS = 0.6       # strict: a weak cue needs this cosine (or SUBJECT_SHARED words)
 STRICT_WORDS = 20      # ... between two short statements (chat turns are longer, and say "now" a lot)
 NEAR = 1               # strict: or right next to a word of the shared subject ("my new manager")
@@ -151,6 +166,17 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     return {w for w in shared if len(w) >= 2} if cjk else shared
 
 
+def frame(older: str, newer: str) -> str | None:
+    """The attribute (FRAMES: "home", "work") an older first-person statement states and
+    a newer one says changed, or None."""
+    if is_cjk(older) != is_cjk(newer):
+        return None
+    for name, (states, changes) in FRAMES.items():
+        if states.search(older) and changes.search(newer) and not changes.search(older):
+            return name
+    return None
+
+
 def _next_to(newer: str, weak: Iterable[str], subject: set[str]) -> bool:
     """Whether a weak cue sits within NEAR words of a subject word ("my new manager")."""
     toks = tokenize(_body(newer))
@@ -188,6 +214,7 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     else:
         same = overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(shared))
         dup = overlap >= DUPLICATE_SHARED or (sim is not None and sim >= DUPLICATE_COS)
+    same = same or frame(older, newer) is not None
     if strict and added and ((speaker(older) and speaker(newer)) or is_cjk(older) != is_cjk(newer)):
         added = ()  # two chat turns; or one language's note passing the other's on shared names ("CI")
     elif strict and added:
@@ -197,8 +224,10 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
             same = bool(subj)
         else:
             same = s_overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(subj))
+        framed = frame(older, newer) is not None
+        same = same or framed
         if all(c in WEAK_CUES or c in TALK_CUES for c in added):
-            close = (s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
+            close = (framed or s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
                      or (not cjk and _next_to(newer, added, subj)) or (on_topic and bool(subj)))
             if not (close and _short(older) and _short(newer)):
                 added = ()
