@@ -91,3 +91,15 @@ def test_an_archived_lender_changes_no_other_score(stale):
     assert lender[0] not in dict(plain) and lender[0] in dict(more)
     assert mass2 == mass and {d: s for d, s in more if d not in lender} == dict(plain)
     assert dict(more)[lender[0]] == max(s for _, s in more)  # "lisbon", "river": words only it holds
+
+
+def test_a_look_back_carries_as_of_its_time(stale):
+    store, old = stale
+    before = store.log(scope="main")[0].commit  # the tip before the successor
+    new = store.remember("Moved to Porto last week, a flat by the station", created="2024-06-01",
+                         supersedes=[old.id])
+    after = store.log(scope="main")[0].commit
+    assert before != after
+    assert ids_of(store.recall(QUESTION, k=3, at=before))[0] == old.id
+    then = ids_of(store.recall(QUESTION, k=3, at=after))
+    assert then[0] == new.id and old.id not in then
