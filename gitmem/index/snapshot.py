@@ -130,6 +130,7 @@ class Snapshot:
         # spliced into the SQL text, everything else binds.
         sc = ",".join(map(str, codes))
         where, params = _filters(None, types, since, archived or bool(len(also)), prefix="p.")
+        dz = ",\n            dz AS (SELECT th, coalesce(d.df, 0) AS df FROM q LEFT JOIN d USING (th))" if len(also) else ""
         if len(also) and not archived:
             where += " AND (NOT p.archived OR p.doc IN (SELECT unnest(?::BIGINT[])))"
             params.append([int(d) for d in also])
@@ -137,8 +138,7 @@ class Snapshot:
             WITH q AS (SELECT DISTINCT {_TERM_HASH.format('t')} AS th FROM (SELECT unnest(?::VARCHAR[]) AS t)),
             d AS (SELECT th, sum(df) AS df FROM {self.dfs_table} WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th),
             m AS (SELECT sum(ln(1 + (? - least(coalesce(d.df, 0), ?) + 0.5) / (least(coalesce(d.df, 0), ?) + 0.5)))
-                  AS mass FROM q LEFT JOIN d USING (th)),
-            dz AS (SELECT th, coalesce(d.df, 0) AS df FROM q LEFT JOIN d USING (th))
+                  AS mass FROM q LEFT JOIN d USING (th)){dz}
             SELECT p.doc, sum(ln(1 + (? - d.df + 0.5) / (d.df + 0.5))
                    * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * p.len / ?))) AS score, (SELECT mass FROM m)
             FROM {self.postings_table} p JOIN {"dz" if len(also) else "d"} d USING (th)
