@@ -56,13 +56,13 @@ def test_a_slot_change_supersedes_only_months_later_and_alone():
     old, new = "Our team lead is Maria Lopez.", "Our team lead is Sven Olsen."
     months = _items(("a", old, 0.0), ("b", new, 120 * DAY))
     got = dream_updates.update_pairs(months, [(0.8, 0, 1)], 0.55)
-    assert [(p["old"], p["by"], p["cue"]) for p in got] == [("a", "b", None)]
+    assert [(p["old"], p["by"], p["cue"]) for p in got] == [("a", "b", "value changed")]
     assert dream_updates.update_pairs(months, [(0.5, 0, 1)], 0.55, 0.45) == []       # below the threshold
     same_day = _items(("a", old, 0.0), ("b", new, 0.5 * DAY))
     assert dream_updates.update_pairs(same_day, [(0.8, 0, 1)], 0.55) == []           # said together: both true
     two = _items(("a", old, 0.0), ("b", new, 120 * DAY), ("c", "Our team lead is Ada King.", 200 * DAY))
     assert dream_updates.update_pairs(two, [(0.8, 0, 1), (0.8, 0, 2), (0.7, 1, 2)], 0.55) == [
-        {"old": "b", "by": "c", "cosine": 0.7, "cue": None}]                          # a: which one? neither
+        {"old": "b", "by": "c", "cosine": 0.7, "cue": "value changed"}]                          # a: which one? neither
     cued = _items(("a", old, 0.0), ("b", new, 120 * DAY), ("c", "Ada King took over as team lead.", 130 * DAY))
     got = dream_updates.update_pairs(cued, [(0.8, 0, 1), (0.7, 0, 2)], 0.55)
     assert [(p["old"], p["by"]) for p in got] == [("a", "c")]                          # a cue claims it first

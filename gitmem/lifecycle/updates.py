@@ -29,6 +29,7 @@ def cue(text: str) -> str | None:
 # are usually said together; an update comes months later), and only as `slot_change`
 # reads them.
 SLOT_DAYS = 60
+SLOT_CUE = "value changed"  # what a supersession of this kind gives as its cue (dry run, plan)
 SLOT_MAX = 3       # units a changed value may span (English words, numbers) ...
 SLOT_MAX_CJK = 4   # ... or Chinese characters
 SLOT_HEAD = 3      # the shared start is at least this many words ("I love | hiking" is too short)
@@ -84,7 +85,7 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     change cue in `new` and none in `old`, a shared term (samefact.terms) or an attribute
     the cue names (memories.updates.frame: moving, a new job), no two
     different keys; or, with no cue in either, `slot_change` at `threshold` and
-    SLOT_DAYS apart (cue None), where no cued successor claims the old one and no
+    SLOT_DAYS apart (cue SLOT_CUE), where no cued successor claims the old one and no
     other later text fits it as well. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
     "now" or "new") and the shared term suffice: "I drive a grey Golf" / "I sold the
     Golf and bought a Kia instead" sit at cosine 0.5. Each old memory gets its most
@@ -118,7 +119,7 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     for o, found in slots.items():
         # Only where no cued successor claims it and one later statement alone fits.
         if o not in best and len(found) == 1:
-            best[o] = (found[0][0], found[0][1], None)
+            best[o] = (found[0][0], found[0][1], SLOT_CUE)
     out = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c}
            for o, (s, n, c) in best.items()]
     out.sort(key=lambda d: -d["cosine"])
