@@ -14,7 +14,7 @@ DAY = 86400.0
 
 def test_dream_reads_the_one_cue_list():
     assert not any(hasattr(dream_updates, n) for n in ("EN_CUES", "ZH_CUES", "WEAK_CUES"))
-    for text in ("We migrated the wiki to Notion.", "Ich", "我们改用 Slack 了。", "I quit the climbing gym.",
+    for text in ("We migrated the wiki to Notion.", "我们改用 Slack 了。", "I quit the climbing gym.",
                  "These days the cat sleeps upstairs.", "The bins are collected on Mondays."):
         found = updates.cues(text)
         assert dream_updates.cue(text) == (found[0] if found else None)
