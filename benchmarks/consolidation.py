@@ -9,6 +9,7 @@ store and every METRIC is reported per part and language.
 
     .venv/bin/python benchmarks/consolidation.py [--model-path DIR] [--part heldout]
     .venv/bin/python benchmarks/consolidation.py --data tests/data/consolidation_v2.json
+    .venv/bin/python benchmarks/consolidation.py --set v3 --part heldout3
 
 `--data` takes any set in this format (tests/data/consolidation_v2.json: the second
 held-out half, part `heldout2`, imported into a store of its own); the columns are the
@@ -49,6 +50,7 @@ import gitmem  # noqa: E402
 from recall_locomo import DEFAULT_MODEL, set_recall  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "consolidation.json"
+SETS = {"v1": DATA, "v2": DATA.with_name("consolidation_v2.json"), "v3": DATA.with_name("consolidation_v3.json")}
 K = 10
 
 
@@ -177,11 +179,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model-path", default=str(DEFAULT_MODEL))
     ap.add_argument("--data", default=str(DATA))
+    ap.add_argument("--set", choices=sorted(SETS), help="A set by name (v3: consolidation_v3.json); overrides --data.")
     ap.add_argument("--part", default="all",
                     help="A part of the set (tuning, heldout, heldout2 ...) or `all` (every part it has).")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
-    data = json.loads(Path(args.data).read_text(encoding="utf-8"))
+    data = json.loads(Path(SETS[args.set] if args.set else args.data).read_text(encoding="utf-8"))
     home = Path(tempfile.mkdtemp(prefix="gitmem-consolidation-"))
     conf = {"embed": {"path": args.model_path}} if args.model_path else None
     store = gitmem.init(home, overrides=conf)

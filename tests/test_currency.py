@@ -117,3 +117,10 @@ def test_a_successor_takes_the_place_of_the_memory_it_replaced():
     assert [h.id for h in got] == ["n", "x"]
     shown = currency.settle([old, other, new], {"a": ("n",)}, 10, include_superseded=True, prefer_newer=False)
     assert [h.id for h in shown] == ["n", "a", "x"]  # shown: right below its successor
+
+
+def test_a_note_in_one_language_is_no_update_of_a_note_in_the_other():
+    english = "Our CI runs on Jenkins."
+    chinese = "我们的持续集成已经换成 GitLab CI 了。"
+    assert strict(english, chinese) is None and strict(chinese, "We switched our CI to GitHub Actions.", 0.5) is None
+    assert strict("Our CI runs on Jenkins.", "We switched our CI to GitHub Actions.", 0.5) == "update"

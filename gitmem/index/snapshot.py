@@ -106,11 +106,14 @@ class Snapshot:
         return self.bm25_mass(terms, scopes, types, since, archived, k1, b, limit)[0]
 
     def bm25_mass(self, terms: Sequence[str], scopes: Sequence[str] | None, types: Sequence[str] | None,
-                  since: float | None, archived: bool, k1: float, b: float, limit: int
-                  ) -> tuple[list[tuple[int, float]], float]:
+                  since: float | None, archived: bool, k1: float, b: float, limit: int,
+                  also: Sequence[int] = ()) -> tuple[list[tuple[int, float]], float]:
         """`bm25`, and the query's idf mass: the sum of its terms' idf (a term no doc has
         counts at df 0), about what a doc holding every term once at average length
-        scores — what a BM25 score is out of. 0.0 when nothing matched."""
+        scores — what a BM25 score is out of. 0.0 when nothing matched. `also`: archived
+        docs scored too (the caller checked their other filters), with N and avgdl of
+        the others, so their presence changes no other doc's score (a term only they
+        hold counts at df 0)."""
         terms = list(dict.fromkeys(terms))
         if not terms or self.size == 0:
             return [], 0.0
@@ -126,15 +129,19 @@ class Snapshot:
         # One statement (each round trip to DuckDB costs); only integer scope codes are
         # spliced into the SQL text, everything else binds.
         sc = ",".join(map(str, codes))
-        where, params = _filters(None, types, since, archived, prefix="p.")
+        where, params = _filters(None, types, since, archived or bool(len(also)), prefix="p.")
+        dz = ",\n            dz AS (SELECT th, coalesce(d.df, 0) AS df FROM q LEFT JOIN d USING (th))" if len(also) else ""
+        if len(also) and not archived:
+            where += " AND (NOT p.archived OR p.doc IN (SELECT unnest(?::BIGINT[])))"
+            params.append([int(d) for d in also])
         sql = f"""
             WITH q AS (SELECT DISTINCT {_TERM_HASH.format('t')} AS th FROM (SELECT unnest(?::VARCHAR[]) AS t)),
             d AS (SELECT th, sum(df) AS df FROM {self.dfs_table} WHERE sc IN ({sc}) AND th IN (SELECT th FROM q) GROUP BY th),
             m AS (SELECT sum(ln(1 + (? - least(coalesce(d.df, 0), ?) + 0.5) / (least(coalesce(d.df, 0), ?) + 0.5)))
-                  AS mass FROM q LEFT JOIN d USING (th))
+                  AS mass FROM q LEFT JOIN d USING (th)){dz}
             SELECT p.doc, sum(ln(1 + (? - d.df + 0.5) / (d.df + 0.5))
                    * p.tf * (? + 1) / (p.tf + ? * (1 - ? + ? * p.len / ?))) AS score, (SELECT mass FROM m)
-            FROM {self.postings_table} p JOIN d USING (th)
+            FROM {self.postings_table} p JOIN {"dz" if len(also) else "d"} d USING (th)
             WHERE p.sc IN ({sc}) AND {where}
             GROUP BY p.doc ORDER BY score DESC, p.doc LIMIT ?"""
         nf = float(n)

@@ -1,11 +1,10 @@
 """Which earlier memory a later one probably replaces: the hook dream asks for update
 pairs (similar subject, later date, a change cue in the later text).
 
-The cue lists were read off the tuning half of tests/data/consolidation.json (the newer
-statements of its update pairs), in English and Chinese. A pair is proposed only when
-the later text says something changed and the earlier one does not; dream marks the
-earlier one superseded and archives it. (The write path may grow its own detector;
-the two should become one.)"""
+The change cues are gitmem.memories.updates' (one list per language, shared with the
+write-time report and recall's currency): a pair is proposed only when the later text
+says something changed and the earlier one does not; dream marks the earlier one
+superseded and archives it. Dream's own thresholds are its cosines (`update_pairs`)."""
 
 from __future__ import annotations
 
@@ -15,23 +14,50 @@ from functools import lru_cache
 from typing import Iterable, Sequence
 
 from gitmem.lifecycle import samefact
-
-EN_CUES = ("moved", "move to", "switched", "new", "now", "no longer", "instead", "sold", "changed",
-           "replaced", "took over", "stopped", "anymore", "renamed", "upgraded", "raised",
-           "these days", "nowadays", "is gone")  # the last three: from the first held-out half, once read
-ZH_CUES = ("搬到", "换成", "换了", "换工作", "现在", "不再", "改成", "改用", "改喝", "改名", "卖掉", "接替",
-           "升级", "提高到", "新的")
-# Cues that say little alone: chat and notes say "now" and "new" about anything.
-WEAK_CUES = frozenset({"now", "new", "these days", "nowadays", "现在", "新的"})
-_EN = re.compile(r"\b(" + "|".join(re.escape(c) for c in EN_CUES) + r")\b", re.IGNORECASE)
-_ZH = re.compile("|".join(ZH_CUES))
+from gitmem.memories import updates as judged
 
 
 @lru_cache(maxsize=65536)
 def cue(text: str) -> str | None:
     """The first change cue in `text` ("moved", "现在"), or None."""
-    m = _EN.search(text) or _ZH.search(text)
-    return m.group(0).lower() if m else None
+    found = judged.cues(text)
+    return found[0] if found else None
+
+
+# A value changed with no cue ("The PM is Chen Jing" / "The PM is Zhou Kai"): only
+# between statements at least this many days apart (look-alike facts that are both true
+# are usually said together; an update comes months later), and only as `slot_change`
+# reads them.
+SLOT_DAYS = 60
+SLOT_CUE = "value changed"  # what a supersession of this kind gives as its cue (dry run, plan)
+SLOT_MAX = 3       # units a changed value may span (English words, numbers) ...
+SLOT_MAX_CJK = 4   # ... or Chinese characters
+SLOT_HEAD = 3      # the shared start is at least this many words ("I love | hiking" is too short)
+SLOT_HEAD_CJK = 4  # ... or Chinese characters
+_UNIT = re.compile(r"[A-Za-z0-9]+(?:[.'][A-Za-z0-9]+)*|[\u3400-\u9fff]")
+_CJK_UNIT = re.compile(r"[\u3400-\u9fff]")
+
+
+def slot_change(old: str, new: str) -> bool:
+    """Whether `new` is `old` with its value changed: the same words from the start up
+    to more than half of the shorter text (the subject and what is said of it: "I'm a
+    nurse at St. Mary's, on the", "线上服务跑在 Python"), then a different value of at
+    most SLOT_MAX units, then at most one shared unit ("ward", 上). Look-alike facts
+    differ in their subject, near the start ("My son / My daughter plays the violin"),
+    or in the middle with more said after it ("我家的狗叫可乐，最爱吃鸡肉")."""
+    a = [u.lower() for u in _UNIT.findall(old)]
+    b = [u.lower() for u in _UNIT.findall(new)]
+    n = min(len(a), len(b))
+    p = 0
+    while p < n and a[p] == b[p]:
+        p += 1
+    q = 0
+    while q < n - p and a[-1 - q] == b[-1 - q]:
+        q += 1
+    da, db = a[p:len(a) - q], b[p:len(b) - q]
+    cap = SLOT_MAX_CJK if any(_CJK_UNIT.match(u) for u in da + db) else SLOT_MAX
+    head = SLOT_HEAD_CJK if cap == SLOT_MAX_CJK else SLOT_HEAD
+    return p >= head and p > n / 2 and q <= 1 and 1 <= len(da) <= cap and 1 <= len(db) <= cap
 
 
 @dataclass(frozen=True)
@@ -44,28 +70,28 @@ class Item:
     key: str | None = None
 
 
+@lru_cache(maxsize=65536)
 def strong_cue(text: str) -> str | None:
     """The first change cue of `text` that says something changed on its own ("moved",
     "switched", "换成"), not a weak one ("now", "new"), or None."""
-    for m in _EN.finditer(text):
-        if m.group(0).lower() not in WEAK_CUES:
-            return m.group(0).lower()
-    for m in _ZH.finditer(text):
-        if m.group(0) not in WEAK_CUES:
-            return m.group(0)
-    return None
+    found = judged.strong_cues(text)
+    return found[0] if found else None
 
 
 def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
                  threshold: float, strong_floor: float | None = None) -> list[dict]:
     """Pairs (old, new) among `items` where `new` probably replaces `old`: cosine
     (from `sims`, (cos, i, j) with i < j) at least `threshold`, `new` dated later, a
-    change cue in `new` and none in `old`, a shared term (samefact.terms), no two
-    different keys. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
+    change cue in `new` and none in `old`, a shared term (samefact.terms) or an attribute
+    the cue names (memories.updates.frame: moving, a new job), no two
+    different keys; or, with no cue in either, `slot_change` at `threshold` and
+    SLOT_DAYS apart (cue SLOT_CUE), where no cued successor claims the old one and no
+    other later text fits it as well. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
     "now" or "new") and the shared term suffice: "I drive a grey Golf" / "I sold the
     Golf and bought a Kia instead" sit at cosine 0.5. Each old memory gets its most
     similar successor; the list is ordered by cosine, highest first."""
-    best: dict[int, tuple[float, int, str]] = {}
+    best: dict[int, tuple[float, int, str | None]] = {}
+    slots: dict[int, list[tuple[float, int]]] = {}
     floor = threshold if strong_floor is None else min(threshold, strong_floor)
     for s, i, j in sims:
         if s < floor:
@@ -77,12 +103,23 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
         if a.key and b.key and a.key != b.key:
             continue
         c = cue(items[new].text) if s >= threshold else strong_cue(items[new].text)
-        if c is None or cue(items[old].text) is not None:
+        if cue(items[old].text) is not None:
             continue
-        if not samefact.terms(a.text) & samefact.terms(b.text):  # no shared subject
+        if c is None:
+            if (s >= threshold and cue(items[new].text) is None
+                    and items[new].when - items[old].when >= SLOT_DAYS * 86400
+                    and slot_change(items[old].text, items[new].text)):
+                slots.setdefault(old, []).append((s, new))
+            continue
+        if not (samefact.terms(a.text) & samefact.terms(b.text)  # no shared subject, nor one the cue names
+                or judged.frame(items[old].text, items[new].text)):
             continue
         if old not in best or s > best[old][0]:
             best[old] = (s, new, c)
+    for o, found in slots.items():
+        # Only where no cued successor claims it and one later statement alone fits.
+        if o not in best and len(found) == 1:
+            best[o] = (found[0][0], found[0][1], SLOT_CUE)
     out = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c}
            for o, (s, n, c) in best.items()]
     out.sort(key=lambda d: -d["cosine"])

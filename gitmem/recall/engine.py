@@ -91,6 +91,7 @@ class Recaller:
         self._index: Index | None = None
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self.neighbours = Neighbours()
+        self.rows_by_id = currency.RowsById()
 
     def opt(self, key: str) -> Any:
         return self.config.get("recall", key)
@@ -229,16 +230,31 @@ class Recaller:
         ref = int(self.opt("candidates"))
         depth = max(ref, k)
 
+        # Superseded memories (gitmem.memories.succession) lend their match to their
+        # successors (currency.carry): archived ones are ranked too, only to lend.
+        hidden = currency.hidden_map(self.svc, chosen, asof.revs if at is not None else None)
+        by_id: dict[str, list[int]] = {}
+        lenders: list[int] = []
+        live = None
+        if hidden:
+            by_id = self.rows_by_id.of(snap)
+            live = snap.mask(chosen, types, since_ts, archived)
+            if not archived:
+                lenders = self.rows_by_id.lenders(snap, hidden, live, snap.mask(chosen, types, since_ts, True),
+                                                  (tuple(chosen), tuple(types or ()), since_ts))
         bm: list[tuple[int, float]] = []
         mass = 0.0  # what the query's words could score in BM25 (bm25_confidence)
         if want in ("hybrid", "bm25"):
             bm, mass = snap.bm25_mass(terms, chosen, types, since_ts, archived, float(self.opt("bm25_k1")),
-                                      float(self.opt("bm25_b")), depth)
+                                      float(self.opt("bm25_b")), depth, also=lenders)
         vec: list[tuple[int, float]] = []
         qv = None
         if want in ("hybrid", "vector") and snap.vectors is not None:
             qv = self.query_vector(query)
-            vec = vector_top(snap, qv, snap.mask(chosen, types, since_ts, archived), depth)
+            vmask = live.copy() if live is not None else snap.mask(chosen, types, since_ts, archived)
+            if lenders:
+                vmask[[snap.row_of[d] for d in lenders]] = True
+            vec = vector_top(snap, qv, vmask, depth)
         wv, lang_note = self.vector_weight(query)
         # Under the language rule BM25 is scaled from 0, not from its last hit: with a
         # short BM25 list the last one would score 0 and fall behind vector-only docs.
@@ -246,6 +262,7 @@ class Recaller:
         fused, parts, kept = fuse(self.opt, self.vector_floor(), bm, vec, want, ref, wv, bm25_from_zero=lang_note is not None,
                                         bm_scale=bm_scale)
         boosts: dict[int, str] | None = {} if explain else None  # why a hit was lifted (--explain)
+        heirs = currency.carry(snap, by_id, hidden, fused, parts, live, lenders, boosts) if hidden else {}
         nw, dw = float(self.opt("neighbour_weight")), float(self.opt("date_weight"))
         window = query_window(query, time.time() if now is None else now) if dw > 0 else None
         # Neighbours share in hybrid and BM25 rankings (measured there); raw cosines are
@@ -268,11 +285,11 @@ class Recaller:
         if side != "meaning" and has_cjk(query) and (side == "words" or self.model_languages() == "en"):
             side, known = "cjk", known_share(snap, terms, chosen)
         floor = float(self.opt("min_relevance") if req.min_relevance is None else req.min_relevance)
-        hidden = currency.hidden_map(self.svc, chosen, asof.revs if at is not None else None)
         hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k + currency.spare(set(hidden), k), want, req.mmr,
                       explain, now=now, ref=ref, parts=parts, kept=kept, boosts=boosts,
                       lang_note=lang_note if want == "hybrid" else None, bm_scale=bm_scale,
-                      rel=scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated, self.vector_floor(), known),
+                      rel=currency.inherit(scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated,
+                                                  self.vector_floor(), known), heirs),
                       floor=floor)
         hits = currency.settle(hits, hidden, k, include_superseded=req.include_superseded,
                                prefer_newer=bool(self.opt("prefer_newer")), snap=snap)

@@ -1,0 +1,103 @@
+"""Dream's update detection (issue 22, items 2-3): one cue list shared with the write
+path and recall, and an update with no cue (the same statement with its value changed,
+months later) that never takes a look-alike. Sentences not taken from any data set."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitmem.lifecycle import updates as dream_updates
+from gitmem.memories import updates
+
+DAY = 86400.0
+
+
+def test_dream_reads_the_one_cue_list():
+    assert not any(hasattr(dream_updates, n) for n in ("EN_CUES", "ZH_CUES", "WEAK_CUES"))
+    for text in ("We migrated the wiki to Notion.", "我们改用 Slack 了。", "I quit the climbing gym.",
+                 "These days the cat sleeps upstairs.", "The bins are collected on Mondays."):
+        found = updates.cues(text)
+        assert dream_updates.cue(text) == (found[0] if found else None)
+    # "stopped", "quit": talk in a chat log (weak for recall's strict judgement), a change for dream
+    assert dream_updates.strong_cue("I stopped the piano lessons.") == "stopped"
+    assert dream_updates.strong_cue("These days the cat sleeps upstairs.") is None
+    assert updates.strong_cues("我现在改用 Slack 了。") == ("改用",)
+    assert updates.cues("我现在改用 Slack 了。") == ("现在", "改用")  # in the order they are written
+
+
+@pytest.mark.parametrize("old,new", [
+    ("The staging cluster runs Kubernetes 1.27.", "The staging cluster runs Kubernetes 1.29."),
+    ("Our team lead is Maria Lopez.", "Our team lead is Sven Olsen."),
+    ("I work at the Glasgow branch, in the returns department.", "I work at the Glasgow branch, in the sales department."),
+    ("我们的报销审批人是孙丽。", "我们的报销审批人是何军。"),
+])
+def test_a_changed_value_at_the_end_of_one_statement_is_a_slot_change(old, new):
+    assert dream_updates.slot_change(old, new)
+
+
+@pytest.mark.parametrize("old,new", [
+    ("My nephew collects stamps.", "My niece collects stamps."),                 # another subject
+    ("The Leeds depot closes at 6pm.", "The York depot closes at 6pm."),
+    ("I love sailing.", "I love chess."),                                         # too short a head
+    ("Our cat Pip likes tuna, and sleeps all day.", "Our cat Pip likes chicken, and sleeps all day."),  # more said after it
+    ("We use Grafana for dashboards.", "We use Loki for logs and Tempo for traces."),  # a longer change
+    ("我家的兔子叫团团，最爱吃胡萝卜。", "我家的兔子叫圆圆，最爱吃胡萝卜。"),
+    ("我喜欢下棋。", "我喜欢爬山。"),
+])
+def test_look_alikes_are_no_slot_change(old, new):
+    assert not dream_updates.slot_change(old, new) and not dream_updates.slot_change(new, old)
+
+
+def _items(*specs):
+    return [dream_updates.Item(i, t, w) for i, t, w in specs]
+
+
+def test_a_slot_change_supersedes_only_months_later_and_alone():
+    old, new = "Our team lead is Maria Lopez.", "Our team lead is Sven Olsen."
+    months = _items(("a", old, 0.0), ("b", new, 120 * DAY))
+    got = dream_updates.update_pairs(months, [(0.8, 0, 1)], 0.55)
+    assert [(p["old"], p["by"], p["cue"]) for p in got] == [("a", "b", "value changed")]
+    assert dream_updates.update_pairs(months, [(0.5, 0, 1)], 0.55, 0.45) == []       # below the threshold
+    same_day = _items(("a", old, 0.0), ("b", new, 0.5 * DAY))
+    assert dream_updates.update_pairs(same_day, [(0.8, 0, 1)], 0.55) == []           # said together: both true
+    two = _items(("a", old, 0.0), ("b", new, 120 * DAY), ("c", "Our team lead is Ada King.", 200 * DAY))
+    assert dream_updates.update_pairs(two, [(0.8, 0, 1), (0.8, 0, 2), (0.7, 1, 2)], 0.55) == [
+        {"old": "b", "by": "c", "cosine": 0.7, "cue": "value changed"}]                          # a: which one? neither
+    cued = _items(("a", old, 0.0), ("b", new, 120 * DAY), ("c", "Ada King took over as team lead.", 130 * DAY))
+    got = dream_updates.update_pairs(cued, [(0.8, 0, 1), (0.7, 0, 2)], 0.55)
+    assert [(p["old"], p["by"]) for p in got] == [("a", "c")]                          # a cue claims it first
+
+
+def test_dream_supersedes_a_changed_value_and_keeps_look_alikes(store):
+    old = store.remember("The staging cluster runs Kubernetes 1.27.", created="2024-01-10")
+    new = store.remember("The staging cluster runs Kubernetes 1.29.", created="2024-06-10")
+    a = store.remember("The Leeds depot closes at 6pm.", created="2024-01-10")
+    b = store.remember("The York depot closes at 6pm.", created="2024-06-10")
+    store.dream(force=True)
+    live = {m.id: m for m in store.list()}
+    assert old.id not in live and live[new.id].supersedes == (old.id,)
+    assert a.id in live and b.id in live and not live[b.id].supersedes
+
+
+@pytest.mark.parametrize("older,newer,name", [
+    ("I live in Bristol with two flatmates.", "Moved to Cardiff in March, closer to my parents.", "home"),
+    ("我住在成都高新区。", "春节后搬到了重庆。", "home"),
+    ("I work at Initech as a tester.", "I took a new job at Globex last month.", "work"),
+    ("我在一家医院当护士。", "我辞职了，准备考研。", "work"),
+])
+def test_moving_and_a_new_job_name_their_attribute(older, newer, name):
+    assert updates.frame(older, newer) == name
+    assert updates.judge(older, newer, 0.3, strict=True, older_created="2024-01-01",
+                         newer_created="2024-06-01").kind == "update"
+    assert updates.frame(newer, older) is None
+
+
+@pytest.mark.parametrize("older,newer", [
+    ("My aunt lives in Bristol.", "Moved to Cardiff in March, closer to my parents."),     # someone else's home
+    ("I live in Bristol with two flatmates.", "We moved the standup to 9:30."),          # moved something else
+    ("I live in Bristol with two flatmates.", "The printer moved to the second floor."),
+    ("I live in Bristol with two flatmates.", "春节后搬到了重庆。"),                        # two languages
+    ("我哥哥在医院当护士。", "我辞职了，准备考研。"),                                        # someone else's job
+])
+def test_a_frame_needs_ones_own_statement_and_ones_own_change(older, newer):
+    assert updates.frame(older, newer) is None
