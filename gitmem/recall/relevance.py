@@ -9,18 +9,19 @@ the same for any `-k` (only the memory beside it that lent it a score counts, se
 - coverage: the hit's BM25 score over the query's idf mass (Snapshot.bm25_mass), i.e.
   how much of what the query's words could score this hit holds; 0 when it is not in
   BM25's top `candidates`;
-- cosine: the similarity of the hit's vector to the query's (0 below the model's
-  vector floor).
+- cosine: the similarity of the hit's vector to the query's, counted above the model's
+  vector floor (what unrelated text reaches) as a share of the way to 1, so that the
+  same weights roughly carry over to a model with another floor.
 
 Of the query and the store (QueryView, read from each ranking's top `candidates`, so
 the same for every hit of the query and for any -k):
 
 - top_cov, top_cos: the best coverage and the best cosine any memory of the searched
-  scopes reaches. A hit that is the store's best answer to a question it holds and the
-  same hit asked something the store does not hold look alike; whether anything in the
-  store answers the question well is what tells them apart (on the tuning sets the top
-  cosine separates on-topic questions from other people's conversations with ROC area
-  0.91, the hit's own cosine 0.89);
+  scopes reaches. A weak hit for a question the store holds and a weak hit for one it
+  does not hold look alike; whether anything in the store answers the question well is
+  what tells them apart (on the tuning sets the best cosine alone separates English
+  on-topic questions from other people's conversations with ROC area 0.91, from other
+  domains 0.99). This is why a hit's relevance depends on the store, never on -k;
 - known (Chinese only): the share of the idf mass of the query's content terms (none
   with a CJK_STOP_CHARS character: 什么, 是谁, 我的... are left out) that falls on terms the
   searched scopes hold at all. A question from another domain is mostly made of terms a
@@ -40,12 +41,13 @@ evidence hits against every hit of a question the store does not hold, classes w
 equally, so 0.5 means even odds between "evidence for a question the store holds" and
 "a hit for a question it does not hold". The cjk model's log-odds are then scaled and
 shifted (one affine map, fitted with it) so that the two floors below mark the same
-operating points for Chinese as for English: Chinese is judged by words alone and the
-evidence of its paraphrased questions scores lower, so its fitted odds are stretched
-wider than its evidence warrants. WORDS and MEANING have no rows of their own in these
-sets and keep their earlier fit. A model the fit never saw (another embedder) keeps the
-cosine scale of MiniLM: set [recall] min_relevance and its vector floor for it by
-measurement.
+operating points for Chinese as for English: judged by words alone, the evidence of a
+paraphrased Chinese question scores lower, so its log-odds come out narrowed (x 0.56)
+and raised. WORDS and MEANING have no rows of their own in these sets and keep their
+earlier fit (MEANING rewritten, same curve, for the cosine above MiniLM's floor 0.2). A
+model the fit never saw (another embedder) has its cosine counted above its own vector
+floor, which carries the weights over only roughly: set [recall] min_relevance and its
+vector floor for it by measurement.
 
 The floors that use it: [recall] min_relevance (everywhere; the highest floor at which
 the tuning sets keep the evidence of every on-topic question, so the retrieval
