@@ -73,7 +73,7 @@ class QueryView:
     and for any -k (read from BM25's and the vector side's top `candidates`, never from
     the hits shown): `known` (known_share; the cjk side only, else 0), `top_cov` (the
     best coverage of any BM25 candidate) and `top_cos` (the best cosine in the searched
-    scopes; 0 below the model's vector floor or without vectors)."""
+    scopes, counted above the model's vector floor as in `features`; 0 without vectors)."""
 
     known: float = 0.0
     top_cov: float = 0.0
