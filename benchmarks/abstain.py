@@ -4,7 +4,11 @@ tests/data/abstain.json over the English and Chinese dialogue stores (one scope 
 on-topic questions with evidence, the same questions asked in another user's scope
 (other conversation), unrelated-domain questions and nonsense, English and Chinese,
 tuning (u1-u3) and held-out (u4-u6) halves; --set v2 / all adds tests/data/abstain_v2.json,
-a second held-out half (new questions for u4-u6, part "held_out2"). Reported per half at the shipped defaults
+a second held-out half (new questions for u4-u6, part "held_out2"); --set v3 reads
+tests/data/abstain_v3.json (part "held_out3", same shape), --data FILE any file of that
+shape. abstain.json and abstain_v2.json (--set all) are now the tuning sets of the
+relevance models; held_out3 was written afterwards, by someone who had not seen any
+figures. Reported per half at the shipped defaults
 ([recall] min_relevance for recall, prompt_min_relevance for the prompt path):
 
 - unrelated / other / nonsense empty: share of those questions left with no hit;
@@ -15,8 +19,8 @@ a second held-out half (new questions for u4-u6, part "held_out2"). Reported per
   of the hit's relevance, evidence hits against every hit of a question the store does
   not hold.
 
-    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|all] [--write]
-    .venv/bin/python benchmarks/abstain.py --fit     # refit relevance's coefficients (tuning half)
+    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|v3|all|every] [--data FILE] [--write]
+    .venv/bin/python benchmarks/abstain.py --fit --set all   # refit relevance's coefficients (tuning sets)
 """
 
 from __future__ import annotations
@@ -41,7 +45,6 @@ from recall_locomo import DEFAULT_MODEL  # noqa: E402
 DATA = ROOT / "tests" / "data"
 KINDS = ("on_topic", "other", "unrelated", "nonsense")
 FLOORS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
-BEGIN, END = "<!-- abstain:begin -->", "<!-- abstain:end -->"
 
 
 def questions(spec: dict, lang: str, dialogue: list[dict]) -> list[dict]:
@@ -60,37 +63,46 @@ def questions(spec: dict, lang: str, dialogue: list[dict]) -> list[dict]:
 
 
 def questions_v2(spec: dict, lang: str) -> list[dict]:
-    """The second held-out half (abstain_v2.json, part "held_out2"): its own on-topic
-    questions about u4-u6 (and each asked in another held-out user's scope), unrelated
-    and nonsense questions asked in every held-out scope."""
+    """A later held-out half (abstain_v2.json, part "held_out2"; abstain_v3.json,
+    "held_out3"; the part is the one key of its nonsense lists): its own on-topic
+    questions about its users (and each asked in another user's scope), unrelated
+    and nonsense questions asked in every one of those scopes."""
     users = sorted(spec["other_conversation"])
+    (part,) = spec["nonsense"].keys()
     out = []
     for q in (q for q in spec["on_topic"] if q["lang"] == lang):
-        out.append({"kind": "on_topic", "q": q["question"], "scope": f"channel/{q['user']}", "part": "held_out2",
+        out.append({"kind": "on_topic", "q": q["question"], "scope": f"channel/{q['user']}", "part": part,
                     "evidence": set(q["evidence"])})
         out.append({"kind": "other", "q": q["question"], "scope": f"channel/{spec['other_conversation'][q['user']]}",
-                    "part": "held_out2", "evidence": set()})
-    for kind, qs in (("unrelated", spec["unrelated"][lang]["held_out2"]), ("nonsense", spec["nonsense"]["held_out2"])):
-        out += [{"kind": kind, "q": q, "scope": f"channel/{u}", "part": "held_out2", "evidence": set()}
+                    "part": part, "evidence": set()})
+    for kind, qs in (("unrelated", spec["unrelated"][lang][part]), ("nonsense", spec["nonsense"][part])):
+        out += [{"kind": kind, "q": q, "scope": f"channel/{u}", "part": part, "evidence": set()}
                 for u in users for q in qs]
     return out
 
 
-def collect(model_path: str | None, k: int = 10, sets: str = "v1") -> list[dict]:
+SETS = {"v1": ["abstain.json"], "v2": ["abstain_v2.json"], "v3": ["abstain_v3.json"],
+        "all": ["abstain.json", "abstain_v2.json"], "every": ["abstain.json", "abstain_v2.json", "abstain_v3.json"]}
+
+
+def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Path] | None = None) -> list[dict]:
     """Run every question at floor 0 (k=10, explain): per question its hits' relevance,
-    coverage, cosine, whether evidence, and the side the relevance was read from.
-    sets: "v1" (abstain.json: tuning and held_out), "v2" (abstain_v2.json: held_out2) or
-    "all"."""
+    coverage, cosine, whether evidence, the side the relevance was read from and the
+    query's view (gitmem.recall.relevance.QueryView). sets: a key of SETS; `data`: files
+    of abstain_v2.json's shape, instead."""
+    files = data or [DATA / f for f in SETS[sets]]
+    specs = [json.loads(Path(f).read_text()) for f in files]
     spec = json.loads((DATA / "abstain.json").read_text())
-    spec2 = json.loads((DATA / "abstain_v2.json").read_text()) if sets in ("v2", "all") else None
     rows = []
     for lang, file in spec["stores"].items():
         store, dialogue = build(model_path, DATA / file)
-        qs = questions(spec, lang, dialogue) if sets in ("v1", "all") else []
-        qs += questions_v2(spec2, lang) if spec2 else []
+        qs = []
+        for f, sp in zip(files, specs):
+            qs += questions(sp, lang, dialogue) if Path(f).name == "abstain.json" else questions_v2(sp, lang)
         for q in qs:
             res = store.search(q["q"], k=k, scopes=[q["scope"]], explain=True, record=False, min_relevance=0)
-            side, known = res.info["relevance"]["side"], res.info["relevance"]["known"]
+            view = dict(res.info["relevance"])
+            side, known = view.pop("side"), view["known"]
             hits = [{"p": h.relevance, "cov": h.explain["relevance"]["coverage"], "cos": h.explain["relevance"]["cosine"],
                      "evidence": h.key in q["evidence"]} for h in res.hits]
             # At the shipped defaults, as a user gets it: recall (min_relevance) and the
@@ -100,7 +112,7 @@ def collect(model_path: str | None, k: int = 10, sets: str = "v1") -> list[dict]
             shown = store.injectable(got)[:cap]
             shipped = {"recall": len(got), "recall_evidence": any(h.key in q["evidence"] for h in got),
                        "prompt": len(shown), "prompt_evidence": any(h.key in q["evidence"] for h in shown), "cap": cap}
-            rows.append(dict(q, lang=lang, side=side, known=known, hits=hits, evidence=sorted(q["evidence"]), shipped=shipped))
+            rows.append(dict(q, lang=lang, side=side, known=known, view=view, hits=hits, evidence=sorted(q["evidence"]), shipped=shipped))
     return rows
 
 
@@ -159,63 +171,116 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.n
     return beta
 
 
-def fit_all(rows: list[dict]) -> str:
-    """Coefficients for the relevance models, from the tuning half: evidence hits are
-    positives, every hit of a question the store does not hold a negative (on-topic hits
-    that are not evidence are left out: they may well be relevant). WORDS (BM25 mode on
-    a query without CJK) has no rows of its own in this set: it keeps its coefficients
-    (fitted on the Chinese store's words-only hits before the "cjk" model)."""
-    tune = [r for r in rows if r["part"] == "tuning"]
-    pts = [(h["cov"], h["cos"], r["known"], float(h["evidence"]), r["side"]) for r in tune for h in r["hits"]
+TUNING_PARTS = ("tuning", "held_out", "held_out2")   # every part of abstain.json and abstain_v2.json
+HYBRID_TERMS = ("cov", "cos", "both", "tcov", "tcos")
+CJK_TERMS = ("cov", "known", "tcov")
+
+
+def design(row: dict, hit: dict, names: tuple[str, ...]) -> list[float]:
+    """One hit's row of the design matrix: a one, then the named features."""
+    v = row["view"]
+    vals = {"cov": hit["cov"], "cos": hit["cos"], "both": hit["cov"] * hit["cos"], "known": v["known"],
+            "tcov": v["top_cov"], "tcos": v["top_cos"]}
+    return [1.0] + [vals[n] for n in names]
+
+
+def thresholds(rows: list[dict], z: list[np.ndarray], cap: int = 3) -> tuple[float, float]:
+    """(recall, prompt) log-odds thresholds of one side: the highest at which every
+    on-topic question keeps its evidence in its top 10, and the highest at which 95% of
+    those with evidence in their top `cap` still have it in the first `cap` above it."""
+    on = [(r, zi) for r, zi in zip(rows, z) if r["kind"] == "on_topic" and any(h["evidence"] for h in r["hits"])]
+    t_recall = min(max(x for h, x in zip(r["hits"], zi) if h["evidence"]) for r, zi in on)
+    capped = [(r, zi) for r, zi in on if any(h["evidence"] for h in r["hits"][:cap])]
+
+    def kept(t: float) -> float:
+        return float(np.mean([any(h["evidence"] for h, x in [hx for hx in zip(r["hits"], zi) if hx[1] >= t][:cap])
+                              for r, zi in capped]))
+
+    cands = sorted({float(x) for r, zi in capped for h, x in zip(r["hits"], zi) if h["evidence"]}, reverse=True)
+    return t_recall, next(t for t in cands if kept(t) >= 0.95)
+
+
+def fit_side(rows: list[dict], names: tuple[str, ...]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Coefficients of one side's model (evidence hits against every hit of a question
+    the store does not hold; on-topic hits that are not evidence left out: they may well
+    be relevant) and the log-odds it gives each row's hits."""
+    pts = [(design(r, h, names), float(h["evidence"])) for r in rows for h in r["hits"]
            if h["evidence"] or r["kind"] != "on_topic"]
-    a = np.asarray([p[:4] for p in pts])
-    hy = np.asarray([p[4] == "hybrid" for p in pts])
-    cj = np.asarray([p[4] == "cjk" for p in pts])
-    out = []
-    b = fit(np.c_[np.ones(hy.sum()), a[hy, 0], a[hy, 1], a[hy, 0] * a[hy, 1]], a[hy, 3])
-    out.append(f"HYBRID = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_cos={b[2]:.3f}, w_both={b[3]:.3f})")
-    b = fit(np.c_[np.ones(hy.sum()), a[hy, 1]], a[hy, 3])
-    out.append(f"MEANING = Model(bias={b[0]:.3f}, w_cos={b[1]:.3f})")
-    # Chinese judged by words: coverage and the query's known share of content terms.
-    b = fit(np.c_[np.ones(cj.sum()), a[cj, 0], a[cj, 2]], a[cj, 3])
-    out.append(f"CJK = Model(bias={b[0]:.3f}, w_cov={b[1]:.3f}, w_known={b[2]:.3f})")
-    return "\n".join(out)
+    beta = fit(np.asarray([x for x, _ in pts]), np.asarray([y for _, y in pts]))
+    return beta, [np.asarray([design(r, h, names) for h in r["hits"]]).reshape(-1, len(beta)) @ beta for r in rows]
+
+
+def model_line(name: str, beta: np.ndarray, names: tuple[str, ...]) -> str:
+    field = {"cov": "w_cov", "cos": "w_cos", "both": "w_both", "known": "w_known", "tcov": "w_tcov", "tcos": "w_tcos"}
+    return f"{name} = Model(bias={beta[0]:.3f}, " + ", ".join(f"{field[n]}={b:.3f}" for n, b in zip(names, beta[1:])) + ")"
+
+
+def fit_all(rows: list[dict]) -> str:
+    """Coefficients for the relevance models, from the tuning sets (TUNING_PARTS), and
+    the floors they imply (BENCHMARKS.md, Issue 19). HYBRID is fitted on the hybrid
+    rows; the floors are its thresholds (thresholds), rounded down to steps of 0.025.
+    CJK is fitted on the cjk rows, then its log-odds are mapped (z -> a z + b) so that
+    its own two thresholds fall where HYBRID's do: one floor, the same operating point
+    in both languages. WORDS (BM25 mode on a query without CJK) and MEANING (vector
+    mode) have no rows of their own in these sets: they keep their coefficients."""
+    tune = [r for r in rows if r["part"] in TUNING_PARTS]
+    hy = [r for r in tune if r["side"] == "hybrid"]
+    cj = [r for r in tune if r["side"] == "cjk"]
+    b_hy, z_hy = fit_side(hy, HYBRID_TERMS)
+    s1, s2 = thresholds(hy, z_hy)
+    b_cj, z_cj = fit_side(cj, CJK_TERMS)
+    t1, t2 = thresholds(cj, z_cj)
+    a = (s2 - s1) / (t2 - t1) if t2 > t1 else 1.0
+    b_cj = a * b_cj + np.r_[s1 - a * t1, np.zeros(len(CJK_TERMS))]
+
+    def grid(z: float) -> float:
+        return float(np.floor(1 / (1 + np.exp(-z)) / 0.025 + 1e-9) * 0.025)
+
+    return "\n".join([model_line("HYBRID", b_hy, HYBRID_TERMS), model_line("CJK", b_cj, CJK_TERMS),
+                      f"# CJK's log-odds as fitted x {a:.3f}, then placed: thresholds ({t1:.3f}, {t2:.3f}) -> "
+                      f"({s1:.3f}, {s2:.3f})",
+                      f"min_relevance = {grid(s1):g}  # every on-topic question keeps its evidence "
+                      f"(lowest evidence: {1 / (1 + np.exp(-s1)):.3f})",
+                      f"prompt_min_relevance = {grid(s2):g}  # 95% of the prompt's evidence kept "
+                      f"(threshold {1 / (1 + np.exp(-s2)):.3f})"])
 
 
 def choose_floor(rows: list[dict]) -> float:
-    """min_relevance by the rule in BENCHMARKS.md: the highest floor (steps of 0.025) at
-    which the tuning half of each language keeps the evidence of every on-topic question
-    (recall must not lose what the retrieval benchmarks find; --retrieval checks LoCoMo)."""
-    tune = [r for r in rows if r["part"] == "tuning"]
+    """min_relevance by the rule in BENCHMARKS.md, at the shipped coefficients: the
+    highest floor (steps of 0.025) at which each language of the tuning sets keeps the
+    evidence of every on-topic question (recall must not lose what the retrieval
+    benchmarks find; --retrieval checks LoCoMo)."""
+    tune = [r for r in rows if r["part"] in TUNING_PARTS]
     ok = [f for f in np.arange(0.0, 1.0, 0.025)
           if all(scores([r for r in tune if r["lang"] == lang], f)["evidence kept"] >= 1.0 for lang in ("en", "zh"))]
     return round(float(max(ok)), 3)
 
 
 def choose_prompt_floor(rows: list[dict], cap: int = 3) -> float:
-    """prompt_min_relevance by the rule in BENCHMARKS.md: the highest floor (steps of
-    0.025) at which the tuning half (both languages) keeps the evidence of at least 95%
-    of the on-topic questions whose top `cap` (max_results) held it at floor 0."""
-    found = [r for r in rows if r["part"] == "tuning" and r["kind"] == "on_topic"
-             and any(h["evidence"] for h in r["hits"][:cap])]
-
-    def kept(f: float) -> float:
+    """prompt_min_relevance by the rule in BENCHMARKS.md, at the shipped coefficients:
+    the highest floor (steps of 0.025) at which each language of the tuning sets keeps
+    the evidence of at least 95% of the on-topic questions whose top `cap`
+    (max_results) held it at floor 0."""
+    def kept(f: float, lang: str) -> float:
+        found = [r for r in rows if r["part"] in TUNING_PARTS and r["kind"] == "on_topic" and r["lang"] == lang
+                 and any(h["evidence"] for h in r["hits"][:cap])]
         return float(np.mean([any(h["evidence"] for h in [x for x in r["hits"] if x["p"] >= f][:cap])
                               for r in found]))
 
-    return round(float(max(f for f in np.arange(0.0, 1.0, 0.025) if kept(f) >= 0.95)), 3)
+    return round(float(max(f for f in np.arange(0.0, 1.0, 0.025) if min(kept(f, "en"), kept(f, "zh")) >= 0.95)), 3)
 
 
-def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: str) -> str:
+def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: str,
+           cmd: str = "python benchmarks/abstain.py --set all --write") -> str:
     names = ["unrelated empty", "other empty", "nonsense empty", "evidence kept",
              "AUC vs unrelated", "AUC vs other", "AUC vs nonsense", "hit AUC"]
-    out = [f"`python benchmarks/abstain.py --set all --write` (model `{model}`; k=10; the English store's questions are "
+    out = [f"`{cmd}` (model `{model}`; k=10; the English store's questions are "
            "ranked hybrid, the Chinese store's under the language rule, i.e. by words)", "",
            f"At the shipped defaults: recall (min_relevance {recall_floor:g}) and the prompt path "
            f"(prompt_min_relevance {prompt_floor:g}, at most [hooks] max_results hits):", "",
            "| part | language | path | unrelated empty | other empty | nonsense empty | evidence kept |",
            "|---|---|---|---|---|---|---|"]
-    parts = [p for p in ("tuning", "held_out", "held_out2") if any(r["part"] == p for r in rows)]
+    parts = [p for p in dict.fromkeys(r["part"] for r in rows)]
     for part in parts:
         for lang in ("en", "zh", "both"):
             rs = [r for r in rows if r["part"] == part and (lang == "both" or r["lang"] == lang)]
@@ -292,10 +357,14 @@ def main(argv=None) -> int:
     ap.add_argument("--model-path", default=str(DEFAULT_MODEL) if DEFAULT_MODEL.is_dir() else None)
     ap.add_argument("--fit", action="store_true", help="Print refitted coefficients (tuning half only).")
     ap.add_argument("--write", action="store_true", help="Write the tables into BENCHMARKS.md.")
+    ap.add_argument("--block", default="abstain",
+                    help="With --write: the marked block of BENCHMARKS.md to write (<!-- BLOCK:begin -->).")
     ap.add_argument("--dump", help="Also write the per-question rows to this JSON file.")
-    ap.add_argument("--set", dest="sets", choices=("v1", "v2", "all"), default="v1",
-                    help="v1: abstain.json (tuning u1-u3, held_out u4-u6, the latter read before); v2: "
-                         "abstain_v2.json (held_out2: new questions for u4-u6); all: both.")
+    ap.add_argument("--set", dest="sets", choices=tuple(SETS), default="v1",
+                    help="v1: abstain.json (tuning u1-u3, held_out u4-u6); v2: abstain_v2.json (held_out2); "
+                         "all: both (the tuning sets); v3: abstain_v3.json (held_out3, the clean held-out half); "
+                         "every: all three.")
+    ap.add_argument("--data", nargs="+", type=Path, help="Instead of --set: these files (abstain_v2.json's shape).")
     ap.add_argument("--retrieval", metavar="LOCOMO_JSON",
                     help="Instead: LoCoMo (this file) and the dialogue sets with the floor off and on, per fold.")
     args = ap.parse_args(argv)
@@ -307,9 +376,9 @@ def main(argv=None) -> int:
             write_section("<!-- abstain-retrieval:begin -->", "<!-- abstain-retrieval:end -->", text,
                           "Issue 19: retrieval with the floor")
         return 0
-    if args.fit and args.sets != "v1":
-        ap.error("--fit reads the tuning half only: leave --set at v1")
-    rows = collect(args.model_path, sets=args.sets)
+    if args.fit and (args.data or args.sets not in ("v1", "v2", "all")):
+        ap.error("--fit reads the tuning sets only: --set v1, v2 or all")
+    rows = collect(args.model_path, sets=args.sets, data=args.data)
     if args.dump:
         Path(args.dump).write_text(json.dumps(rows, ensure_ascii=False))
     if args.fit:
@@ -318,10 +387,12 @@ def main(argv=None) -> int:
         print(f"prompt_min_relevance (at the current coefficients): {choose_prompt_floor(rows)}")
         return 0
     model = Path(args.model_path).name if args.model_path else "none"
-    text = report(rows, float(SCHEMA_DEFAULT("min_relevance")), float(SCHEMA_DEFAULT("prompt_min_relevance")), model)
+    cmd = "python benchmarks/abstain.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    text = report(rows, float(SCHEMA_DEFAULT("min_relevance")), float(SCHEMA_DEFAULT("prompt_min_relevance")), model,
+                  cmd)
     print(f"gitmem from `{Path(gitmem.__file__).parent}`\n\n{text}")
     if args.write:
-        write_section(BEGIN, END, text + "\n", "Issue 19: abstention")
+        write_section(f"<!-- {args.block}:begin -->", f"<!-- {args.block}:end -->", text + "\n", "Issue 19: abstention")
     return 0
 
 

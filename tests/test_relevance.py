@@ -106,6 +106,9 @@ def test_the_model_is_monotone_and_bounded():
 
 def test_the_prompt_hook_prints_nothing_when_nothing_is_relevant(gm_home):
     store = _store(gm_home, TINY)
+    # The hook reads the store's config file: the fake's vector side has no say there too.
+    with open(gm_home / "config.toml", "a") as f:
+        f.write('\n[recall.vector_floors]\n"fake-64" = 0.7\n')
     payload = {"session_id": "s", "cwd": "."}
     # Whatever else this session would be shown first (other sessions' writes so far).
     hookrun.run("prompt", {**payload, "prompt": "when does the nightly build run"}, home=str(store.home), budget=30)

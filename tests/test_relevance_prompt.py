@@ -84,12 +84,13 @@ def test_context_query_cli_renders_the_section_or_nothing(gm_home):
 
 def test_content_terms_and_the_cjk_model():
     assert relevance.content_terms(["什么", "乐器", "乐", "器", "我的", "violin"]) == ["乐器", "乐", "器", "violin"]
+    view = relevance.QueryView
     for known in (0.0, 0.5, 1.0):
-        ps = [relevance.relevance("cjk", c / 10, 0.0, known) for c in range(0, 16)]
+        ps = [relevance.relevance("cjk", c / 10, 0.0, view(known=known, top_cov=c / 10)) for c in range(0, 16)]
         assert ps == sorted(ps) and all(0.0 < p < 1.0 for p in ps)
-    assert relevance.relevance("cjk", 0.2, 0.0, 0.9) > relevance.relevance("cjk", 0.2, 0.0, 0.1)
-    # The English model's cosine has no say on the "cjk" side.
-    assert relevance.relevance("cjk", 0.2, 0.9, 0.5) == relevance.relevance("cjk", 0.2, 0.0, 0.5)
+    assert relevance.relevance("cjk", 0.2, 0.0, view(0.9, 0.2)) > relevance.relevance("cjk", 0.2, 0.0, view(0.1, 0.2))
+    # The English model's cosine has no say on the "cjk" side, the store's best cosine neither.
+    assert relevance.relevance("cjk", 0.2, 0.9, view(0.5, 0.2, 0.9)) == relevance.relevance("cjk", 0.2, 0.0, view(0.5, 0.2))
     assert relevance.has_cjk("Kubernetes 的 ingress") and not relevance.has_cjk("Kubernetes ingress")
 
 

@@ -26,7 +26,7 @@ from gitmem.recall.dates import favour_window, query_window
 from gitmem.recall.hits import Hit
 from gitmem.recall.neighbours import Neighbours
 from gitmem.recall.ranking import bm25_scale, finish, fuse
-from gitmem.recall.relevance import has_cjk, known_share, scorer
+from gitmem.recall.relevance import has_cjk, query_view, scorer
 from gitmem.recall.request import RecallRequest, RecallResult
 from gitmem.recall.vectors import mmr_rerank, vector_top
 
@@ -281,22 +281,22 @@ class Recaller:
         # say (BM25 mode, a CJK query under the language rule), by meaning in vector mode.
         side = "meaning" if want == "vector" else "words" if want == "bm25" or wv <= 0 or qv is None else "hybrid"
         # Chinese judged by words unless the model reads it (gitmem.recall.relevance, "cjk").
-        known = 0.0
         if side != "meaning" and has_cjk(query) and (side == "words" or self.model_languages() == "en"):
-            side, known = "cjk", known_share(snap, terms, chosen)
+            side = "cjk"
+        view = query_view(snap, terms, chosen, bm[:ref], mass, vec, self.vector_floor(), known=side == "cjk")
         floor = float(self.opt("min_relevance") if req.min_relevance is None else req.min_relevance)
         hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k + currency.spare(set(hidden), k), want, req.mmr,
                       explain, now=now, ref=ref, parts=parts, kept=kept, boosts=boosts,
                       lang_note=lang_note if want == "hybrid" else None, bm_scale=bm_scale,
                       rel=currency.inherit(scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated,
-                                                  self.vector_floor(), known), heirs),
+                                                  self.vector_floor(), view), heirs),
                       floor=floor)
         hits = currency.settle(hits, hidden, k, include_superseded=req.include_superseded,
                                prefer_newer=bool(self.opt("prefer_newer")), snap=snap)
         info: dict[str, Any] = {"backend": want, "reason": self._embed_reason,
                                 "ms": (time.perf_counter() - t0) * 1000, "scopes": chosen}
         if explain:
-            info["relevance"] = {"side": side, "known": round(known, 6)}
+            info["relevance"] = {"side": side, **view.as_dict()}
         if fused and not hits:
             info["note"] = (f"nothing relevant enough (every candidate below min_relevance {floor:g}; "
                             "--min-relevance 0 shows them)")

@@ -1,42 +1,58 @@
 """A hit's relevance: the estimated probability, in [0, 1], that it is about what the
 query asks rather than an answer from a store that does not hold the topic.
 
-A logistic model over what the two rankings know of the hit itself, never its rank or
-the other hits shown (so a hit's relevance is the same for any `-k`; only the memory
-beside it that lent it a score counts, see `scorer`):
+A logistic model over what the two rankings know of the hit, and of the query as the
+store sees it; never the hit's rank or the hits shown beside it, so a hit's relevance is
+the same for any `-k` (only the memory beside it that lent it a score counts, see
+`scorer`). Of the hit:
 
 - coverage: the hit's BM25 score over the query's idf mass (Snapshot.bm25_mass), i.e.
   how much of what the query's words could score this hit holds; 0 when it is not in
   BM25's top `candidates`;
-- cosine: the similarity of the hit's vector to the query's.
+- cosine: the similarity of the hit's vector to the query's, counted above the model's
+  vector floor (what unrelated text reaches) as a share of the way to 1, so that the
+  same weights roughly carry over to a model with another floor.
 
-Words-only (BM25 mode, vectors pending) uses a model of coverage alone (and whether any
-word matched at all), so a BM25-only match is not punished for a cosine the model cannot
-give; vector mode uses the cosine alone. A query with Chinese (any CJK character) judged
-by words (BM25 mode, or an English-only model, whose cosine says nothing about Chinese
-text: BENCHMARKS.md, Issue 19) uses the "cjk" model: coverage and `known`, the share of
-the idf mass of the query's content terms (none with a CJK_STOP_CHARS character) that
-falls on terms the searched scopes hold at all.
-Paraphrased questions about the store share few words with their evidence, as few as
-questions from other domains share with some memory; but they are asked in the store's
-own words (its people, its everyday talk), while a question about penicillin or JVM
-tuning is mostly made of terms the store has never seen. `known` is a property of the
-query and the store, not of the hit or of the other hits, so relevance still does not
-depend on -k.
+Of the query and the store (QueryView, read from each ranking's top `candidates`, so
+the same for every hit of the query and for any -k):
 
-The coefficients were fitted on the tuning half of tests/data/abstain.json with
-all-MiniLM-L6-v2 (benchmarks/abstain.py --fit), classes weighted equally: 0.5 means
-even odds between "evidence for a question the store holds" and "a hit for a question it
-does not hold" (BENCHMARKS.md, Issue 19). HYBRID, WORDS and MEANING date from before the
-"cjk" model (HYBRID's rows then included the Chinese store's mixed-script questions); a
-refit without them moves English figures both ways on the tuning half, so they stay.
-A model the fit never saw (another embedder) keeps the cosine scale of MiniLM: set
-[recall] min_relevance and its vector floor for it by measurement.
+- top_cov, top_cos: the best coverage and the best cosine any memory of the searched
+  scopes reaches. A weak hit for a question the store holds and a weak hit for one it
+  does not hold look alike; whether anything in the store answers the question well is
+  what tells them apart (on the tuning sets the best cosine alone separates English
+  on-topic questions from other people's conversations with ROC area 0.91, from other
+  domains 0.99). This is why a hit's relevance depends on the store, never on -k;
+- known (Chinese only): the share of the idf mass of the query's content terms (none
+  with a CJK_STOP_CHARS character: 什么, 是谁, 我的... are left out) that falls on terms the
+  searched scopes hold at all. A question from another domain is mostly made of terms a
+  dialogue store never saw (青霉素, 垃圾回收, 卫星); a paraphrased question about the store
+  shares as few words with its evidence, but is asked in the store's own everyday words.
 
-The floors that use it: [recall] min_relevance (everywhere; 0.1, the highest floor at
-which the tuning half keeps the evidence of every on-topic question, so the retrieval
-benchmarks do not drop) and prompt_min_relevance (the prompt path; 0.5, the highest at
-which the tuning half keeps 95% of what the prompt would carry)."""
+Four models by the side that judges: hybrid (coverage, cosine, their product, top_cov,
+top_cos), words (BM25 mode: coverage, and whether any word matched), meaning (vector
+mode: the cosine) and cjk: a query with any CJK character judged by words (BM25 mode,
+or an English-only model, whose cosine says nothing about Chinese text: BENCHMARKS.md,
+Issue 19): coverage, known and top_cov, no cosine (so BM25-only matches are not
+punished, and BM25 mode reads the same).
+
+The coefficients were fitted by benchmarks/abstain.py --fit on the tuning sets
+(tests/data/abstain.json, every user, and abstain_v2.json) with all-MiniLM-L6-v2:
+evidence hits against every hit of a question the store does not hold, classes weighted
+equally, so 0.5 means even odds between "evidence for a question the store holds" and
+"a hit for a question it does not hold". The cjk model's log-odds are then scaled and
+shifted (one affine map, fitted with it) so that the two floors below mark the same
+operating points for Chinese as for English: judged by words alone, the evidence of a
+paraphrased Chinese question scores lower, so its log-odds come out narrowed (x 0.56)
+and raised. WORDS and MEANING have no rows of their own in these sets and keep their
+earlier fit (MEANING rewritten, same curve, for the cosine above MiniLM's floor 0.2). A
+model the fit never saw (another embedder) has its cosine counted above its own vector
+floor, which carries the weights over only roughly: set [recall] min_relevance and its
+vector floor for it by measurement.
+
+The floors that use it: [recall] min_relevance (everywhere; the highest floor at which
+the tuning sets keep the evidence of every on-topic question, so the retrieval
+benchmarks do not drop) and prompt_min_relevance (the prompt path; the highest at which
+they keep 95% of what the prompt would carry)."""
 
 from __future__ import annotations
 
@@ -52,9 +68,28 @@ COVERAGE_CAP = 1.5
 
 
 @dataclass(frozen=True)
+class QueryView:
+    """What the store says about the query as a whole, the same for each of its hits
+    and for any -k (read from BM25's and the vector side's top `candidates`, never from
+    the hits shown): `known` (known_share; the cjk side only, else 0), `top_cov` (the
+    best coverage of any BM25 candidate) and `top_cos` (the best cosine in the searched
+    scopes, counted above the model's vector floor as in `features`; 0 without vectors)."""
+
+    known: float = 0.0
+    top_cov: float = 0.0
+    top_cos: float = 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        return {"known": round(self.known, 6), "top_cov": round(self.top_cov, 6), "top_cos": round(self.top_cos, 6)}
+
+
+NO_VIEW = QueryView()
+
+
+@dataclass(frozen=True)
 class Model:
     """p = 1 / (1 + exp(-(bias + w_cov x coverage + w_cos x cosine + w_both x coverage x cosine
-    + w_match x [coverage > 0] + w_known x known)))."""
+    + w_match x [coverage > 0] + w_known x known + w_tcov x top_cov + w_tcos x top_cos)))."""
 
     bias: float
     w_cov: float = 0.0
@@ -62,18 +97,22 @@ class Model:
     w_both: float = 0.0
     w_match: float = 0.0
     w_known: float = 0.0
+    w_tcov: float = 0.0
+    w_tcos: float = 0.0
 
-    def __call__(self, coverage: float, cosine: float, known: float = 0.0) -> float:
+    def __call__(self, coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
         z = (self.bias + self.w_cov * coverage + self.w_cos * cosine + self.w_both * coverage * cosine
-             + (self.w_match if coverage > 0 else 0.0) + self.w_known * known)
+             + (self.w_match if coverage > 0 else 0.0) + self.w_known * view.known
+             + self.w_tcov * view.top_cov + self.w_tcos * view.top_cos)
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
-# Fitted by benchmarks/abstain.py --fit on the tuning half (see the module docstring).
-HYBRID = Model(bias=-2.794, w_cov=3.359, w_cos=8.902, w_both=2.062)
+# Fitted by benchmarks/abstain.py --fit on the tuning sets (see the module docstring).
+HYBRID = Model(bias=-2.670, w_cov=0.792, w_cos=9.023, w_both=0.796, w_tcov=2.203, w_tcos=5.559)
 WORDS = Model(bias=-2.066, w_cov=8.180, w_match=1.827)
-MEANING = Model(bias=-2.733, w_cos=9.584)
-CJK = Model(bias=-2.296, w_cov=8.418, w_known=5.894)
+MEANING = Model(bias=-0.816, w_cos=7.667)
+CJK = Model(bias=-1.786, w_cov=3.747, w_known=3.479, w_tcov=1.645)
+MODELS = {"hybrid": HYBRID, "words": WORDS, "meaning": MEANING, "cjk": CJK}
 
 
 # A memory created in the period the query names ("what did I say on 9 March?"): even
@@ -81,26 +120,20 @@ CJK = Model(bias=-2.296, w_cov=8.418, w_known=5.894)
 DATED = 0.5
 
 
-def features(bm25: float | None, mass: float, cosine: float | None) -> tuple[float, float]:
+def features(bm25: float | None, mass: float, cosine: float | None, cos_floor: float = 0.0) -> tuple[float, float]:
     """(coverage, cosine) of one hit: its BM25 score as a share of the query's idf mass
-    (clipped to [0, COVERAGE_CAP]) and its cosine (clipped to [0, 1]); absent sides 0."""
+    (clipped to [0, COVERAGE_CAP]) and its cosine above the model's vector floor, as a
+    share of the way from the floor to 1 (0 at or below the floor); absent sides 0."""
     cov = 0.0 if not bm25 or mass <= 0 else max(0.0, min(COVERAGE_CAP, float(bm25) / mass))
-    cos = 0.0 if cosine is None else max(0.0, min(1.0, float(cosine)))
+    cos = 0.0 if cosine is None else max(0.0, min(1.0, (float(cosine) - cos_floor) / max(1e-9, 1.0 - cos_floor)))
     return cov, cos
 
 
-def relevance(side: str, coverage: float, cosine: float, known: float = 0.0) -> float:
+def relevance(side: str, coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
     """The probability for one hit, by the sides the query used: "hybrid", "words"
     (BM25 alone), "cjk" (a query with Chinese judged by words: see the module docstring)
     or "meaning" (vector)."""
-    model = {"hybrid": HYBRID, "words": WORDS, "meaning": MEANING, "cjk": CJK}[side]
-    if side == "cjk":
-        # Under the language rule the hits no word matched are ordered by the English
-        # model's vector, and one on-topic question per half of the set is answered only
-        # by such a hit: they keep the words model's no-match relevance (0.112), just
-        # above the recall floor, as before the "cjk" model.
-        return max(model(coverage, cosine, known), WORDS(0.0, 0.0))
-    return model(coverage, cosine, known)
+    return MODELS[side](coverage, cosine, view)
 
 
 def has_cjk(query: str) -> bool:
@@ -125,18 +158,29 @@ def known_share(snap, terms: Sequence[str], scopes: Sequence[str] | None) -> flo
     return sum(v for t, v in idf.items() if t in df) / mass if mass > 0 else 0.0
 
 
+def query_view(snap, terms: Sequence[str], scopes: Sequence[str] | None, bm: list[tuple[int, float]],
+               mass: float, vec: list[tuple[int, float]], cos_floor: float = 0.0, known: bool = False) -> QueryView:
+    """The QueryView of one query: `bm` BM25's top candidates (raw scores, best first),
+    `vec` the vector side's (cosines, best first); `known` whether to work out
+    known_share (one look-up of document frequencies: the cjk side's)."""
+    top_cov = features(bm[0][1], mass, None)[0] if bm else 0.0
+    top_cos = features(None, 0.0, vec[0][1], cos_floor)[1] if vec else 0.0
+    return QueryView(known=known_share(snap, terms, scopes) if known else 0.0, top_cov=top_cov, top_cos=top_cos)
+
+
 def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
            lent: dict[int, int] | None = None, share: float = 0.0, dated: set[int] | None = None,
-           cos_floor: float = 0.0, known: float = 0.0):
+           cos_floor: float = 0.0, view: QueryView = NO_VIEW):
     """doc -> (relevance, coverage, cosine) for the hits of one query: `bm` is BM25's top
     `candidates` (raw scores), `mass` the query's idf mass, `qv` the query vector (None
-    without one). A doc's cosine is read from its own vector, not from a ranking; below
-    the model's vector floor (`cos_floor`, what unrelated text reaches) it counts as 0.
+    without one), `view` its QueryView. A doc's cosine is read from its own vector, not
+    from a ranking, and counted above the model's vector floor (`cos_floor`, what
+    unrelated text reaches; see features).
 
     What ranking carries over, relevance does too: a memory lifted by the one beside it
     (`lent`: borrower -> lender) is at least `share` (neighbour_weight) x its lender's
     own relevance; one created in the period the query names (`dated`) at least
-    DATED. `known` is the query's known_share (the "cjk" side only)."""
+    DATED."""
     bm_s = dict(bm)
     lent = lent or {}
     dated = dated or set()
@@ -146,10 +190,9 @@ def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
         i = snap.row_of.get(doc)
         if qv is not None and snap.vectors is not None and i is not None and snap.has_vec[i]:
             cosine = float(snap.vectors[i] @ qv)
-            cosine = cosine if cosine >= cos_floor else 0.0
-        cov, cos = features(bm_s.get(doc), mass, cosine)
+        cov, cos = features(bm_s.get(doc), mass, cosine, cos_floor)
         hit_side = "words" if side == "hybrid" and cosine is None else side
-        return relevance(hit_side, cov, cos, known), cov, cos
+        return relevance(hit_side, cov, cos, view), cov, cos
 
     def rel(doc: int) -> tuple[float, float, float]:
         p, cov, cos = own(doc)

@@ -227,7 +227,8 @@ def _explain_line(ex: dict) -> str:
     rel = ex.get("relevance")
     if rel:
         out += (f"\n          relevance {rel['p']:.3f} (probability the hit is relevant; covers "
-                f"{rel['coverage']:.2f} of the query's idf mass, cosine {rel['cosine']:.2f})")
+                f"{rel['coverage']:.2f} of the query's idf mass, cosine {rel['cosine']:.2f} of the way above "
+                "the vector floor)")
     return out
 
 
