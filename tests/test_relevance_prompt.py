@@ -30,6 +30,8 @@ def test_recall_format_prompt_injects_at_most_max_results(gm_home):
     assert res.stdout.count("<memory ") == 3       # [hooks] max_results, of the five that match
     res = run_cli("recall", "when does the nightly build run", "--format", "prompt", "-k", "5")
     assert res.stdout.count("<memory ") == 5       # -k given: it rules
+    res = run_cli("recall", "Which server hosts the Minecraft world?", "--format", "prompt")
+    assert res.returncode == 0 and res.stdout == "" and "no matches" in res.stderr  # no empty frame
     _write_config(gm_home, "[hooks]\nmax_results = 2\n")
     res = run_cli("recall", "when does the nightly build run", "--format", "prompt")
     assert res.stdout.count("<memory ") == 2

@@ -185,6 +185,9 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         # unless -k was given.
         given = click.get_current_context().get_parameter_source("k") != click.core.ParameterSource.DEFAULT
         hits = store.prompt_hits(hits, k if given else None)
+        if not hits:  # nothing relevant: nothing for the prompt, not an empty frame (issue 19)
+            click.echo("no matches", err=True)
+            return
         click.echo(render_prompt(hits, budget, query=query, shown=shown), nl=False)
         store.record_receipt("recall", query, shown)
         return
