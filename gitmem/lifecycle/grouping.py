@@ -10,7 +10,8 @@ they are paraphrases or not, `cjk_margin` less when they share a value and a wor
 Chinese pairs that share a word are candidates even when the vectors do not rank them
 among each other's nearest (`lexical_pairs`). Single linkage on similarity, complete
 linkage on conflicts: a group never holds two texts that differ in a value or an
-entity."""
+entity; with the vectors, complete linkage on evidence too: every two members of a
+group share a value, a name or a word, or are near by the vectors (`related`)."""
 
 from __future__ import annotations
 
@@ -151,9 +152,22 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     return False
 
 
+def related(a: str, b: str, s: float, threshold: float, margin: float) -> bool:
+    """Whether two members of one group have something of their own in common (weaker
+    than close_enough: a group's paraphrases are not all near each other): a shared
+    value, name or word, or a cosine within `margin` of the threshold (for two Chinese
+    texts, which the English model scores alike whatever they say, only the threshold)."""
+    if s >= threshold or samefact.anchors(a, b) or samefact.overlap(a, b)[1] >= 1:
+        return True
+    return s >= threshold - margin and not (samefact.is_cjk(a) and samefact.is_cjk(b))
+
+
 def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[tuple[float, int, int]],
-          threshold: float, margin: float, cjk_margin: float | None = None) -> Near:
-    """Group items `texts` (with their stable keys and ids) from the pairs `sims`."""
+          threshold: float, margin: float, cjk_margin: float | None = None, vecs: Any = None) -> Near:
+    """Group items `texts` (with their stable keys and ids) from the pairs `sims`. With
+    their unit vectors `vecs`, two groups join only when every pair across them is
+    `related` (complete linkage on evidence, not only on conflicts: a chain of near
+    pairs does not carry a text into a group it shares nothing with)."""
     groups = Groups(len(texts))
     out = Near(groups=groups, sims=sims)
     verdict: dict[tuple[int, int], str | None] = {}
@@ -182,6 +196,9 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
         ra, rb = groups.find(a), groups.find(b)
         if ra == rb or len(groups.members[ra]) + len(groups.members[rb]) > GROUP_MAX:
             continue
-        if all(apart(x, y) is None for x in groups.members[ra] for y in groups.members[rb]):
+        if all(apart(x, y) is None and (vecs is None or (x, y) == (a, b) or (x, y) == (b, a)
+                                        or related(texts[x], texts[y], float(vecs[x] @ vecs[y]), threshold,
+                                                   margin))
+               for x in groups.members[ra] for y in groups.members[rb]):
             groups.union(ra, rb)
     return out

@@ -1,0 +1,41 @@
+"""Dream's grouping (gitmem.lifecycle.grouping): a chain of near pairs does not carry a
+text into a group it shares nothing with (complete linkage on evidence, issue 22: a
+Chinese group once joined a car inspection's paraphrases with a client meeting)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gitmem.lifecycle import grouping
+
+
+def _unit_vectors(c01: float, c12: float, c02: float):
+    """Three unit vectors with these pairwise cosines."""
+    gram = np.array([[1, c01, c02], [c01, 1, c12], [c02, c12, 1]], float)
+    return np.linalg.cholesky(gram)
+
+
+@pytest.mark.parametrize("texts", [
+    ["The car goes in for inspection", "The car goes in for inspection, then lunch with the client",
+     "Lunch with the client"],
+    ["周三上午十点验车", "周三上午十点验车然后跟客户开会", "跟客户开会"],
+])
+def test_a_chain_does_not_join_two_texts_that_share_nothing(texts):
+    vecs = _unit_vectors(0.89, 0.89, 0.6)
+    sims = [(0.89, 0, 1), (0.89, 1, 2), (0.6, 0, 2)]
+    chained = grouping.group(texts, [None] * 3, ["a", "b", "c"], sims, 0.88, 0.25, 0.45)
+    assert sorted(len(m) for m in chained.groups.members.values()) == [3]  # single linkage alone
+    near = grouping.group(texts, [None] * 3, ["a", "b", "c"], sims, 0.88, 0.25, 0.45, vecs=vecs)
+    sizes = sorted(len(m) for m in near.groups.members.values())
+    assert sizes == [1, 2]
+    first, last = near.groups.find(0), near.groups.find(2)
+    assert first != last
+
+
+def test_paraphrases_close_to_each_other_still_form_one_group():
+    texts = ["Dentist on Nov 4 at 3pm", "dentist appointment November 4, 15:00", "Dentist: 4 November 3 PM"]
+    vecs = _unit_vectors(0.92, 0.9, 0.89)
+    sims = [(0.92, 0, 1), (0.9, 1, 2), (0.89, 0, 2)]
+    near = grouping.group(texts, [None] * 3, ["a", "b", "c"], sims, 0.88, 0.25, 0.45, vecs=vecs)
+    assert sorted(len(m) for m in near.groups.members.values()) == [3]
