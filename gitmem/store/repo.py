@@ -153,12 +153,24 @@ class GitStore(Writes, Health):
     def tip(self, scope: str) -> Rev | None:
         return self.ref_tip(SCOPE_PREFIX + scope)
 
+    def lookup(self, oid: str | pygit2.Oid) -> pygit2.Object:
+        """The object `oid`; when it cannot be read, once more through a fresh handle.
+        A long-lived process (the daemon) may hold the index of a small pack that a
+        background repack has since folded into a bigger one and deleted: libgit2 then
+        fails to open that pack rather than report the object missing, so it never looks
+        at the new pack (seen under load: a tip "missing" right after a write)."""
+        try:
+            return self._repo[oid]
+        except (KeyError, pygit2.GitError):
+            self.reopen()
+            return self._repo[oid]
+
     def ref_tip(self, name: str) -> Rev | None:
         target = self.ref(name)
         if target is None:
             return None
         try:
-            return Rev(self._repo[target].peel(pygit2.Commit))
+            return Rev(self.lookup(target).peel(pygit2.Commit))
         except (KeyError, ValueError, pygit2.GitError) as e:
             raise CorruptObject(f"{name} points to {target[:12]}, which is missing or not a commit",
                                 hint="`gitmem doctor` checks the repository; delete or repair the ref "
@@ -220,7 +232,7 @@ class GitStore(Writes, Health):
 
     def blob(self, oid: str, path: str) -> bytes:
         """The decoded content of blob `oid`, which sits at `path` in its tree."""
-        return self.decode_blob(path, self._repo[oid].data)
+        return self.decode_blob(path, self.lookup(oid).data)
 
     def decode_blob(self, path: str, data: bytes) -> bytes:
         """Raw object bytes -> plaintext through the codec (a clean error if they do not decode)."""
