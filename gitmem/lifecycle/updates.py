@@ -106,8 +106,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
         if cue(items[old].text) is not None:
             continue
         if c is None:
-            if (s >= threshold and cue(items[new].text) is None
-                    and items[new].when - items[old].when >= SLOT_DAYS * 86400
+            # Below the threshold c was the strong cue only; at it, c is None means no cue at all.
+            if (s >= threshold and items[new].when - items[old].when >= SLOT_DAYS * 86400
                     and slot_change(items[old].text, items[new].text)):
                 slots.setdefault(old, []).append((s, new))
             continue
