@@ -166,6 +166,18 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     return {w for w in shared if len(w) >= 2} if cjk else shared
 
 
+def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:
+    """(share, words): the subject words two texts share (`_subject`: no change cue, in
+    CJK text no lone character) and their share of all the words of both, counted on
+    the whole text (a terse note "接口超时：30 秒" reads as a speaker label to `_body`)."""
+    cjk = is_cjk(older) or is_cjk(newer)
+    a, b = _words(older), _words(newer)
+    if cjk:
+        a, b = {w for w in a if len(w) >= 2}, {w for w in b if len(w) >= 2}
+    shared = (a & b) - _cue_words(cues(older) + cues(newer))
+    return len(shared) / max(1, len(a | b)), shared
+
+
 def frame(older: str, newer: str) -> str | None:
     """The attribute (FRAMES: "home", "work") an older first-person statement states and
     a newer one says changed, or None."""

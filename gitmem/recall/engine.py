@@ -292,7 +292,7 @@ class Recaller:
                                                   self.vector_floor(), view), heirs),
                       floor=floor)
         hits = currency.settle(hits, hidden, k, include_superseded=req.include_superseded,
-                               prefer_newer=bool(self.opt("prefer_newer")), snap=snap)
+                               prefer_newer=bool(self.opt("prefer_newer")), snap=snap, terms=terms)
         info: dict[str, Any] = {"backend": want, "reason": self._embed_reason,
                                 "ms": (time.perf_counter() - t0) * 1000, "scopes": chosen}
         if explain:
