@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from gitmem.core.tokens import CJK_CHAR, tokenize
+from gitmem.core.tokens import CJK_CHAR, CJK_STOP_CHARS, tokenize
 
 # Words that say a fact changed: the one list, per language, that the write-time report,
 # recall's currency and dream (gitmem.lifecycle.updates) all read. English ones match
@@ -167,13 +167,14 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
 
 
 def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:
-    """(share, words): the subject words two texts share (`_subject`: no change cue, in
-    CJK text no lone character) and their share of all the words of both, counted on
-    the whole text (a terse note "接口超时：30 秒" reads as a speaker label to `_body`)."""
+    """(share, words): the subject words two texts share (no change cue; in CJK text a
+    two-character word with no function character, so not 用的 / 的是 across two words)
+    and their share of all the words of both, counted on the whole text (a terse note
+    "接口超时：30 秒" reads as a speaker label to `_body`)."""
     cjk = is_cjk(older) or is_cjk(newer)
     a, b = _words(older), _words(newer)
     if cjk:
-        a, b = {w for w in a if len(w) >= 2}, {w for w in b if len(w) >= 2}
+        a, b = ({w for w in x if len(w) >= 2 and not CJK_STOP_CHARS.intersection(w)} for x in (a, b))
     shared = (a & b) - _cue_words(cues(older) + cues(newer))
     return len(shared) / max(1, len(a | b)), shared
 

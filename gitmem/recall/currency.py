@@ -319,12 +319,13 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
             if cjk[a] != cjk[b] or (turn[a] and turn[b]) or abs(day[idx[b]] - day[idx[a]]) < NEWEST_DAYS:  # type: ignore[operator]
                 continue
             va, vb = vecs[a], vecs[b]
-            if not cjk[a] and va is not None and vb is not None:
-                near = float(np.dot(va, vb))
-                close = near >= NEWEST_COS
-            else:
-                near, shared = updates.word_overlap(texts[a], texts[b])
-                close = near >= updates.SUBJECT_SHARED or bool(shared & query)
+            cos = float(np.dot(va, vb)) if va is not None and vb is not None else None
+            if not cjk[a] and cos is not None:
+                near, close = cos, cos >= NEWEST_COS
+            else:  # by words; the vectors, where there are any, only say which is nearest
+                share, shared = updates.word_overlap(texts[a], texts[b])
+                close = share >= updates.SUBJECT_SHARED or bool(shared & query)
+                near = share if cos is None else cos
             if close:
                 sim[a, b] = sim[b, a] = near
 
