@@ -128,6 +128,11 @@ def is_cjk(text: str) -> bool:
     return bool(letters) and sum(1 for c in letters if CJK_CHAR.match(c)) / len(letters) >= CJK_SHARE
 
 
+def short(text: str) -> bool:
+    """A statement, not a conversation turn (see `_short`)."""
+    return _short(text)
+
+
 def _short(text: str) -> bool:
     """A statement, not a conversation turn: at most STRICT_WORDS words (CJK: twice as
     many characters)."""

@@ -309,7 +309,9 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
         return hits
     texts = [top[i].text or top[i].snippet or "" for i in idx]
     cjk = [updates.is_cjk(t) for t in texts]
-    turn = [updates.speaker(t) is not None for t in texts]
+    # A chat turn (a speaker label, or longer than a statement: STRICT_WORDS) says
+    # "now" and revisits topics across sessions without updating anything.
+    turn = [updates.speaker(t) is not None or not updates.short(t) for t in texts]
     vecs = _vectors(snap, [top[i] for i in idx])
     query = set(terms)
     m = len(idx)
