@@ -327,7 +327,7 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
             else:  # by words; the vectors, where there are any, only say which is nearest
                 share, shared = updates.word_overlap(texts[a], texts[b])
                 close = share >= updates.SUBJECT_SHARED or bool(shared & query)
-                near = share if cos is None else cos
+                near = share + len(shared & query) if cos is None else cos  # a word the query names counts most
             if close:
                 sim[a, b] = sim[b, a] = near
 
