@@ -285,7 +285,10 @@ class Recaller:
             side = "cjk"
         view = query_view(snap, terms, chosen, bm[:ref], mass, vec, self.vector_floor(), known=side == "cjk")
         floor = float(self.opt("min_relevance") if req.min_relevance is None else req.min_relevance)
-        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k + currency.spare(set(hidden), k), want, req.mmr,
+        # Newer statements move above older ones among the first WINDOW hits whatever k
+        # is (a small k shows the first hits of a larger one).
+        shown = max(k, currency.WINDOW) if self.opt("prefer_newer") else k
+        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, shown + currency.spare(set(hidden), shown), want, req.mmr,
                       explain, now=now, ref=ref, parts=parts, kept=kept, boosts=boosts,
                       lang_note=lang_note if want == "hybrid" else None, bm_scale=bm_scale,
                       rel=currency.inherit(scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated,
