@@ -299,13 +299,11 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     note merely sharing the topic does not pass it; chains (a, b, c over the years)
     come out newest first. Superseded hits (`skip`) neither move nor are passed."""
     top = list(hits[:WINDOW])
-    n = len(top)
-    day = [_days(h.created) for h in top]
-    ok = [d is not None and h.id not in skip and (h.relevance or 0.0) >= ON_TOPIC for h, d in zip(top, day)]
-    if sum(ok) < 2:
-        return hits
-    idx = [i for i in range(n) if ok[i]]
-    if max(day[i] for i in idx) - min(day[i] for i in idx) < NEWEST_DAYS:  # type: ignore[operator]
+    dated = [(i, _days(h.created)) for i, h in enumerate(top)
+             if h.id not in skip and (h.relevance or 0.0) >= ON_TOPIC]
+    idx = [i for i, d in dated if d is not None]
+    day = [d for _, d in dated if d is not None]
+    if len(idx) < 2 or max(day) - min(day) < NEWEST_DAYS:
         return hits
     texts = [top[i].text or top[i].snippet or "" for i in idx]
     cjk = [updates.is_cjk(t) for t in texts]
@@ -318,7 +316,7 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     sim = np.full((m, m), -1.0)
     for a in range(m):
         for b in range(a + 1, m):
-            if cjk[a] != cjk[b] or (turn[a] and turn[b]) or abs(day[idx[b]] - day[idx[a]]) < NEWEST_DAYS:  # type: ignore[operator]
+            if cjk[a] != cjk[b] or (turn[a] and turn[b]) or abs(day[b] - day[a]) < NEWEST_DAYS:
                 continue
             va, vb = vecs[a], vecs[b]
             cos = float(np.dot(va, vb)) if va is not None and vb is not None else None
@@ -332,7 +330,7 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
                 sim[a, b] = sim[b, a] = near
 
     def nearest(a: int, later: bool) -> int | None:
-        side = [b for b in range(m) if sim[a, b] > -1.0 and (day[idx[b]] > day[idx[a]]) == later]  # type: ignore[operator]
+        side = [b for b in range(m) if sim[a, b] > -1.0 and (day[b] > day[a]) == later]
         return max(side, key=lambda b: (sim[a, b], -b)) if side else None
 
     pairs = []
@@ -342,7 +340,7 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
             pairs.append((top[idx[a]], top[idx[b]]))
     if not pairs:
         return hits
-    for old, new in sorted(pairs, key=lambda p: _days(p[1].created) or 0.0):
+    for old, new in sorted(pairs, key=lambda p: _days(p[1].created) or 0.0):  # a chain a, b, c: c ends first
         i, j = top.index(old), top.index(new)
         if j > i:
             top.insert(i, top.pop(j))

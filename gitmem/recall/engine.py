@@ -288,7 +288,8 @@ class Recaller:
         # Newer statements move above older ones among the first WINDOW hits whatever k
         # is (a small k shows the first hits of a larger one).
         shown = max(k, currency.WINDOW) if self.opt("prefer_newer") else k
-        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, shown + currency.spare(set(hidden), shown), want, req.mmr,
+        depth_hits = shown + currency.spare(set(hidden), shown)
+        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, depth_hits, want, req.mmr,
                       explain, now=now, ref=ref, parts=parts, kept=kept, boosts=boosts,
                       lang_note=lang_note if want == "hybrid" else None, bm_scale=bm_scale,
                       rel=currency.inherit(scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated,
