@@ -78,3 +78,17 @@ def test_two_conversation_turns_are_left_in_order():
     hits = [hit("a", "User: The staging database runs on Postgres in Frankfurt.", "2023-01-01T00:00:00Z"),
             hit("b", "User: The staging database runs on Postgres in Dublin.", "2024-06-01T00:00:00Z")]
     assert order(hits, terms=["stage", "databas"]) == ["a", "b"]
+
+
+def test_long_chat_like_texts_are_left_in_order():
+    # No speaker label, but longer than a statement (updates.STRICT_WORDS): chat revisits a
+    # topic across sessions without updating it.
+    older = ("We talked about the staging database again today and I said the Postgres instance in "
+             "Frankfurt is fine for now but we might want to look at it again after the summer break")
+    newer = ("Catching up on the staging database: the Postgres instance in Frankfurt came up again and "
+             "we agreed it is fine, maybe we look at it again after the summer break or later")
+    hits = [hit("a", older, "2023-01-01T00:00:00Z"), hit("b", newer, "2024-06-01T00:00:00Z")]
+    assert order(hits, terms=["stage", "databas"]) == ["a", "b"]
+    short = [hit("a", "The staging database is Postgres in Frankfurt.", "2023-01-01T00:00:00Z"),
+             hit("b", "The staging database is Postgres in Dublin.", "2024-06-01T00:00:00Z")]
+    assert order(short, terms=["stage", "databas"]) == ["b", "a"]  # no vectors: by words (a share of 1/4+)
