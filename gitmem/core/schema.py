@@ -192,7 +192,8 @@ SCHEMA: dict[str, Section] = {
                                   "in a CJK script (default 0 for English-only models, 1 otherwise)", lo=0, hi=1),
         "vector_floors": Key("number_table", None, "cosine floor per model id for vector-only hits", lo=-1, hi=1),
         "prefer_newer": Key("bool", True, "a newer hit that probably updates an older hit above it (same "
-                            "subject, a change cue) moves just above it (BENCHMARKS.md, Issue 22)"),
+                            "subject, a change cue; or no cue, a month or more later) moves just above it "
+                            "(BENCHMARKS.md, Issue 22)"),
         "prompt_min_score": Key("number", 0.2, "prompt output (recall --format prompt, the prompt hook, MCP "
                                 "search) carries only hits scoring at least this (BENCHMARKS.md, Prompt "
                                 "relevance floor)", lo=0),

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from gitmem.core.tokens import CJK_CHAR, tokenize
+from gitmem.core.tokens import CJK_CHAR, CJK_STOP_CHARS, tokenize
 
 # Words that say a fact changed: the one list, per language, that the write-time report,
 # recall's currency and dream (gitmem.lifecycle.updates) all read. English ones match
@@ -128,6 +128,11 @@ def is_cjk(text: str) -> bool:
     return bool(letters) and sum(1 for c in letters if CJK_CHAR.match(c)) / len(letters) >= CJK_SHARE
 
 
+def short(text: str) -> bool:
+    """A statement, not a conversation turn (see `_short`)."""
+    return _short(text)
+
+
 def _short(text: str) -> bool:
     """A statement, not a conversation turn: at most STRICT_WORDS words (CJK: twice as
     many characters)."""
@@ -164,6 +169,19 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     a, b = _body(older), _body(newer)
     shared = (_words(a) & _words(b)) - _cue_words(cues(a) + cues(b))
     return {w for w in shared if len(w) >= 2} if cjk else shared
+
+
+def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:
+    """(share, words): the subject words two texts share (no change cue; in CJK text a
+    two-character word with no function character, so not 用的 / 的是 across two words)
+    and their share of all the words of both, counted on the whole text (a terse note
+    "接口超时：30 秒" reads as a speaker label to `_body`)."""
+    cjk = is_cjk(older) or is_cjk(newer)
+    a, b = _words(older), _words(newer)
+    if cjk:
+        a, b = ({w for w in x if len(w) >= 2 and not CJK_STOP_CHARS.intersection(w)} for x in (a, b))
+    shared = (a & b) - _cue_words(cues(older) + cues(newer))
+    return len(shared) / max(1, len(a | b)), shared
 
 
 def frame(older: str, newer: str) -> str | None:

@@ -13,12 +13,19 @@ changes no score, only what is shown and in which order:
   cue; two statements, never two conversation turns), the newer one moves to just
   above the older. Only hits already in the list move: the
   set of hits and so recall@k are unchanged.
+  `newest_first`, the same preference with no change cue (most later statements say
+  none: "Sprint length for the team: three weeks"): two hits of one query, both on its
+  topic, written at least NEWEST_DAYS apart, each the other's nearest in time among
+  the hits (the older's nearest later hit, the newer's nearest earlier one) and close
+  enough (English: cosine NEWEST_COS; Chinese, or no vectors: a shared word that the
+  query names too, or SUBJECT_SHARED of their words) — the newer one goes above.
 
 `detect` is the write side: the live memories a new memory probably updates or
 repeats, found by one recall of its text (BENCHMARKS.md, "Issue 22")."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -34,6 +41,13 @@ if TYPE_CHECKING:
 SPARE_MAX = 20
 # How far down the list prefer_newer looks for pairs.
 WINDOW = 20
+# `newest_first` (no change cue): the newer is written at least this many days later
+# (look-alike facts that are both true, and paraphrases, are said together; updates
+# come weeks to years later), and the two are this close by their vectors (English;
+# the English model scores any two Chinese sentences 0.5-0.75, so Chinese is judged by
+# shared words). Read off the tuning sets (BENCHMARKS.md, "Issue 22, fourth round").
+NEWEST_DAYS = 30.0
+NEWEST_COS = 0.55
 # Two hits both at least this relevant (gitmem.recall.relevance: even odds) are about
 # what the query asks: a weak change cue between them is about that subject.
 ON_TOPIC = 0.5
@@ -176,11 +190,13 @@ def spare(hidden: set[str], k: int) -> int:
 
 
 def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, include_superseded: bool,
-           prefer_newer: bool, snap: "Snapshot | None" = None) -> "list[Hit]":
+           prefer_newer: bool, snap: "Snapshot | None" = None, terms: Sequence[str] = ()) -> "list[Hit]":
     """The hits as recall shows them: superseded ones out (or below their successor),
-    newer statements of a subject above older ones, at most k."""
+    newer statements of a subject above older ones, at most k. `terms`: the query's
+    tokens (a subject the query names, for `newest_first`)."""
     if prefer_newer and len(hits) > 1:
         hits = newer_first(hits, snap, skip=set(hidden))
+        hits = newest_first(hits, snap, terms, skip=set(hidden))
     if hidden:
         hits = successors_up(hits, hidden)
         if include_superseded:
@@ -263,6 +279,71 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
                     break
             if moved:
                 break
+    return top + list(hits[WINDOW:])
+
+
+def _days(iso: str | None) -> float | None:
+    if not iso:
+        return None
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() / 86400.0
+    except ValueError:
+        return None
+
+
+def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Sequence[str] = (),
+                 skip: "set[str] | frozenset[str]" = frozenset()) -> "list[Hit]":
+    """Move the newer of two hits about one subject to just above the older, with no
+    change cue needed (module docstring). Each older hit pairs with at most one newer
+    (its nearest later hit, which must take it as its own nearest earlier one), so a
+    note merely sharing the topic does not pass it; chains (a, b, c over the years)
+    come out newest first. Superseded hits (`skip`) neither move nor are passed."""
+    top = list(hits[:WINDOW])
+    dated = [(i, _days(h.created)) for i, h in enumerate(top)
+             if h.id not in skip and (h.relevance or 0.0) >= ON_TOPIC]
+    idx = [i for i, d in dated if d is not None]
+    day = [d for _, d in dated if d is not None]
+    if len(idx) < 2 or max(day) - min(day) < NEWEST_DAYS:
+        return hits
+    texts = [top[i].text or top[i].snippet or "" for i in idx]
+    cjk = [updates.is_cjk(t) for t in texts]
+    # A chat turn (a speaker label, or longer than a statement: STRICT_WORDS) says
+    # "now" and revisits topics across sessions without updating anything.
+    turn = [updates.speaker(t) is not None or not updates.short(t) for t in texts]
+    vecs = _vectors(snap, [top[i] for i in idx])
+    query = set(terms)
+    m = len(idx)
+    sim = np.full((m, m), -1.0)
+    for a in range(m):
+        for b in range(a + 1, m):
+            if cjk[a] != cjk[b] or (turn[a] and turn[b]) or abs(day[b] - day[a]) < NEWEST_DAYS:
+                continue
+            va, vb = vecs[a], vecs[b]
+            cos = float(np.dot(va, vb)) if va is not None and vb is not None else None
+            if not cjk[a] and cos is not None:
+                near, close = cos, cos >= NEWEST_COS
+            else:  # by words; the vectors, where there are any, only say which is nearest
+                share, shared = updates.word_overlap(texts[a], texts[b])
+                close = share >= updates.SUBJECT_SHARED or bool(shared & query)
+                near = share + len(shared & query) if cos is None else cos  # a word the query names counts most
+            if close:
+                sim[a, b] = sim[b, a] = near
+
+    def nearest(a: int, later: bool) -> int | None:
+        side = [b for b in range(m) if sim[a, b] > -1.0 and (day[b] > day[a]) == later]
+        return max(side, key=lambda b: (sim[a, b], -b)) if side else None
+
+    pairs = []
+    for a in range(m):
+        b = nearest(a, later=True)
+        if b is not None and nearest(b, later=False) == a:
+            pairs.append((top[idx[a]], top[idx[b]]))
+    if not pairs:
+        return hits
+    for old, new in sorted(pairs, key=lambda p: _days(p[1].created) or 0.0):  # a chain a, b, c: c ends first
+        i, j = top.index(old), top.index(new)
+        if j > i:
+            top.insert(i, top.pop(j))
     return top + list(hits[WINDOW:])
 
 

@@ -228,7 +228,10 @@ class Recaller:
         # Every score is relative to the top `candidates` of each ranking, never to how
         # many hits were asked for: a deeper list (k > candidates) only appends.
         ref = int(self.opt("candidates"))
-        depth = max(ref, k)
+        # Newer statements move above older ones among the first WINDOW hits whatever k
+        # is (a small k shows the first hits of a larger one: the same depth and list).
+        shown = max(k, currency.WINDOW) if self.opt("prefer_newer") else k
+        depth = max(ref, shown)
 
         # Superseded memories (gitmem.memories.succession) lend their match to their
         # successors (currency.carry): archived ones are ranked too, only to lend.
@@ -285,14 +288,15 @@ class Recaller:
             side = "cjk"
         view = query_view(snap, terms, chosen, bm[:ref], mass, vec, self.vector_floor(), known=side == "cjk")
         floor = float(self.opt("min_relevance") if req.min_relevance is None else req.min_relevance)
-        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k + currency.spare(set(hidden), k), want, req.mmr,
+        depth_hits = shown + currency.spare(set(hidden), shown)
+        hits = finish(self.opt, snap, fused, bm, vec, qv, terms, depth_hits, want, req.mmr,
                       explain, now=now, ref=ref, parts=parts, kept=kept, boosts=boosts,
                       lang_note=lang_note if want == "hybrid" else None, bm_scale=bm_scale,
                       rel=currency.inherit(scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated,
                                                   self.vector_floor(), view), heirs),
                       floor=floor)
         hits = currency.settle(hits, hidden, k, include_superseded=req.include_superseded,
-                               prefer_newer=bool(self.opt("prefer_newer")), snap=snap)
+                               prefer_newer=bool(self.opt("prefer_newer")), snap=snap, terms=terms)
         info: dict[str, Any] = {"backend": want, "reason": self._embed_reason,
                                 "ms": (time.perf_counter() - t0) * 1000, "scopes": chosen}
         if explain:

@@ -125,8 +125,8 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
       gitmem recall "where do I live" --include-superseded  # what was true before, too
 
     A memory another one replaced (`remember --supersedes`) is left out; among hits
-    about one subject, a newer one that says the fact changed ranks above the older
-    ([recall] prefer_newer).
+    about one subject, a newer one that says the fact changed, or one written a month or
+    more later, ranks above the older ([recall] prefer_newer).
     """
 
     fmt = "json" if as_json else (fmt or "table")

@@ -1,0 +1,94 @@
+"""Recall prefers the newer of two hits about one subject with no change cue (issue 22,
+`currency.newest_first`). Fake embedder (tests/conftest.py); sentences written for this
+test, not taken from any data set."""
+
+from __future__ import annotations
+
+import gitmem
+from gitmem.recall import currency
+from gitmem.recall.hits import Hit
+
+QUERY = "Where does the staging database run?"
+OLDER = {"text": "The staging database runs on Postgres in the Frankfurt region.",
+         "created": "2023-01-10T09:00:00Z"}
+NEWER = {"text": "The staging database: Postgres, Dublin region.", "created": "2024-03-05T09:00:00Z"}
+UNRELATED = [{"text": "Office plants get watered on Fridays.", "created": "2023-02-01T09:00:00Z"},
+             {"text": "The staging database runs nightly backups to cold storage.",
+              "created": "2023-01-11T09:00:00Z"}]
+
+
+def ids(store, query: str) -> list[str]:
+    return [h.id for h in store.recall(query, k=10, record=False)]
+
+
+def test_the_newer_of_a_same_subject_pair_with_no_cue_goes_first(tmp_path):
+    store = gitmem.init(tmp_path / "home")
+    store.import_items([OLDER, NEWER, *UNRELATED])
+    by_text = {m.text: m.id for m in store.list()}
+    old, new = by_text[OLDER["text"]], by_text[NEWER["text"]]
+    plain = gitmem.open(store.home, overrides={"recall": {"prefer_newer": False}})
+    before = ids(plain, QUERY)
+    assert before.index(old) < before.index(new)  # the ranking alone puts the older first
+    after = ids(store, QUERY)
+    assert after.index(new) == after.index(old) - 1 and set(after) == set(before)
+
+
+def hit(i: str, text: str, created: str, relevance: float = 0.9) -> Hit:
+    return Hit(id=i, key=None, scope="default", type="note", path=f"memories/{i}.md", start_line=1,
+               end_line=1, score=1.0, scores={}, snippet=text, commit=None, created=created, text=text,
+               relevance=relevance)
+
+
+def order(hits, terms=()) -> list[str]:
+    return [h.id for h in currency.settle(hits, {}, 10, include_superseded=False, prefer_newer=True,
+                                          terms=terms)]
+
+
+def test_unrelated_hits_with_different_dates_keep_their_order():
+    hits = [hit("a", "Office plants get watered on Fridays.", "2023-01-01T00:00:00Z"),
+            hit("b", "The invoice printer jams on thick paper.", "2024-06-01T00:00:00Z"),
+            hit("c", "Parking permits renew every spring.", "2025-01-01T00:00:00Z")]
+    assert order(hits) == ["a", "b", "c"]
+
+
+def test_said_together_or_off_topic_is_left_in_order():
+    older, newer = "我们组的周会在三楼会议室。", "我们组的周会在五楼会议室。"
+    # The same subject (a shared word the query names) written a day apart: look-alikes, not an update.
+    same_day = [hit("a", older, "2024-01-01T00:00:00Z"), hit("b", newer, "2024-01-02T00:00:00Z")]
+    assert order(same_day, terms=["周会"]) == ["a", "b"]
+    later = [hit("a", older, "2024-01-01T00:00:00Z"), hit("b", newer, "2024-06-01T00:00:00Z")]
+    assert order(later, terms=["周会"]) == ["b", "a"]
+    later[1].relevance = 0.2  # the newer is not about what the query asks
+    assert order(later, terms=["周会"]) == ["a", "b"]
+
+
+def test_chinese_pairs_by_a_shared_word_the_query_names():
+    # No vectors here: Chinese is judged by its words. 前端 is the subject the query names;
+    # the later note sharing only 负责人 with the older (not asked about) stays put.
+    older = hit("a", "项目的前端负责人是小刘。", "2023-01-01T00:00:00Z")
+    other = hit("x", "年会节目负责人是老黄。", "2024-02-01T00:00:00Z")
+    newer = hit("n", "前端这块归何婷管了。", "2024-03-01T00:00:00Z")
+    assert order([older, other, newer], terms=["前端"]) == ["n", "a", "x"]
+    assert order([older, other], terms=["前端"]) == ["a", "x"]
+    # Where the query names both, the older pairs with one later hit only: the nearer by words.
+    assert order([older, other, newer], terms=["前端", "负责"]) == ["x", "a", "n"]
+
+
+def test_two_conversation_turns_are_left_in_order():
+    hits = [hit("a", "User: The staging database runs on Postgres in Frankfurt.", "2023-01-01T00:00:00Z"),
+            hit("b", "User: The staging database runs on Postgres in Dublin.", "2024-06-01T00:00:00Z")]
+    assert order(hits, terms=["stage", "databas"]) == ["a", "b"]
+
+
+def test_long_chat_like_texts_are_left_in_order():
+    # No speaker label, but longer than a statement (updates.STRICT_WORDS): chat revisits a
+    # topic across sessions without updating it.
+    older = ("We talked about the staging database again today and I said the Postgres instance in "
+             "Frankfurt is fine for now but we might want to look at it again after the summer break")
+    newer = ("Catching up on the staging database: the Postgres instance in Frankfurt came up again and "
+             "we agreed it is fine, maybe we look at it again after the summer break or later")
+    hits = [hit("a", older, "2023-01-01T00:00:00Z"), hit("b", newer, "2024-06-01T00:00:00Z")]
+    assert order(hits, terms=["stage", "databas"]) == ["a", "b"]
+    short = [hit("a", "The staging database is Postgres in Frankfurt.", "2023-01-01T00:00:00Z"),
+             hit("b", "The staging database is Postgres in Dublin.", "2024-06-01T00:00:00Z")]
+    assert order(short, terms=["stage", "databas"]) == ["b", "a"]  # no vectors: by words (a share of 1/4+)
