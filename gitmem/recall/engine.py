@@ -283,7 +283,8 @@ class Recaller:
         # Chinese judged by words unless the model reads it (gitmem.recall.relevance, "cjk").
         if side != "meaning" and has_cjk(query) and (side == "words" or self.model_languages() == "en"):
             side = "cjk"
-        view = query_view(snap, terms, chosen, bm[:ref], mass, vec, self.vector_floor(), known=side == "cjk")
+        view = query_view(snap, terms, chosen, bm[:ref], mass, vec, self.vector_floor(), known=side == "cjk",
+                          query=query)
         floor = float(self.opt("min_relevance") if req.min_relevance is None else req.min_relevance)
         hits = finish(self.opt, snap, fused, bm, vec, qv, terms, k + currency.spare(set(hidden), k), want, req.mmr,
                       explain, now=now, ref=ref, parts=parts, kept=kept, boosts=boosts,

@@ -57,6 +57,8 @@ they keep 95% of what the prompt would carry)."""
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -66,6 +68,11 @@ from gitmem.core.tokens import CJK_CHAR, CJK_STOP_CHARS
 # longer match says nothing more about relevance.
 COVERAGE_CAP = 1.5
 
+# content_run is counted up to this many content characters: a shared word of three
+# (小提琴, 马拉松) is as good a sign as a longer stretch.
+RUN_CAP = 3
+CJK_RUN = re.compile(rf"(?:{CJK_CHAR.pattern})+")
+
 
 @dataclass(frozen=True)
 class QueryView:
@@ -73,14 +80,19 @@ class QueryView:
     and for any -k (read from BM25's and the vector side's top `candidates`, never from
     the hits shown): `known` (known_share; the cjk side only, else 0), `top_cov` (the
     best coverage of any BM25 candidate) and `top_cos` (the best cosine in the searched
-    scopes, counted above the model's vector floor as in `features`; 0 without vectors)."""
+    scopes, counted above the model's vector floor as in `features`; 0 without vectors),
+    `run` (content_run over BM25's candidates, as a share of RUN_CAP; the cjk side only)
+    and `vectors` (whether the vector side was read at all: which cjk model judges)."""
 
     known: float = 0.0
     top_cov: float = 0.0
     top_cos: float = 0.0
+    run: float = 0.0
+    vectors: bool = False
 
     def as_dict(self) -> dict[str, float]:
-        return {"known": round(self.known, 6), "top_cov": round(self.top_cov, 6), "top_cos": round(self.top_cos, 6)}
+        return {"known": round(self.known, 6), "top_cov": round(self.top_cov, 6), "top_cos": round(self.top_cos, 6),
+                "run": round(self.run, 6)}
 
 
 NO_VIEW = QueryView()
@@ -89,7 +101,7 @@ NO_VIEW = QueryView()
 @dataclass(frozen=True)
 class Model:
     """p = 1 / (1 + exp(-(bias + w_cov x coverage + w_cos x cosine + w_both x coverage x cosine
-    + w_match x [coverage > 0] + w_known x known + w_tcov x top_cov + w_tcos x top_cos)))."""
+    + w_match x [coverage > 0] + w_known x known + w_tcov x top_cov + w_tcos x top_cos + w_run x run)))."""
 
     bias: float
     w_cov: float = 0.0
@@ -99,11 +111,12 @@ class Model:
     w_known: float = 0.0
     w_tcov: float = 0.0
     w_tcos: float = 0.0
+    w_run: float = 0.0
 
     def __call__(self, coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
         z = (self.bias + self.w_cov * coverage + self.w_cos * cosine + self.w_both * coverage * cosine
              + (self.w_match if coverage > 0 else 0.0) + self.w_known * view.known
-             + self.w_tcov * view.top_cov + self.w_tcos * view.top_cos)
+             + self.w_tcov * view.top_cov + self.w_tcos * view.top_cos + self.w_run * view.run)
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
@@ -111,8 +124,9 @@ class Model:
 HYBRID = Model(bias=-2.670, w_cov=0.792, w_cos=9.023, w_both=0.796, w_tcov=2.203, w_tcos=5.559)
 WORDS = Model(bias=-2.066, w_cov=8.180, w_match=1.827)
 MEANING = Model(bias=-0.816, w_cos=7.667)
-CJK = Model(bias=-1.786, w_cov=3.747, w_known=3.479, w_tcov=1.645)
-MODELS = {"hybrid": HYBRID, "words": WORDS, "meaning": MEANING, "cjk": CJK}
+CJK = Model(bias=-6.627, w_cov=9.107, w_known=7.487, w_tcov=1.512, w_tcos=5.669, w_run=4.361)
+CJK_WORDS = Model(bias=-3.716, w_cov=10.168, w_known=9.934, w_tcov=4.937)
+MODELS = {"hybrid": HYBRID, "words": WORDS, "meaning": MEANING, "cjk": CJK, "cjk_words": CJK_WORDS}
 
 
 # A memory created in the period the query names ("what did I say on 9 March?"): even
@@ -133,6 +147,8 @@ def relevance(side: str, coverage: float, cosine: float, view: QueryView = NO_VI
     """The probability for one hit, by the sides the query used: "hybrid", "words"
     (BM25 alone), "cjk" (a query with Chinese judged by words: see the module docstring)
     or "meaning" (vector)."""
+    if side == "cjk" and not view.vectors:
+        side = "cjk_words"
     return MODELS[side](coverage, cosine, view)
 
 
@@ -158,14 +174,41 @@ def known_share(snap, terms: Sequence[str], scopes: Sequence[str] | None) -> flo
     return sum(v for t, v in idf.items() if t in df) / mass if mass > 0 else 0.0
 
 
+def content_run(query: str, texts: Sequence[str]) -> int:
+    """The longest stretch of the query's CJK text (two characters or more) that one of
+    `texts` holds as it stands, counted in content characters (not CJK_STOP_CHARS); 0
+    when none. A question about what the store holds tends to share a word of two or
+    more characters with it (出差, 体检, 小提琴); one from another domain mostly meets
+    it on single characters scattered over several turns (水 in 多喝水, 首 in 一首), and
+    on stretches made only of function characters (什么, 是谁), which count 0 here."""
+    norm = unicodedata.normalize("NFKC", query).casefold()
+    hay = "\x00".join(unicodedata.normalize("NFKC", t).casefold() for t in texts)
+    best = 0
+    for m in CJK_RUN.finditer(norm):
+        run = m.group(0)
+        for i in range(len(run) - 1):
+            j = i + 2
+            while j <= len(run) and run[i:j] in hay:
+                best = max(best, sum(c not in CJK_STOP_CHARS for c in run[i:j]))
+                j += 1
+    return best
+
+
 def query_view(snap, terms: Sequence[str], scopes: Sequence[str] | None, bm: list[tuple[int, float]],
-               mass: float, vec: list[tuple[int, float]], cos_floor: float = 0.0, known: bool = False) -> QueryView:
+               mass: float, vec: list[tuple[int, float]], cos_floor: float = 0.0, known: bool = False,
+               query: str = "") -> QueryView:
     """The QueryView of one query: `bm` BM25's top candidates (raw scores, best first),
     `vec` the vector side's (cosines, best first); `known` whether to work out
-    known_share (one look-up of document frequencies: the cjk side's)."""
+    known_share and content_run (the cjk side's: one look-up of document frequencies,
+    and the text of BM25's candidates, held in memory)."""
     top_cov = features(bm[0][1], mass, None)[0] if bm else 0.0
     top_cos = features(None, 0.0, vec[0][1], cos_floor)[1] if vec else 0.0
-    return QueryView(known=known_share(snap, terms, scopes) if known else 0.0, top_cov=top_cov, top_cos=top_cos)
+    run = 0.0
+    if known and query and bm:
+        texts = [str(r.get("text") or "") for r in snap.rows([d for d, _ in bm]).values()]
+        run = min(RUN_CAP, content_run(query, texts)) / RUN_CAP
+    return QueryView(known=known_share(snap, terms, scopes) if known else 0.0, top_cov=top_cov, top_cos=top_cos,
+                     run=run, vectors=bool(vec))
 
 
 def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
