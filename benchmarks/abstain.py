@@ -176,7 +176,8 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.n
 TUNING_PARTS = ("tuning", "held_out", "held_out2", "held_out3")
 HYBRID_TERMS = ("cov", "cos", "both", "tcov", "tcos")
 CJK_TERMS = ("cov", "known", "tcov", "tcos", "run")   # cjk with the English model's vectors read
-CJK_WORDS_TERMS = ("cov", "known", "tcov")            # cjk without vectors (BM25 mode, no model)
+# CJK_WORDS (cjk without vectors: BM25 mode, no model) keeps the coefficients of the
+# earlier CJK ("cov", "known", "tcov"): see gitmem.recall.relevance.
 # The floors' rule: recall keeps the evidence of at least KEEP_RECALL of the on-topic
 # questions of each language (the target, 0.95, plus a margin of two points); the
 # prompt path keeps KEEP_PROMPT of what it would carry at floor 0.
@@ -227,14 +228,14 @@ def model_line(name: str, beta: np.ndarray, names: tuple[str, ...]) -> str:
 
 
 def fit_all(rows: list[dict]) -> str:
-    """Coefficients for the cjk models, from the tuning sets (TUNING_PARTS), and the
+    """Coefficients for the CJK model, from the tuning sets (TUNING_PARTS), and the
     floors they imply (BENCHMARKS.md, Issue 19). HYBRID keeps its coefficients (a refit
     on more rows is a recalibration, not a gain); the floors are its thresholds
-    (thresholds), rounded down to steps of 0.025. CJK and CJK_WORDS are fitted on the cjk
-    rows, then each one's log-odds are mapped (z -> a z + b) so that its own two
-    thresholds fall on the two floors (min_relevance as HYBRID's rule gives it, and
-    prompt_min_relevance as shipped): one floor, the same operating point in both
-    languages. WORDS (BM25 mode on a query without CJK) and MEANING (vector mode) have no
+    (thresholds), rounded down to steps of 0.025. CJK is fitted on the cjk rows
+    (CJK_WORDS keeps its earlier fit), then its log-odds are mapped (z -> a z + b) so
+    that its own two thresholds fall on the two floors (min_relevance as HYBRID's rule
+    gives it, prompt_min_relevance as shipped): one floor, the same operating point in
+    both languages. WORDS (BM25 mode on a query without CJK) and MEANING (vector mode) have no
     rows of their own in these sets: they keep their coefficients."""
     from gitmem.recall.relevance import HYBRID
 
@@ -253,7 +254,7 @@ def fit_all(rows: list[dict]) -> str:
     f1, f2 = grid(s1), float(SCHEMA_DEFAULT("prompt_min_relevance"))
     p1, p2 = float(np.log(f1 / (1 - f1))), float(np.log(f2 / (1 - f2)))
     out = []
-    for name, terms in (("CJK", CJK_TERMS), ("CJK_WORDS", CJK_WORDS_TERMS)):
+    for name, terms in (("CJK", CJK_TERMS),):
         b_cj, z_cj = fit_side(cj, terms)
         t1, t2 = thresholds(cj, z_cj)
         a = (p2 - p1) / (t2 - t1) if t2 > t1 else 1.0
