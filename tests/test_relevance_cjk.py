@@ -95,3 +95,7 @@ def test_chinese_with_the_english_model_abstains_and_keeps_a_paraphrase(real_mod
     assert any("成都" in h.text for h in res.hits[:3])
     for q in ("青霉素是谁发现的？", "JVM 垃圾回收怎么调优？", "柏林墙是哪一年倒塌的？", "嗯嗯啊啊"):
         assert store.recall(q, scopes=scope, record=False) == [], q
+    # The run and the best cosine are the store's, not the hits shown: the same for any -k.
+    small = store.recall("我爱人出差去哪儿了？", k=2, scopes=scope, record=False, min_relevance=0)
+    large = store.recall("我爱人出差去哪儿了？", k=30, scopes=scope, record=False, min_relevance=0)
+    assert [h.relevance for h in small] == [h.relevance for h in large[:2]]
