@@ -196,7 +196,7 @@ SCHEMA: dict[str, Section] = {
         "prompt_min_score": Key("number", 0.2, "prompt output (recall --format prompt, the prompt hook, MCP "
                                 "search) carries only hits scoring at least this (BENCHMARKS.md, Prompt "
                                 "relevance floor)", lo=0),
-        "min_relevance": Key("number", 0.275, "hits less relevant than this (gitmem.recall.relevance: the "
+        "min_relevance": Key("number", 0.15, "hits less relevant than this (gitmem.recall.relevance: the "
                              "estimated probability that a hit is relevant) are left out everywhere; 0 keeps "
                              "every hit (BENCHMARKS.md, Issue 19)", lo=0, hi=1),
         "prompt_min_relevance": Key("number", 0.4, "prompt output (the prompt hook, recall --format prompt, "

@@ -35,39 +35,36 @@ the same for every hit of the query and for any -k):
   小提琴). Contiguous, not scattered: what bigram coverage alone cannot tell, since the
   index also holds every character alone.
 
-Five models by the side that judges: hybrid (coverage, cosine, their product, top_cov,
+Four models by the side that judges: hybrid (coverage, cosine, their product, top_cov,
 top_cos), words (BM25 mode: coverage, and whether any word matched), meaning (vector
 mode: the cosine), and for a query with any CJK character judged by words (BM25 mode,
-or an English-only model, which ranks Chinese poorly: BENCHMARKS.md, Issue 19) cjk when
-the vector side was read (coverage, known, top_cov, the English model's best cosine
-top_cos and run; the hit's own cosine has no say, so BM25-only matches are not punished)
-and cjk_words without vectors (BM25 mode, no model: coverage, known and top_cov). The
-English model reads Chinese as characters, and what it says is weak but real: its best
-cosine over the store separates other domains from questions the store holds (ROC area
-0.89 alone over the tuning sets), though not other people's conversations (0.58).
+or an English-only model, which ranks Chinese poorly: BENCHMARKS.md, Issue 19) cjk:
+the words model CJK_WORDS (coverage, known, top_cov; the hit's own cosine has no say, so
+BM25-only matches are not punished), capped, when the vector side was read, by CJK_GATE,
+a query-level gate over top_cov, the English model's best cosine top_cos and run
+(cjk_relevance). The English model reads Chinese as characters, and what it says is weak
+but real: its best cosine over the store separates other domains from questions the
+store holds (ROC area 0.89 alone over the tuning sets), though not other people's
+conversations (0.58).
 
-The coefficients were fitted by benchmarks/abstain.py --fit on the tuning sets with
-all-MiniLM-L6-v2: evidence hits against every hit of a question the store does not
-hold, classes weighted equally, so 0.5 means even odds between "evidence for a question
-the store holds" and "a hit for a question it does not hold". HYBRID and CJK_WORDS on
-tests/data/abstain.json (every user) and abstain_v2.json; CJK on those and
-abstain_v3.json. The cjk models' log-odds are then scaled and shifted (one affine map,
-fitted with each) so that the two floors below mark the same operating points for
-Chinese as for English: what CJK estimates is thus the chance that a hit is evidence, on
-the scale on which the English model's floors keep the same share of the evidence.
-WORDS and MEANING have no rows of their own in these sets and keep their earlier fit
-(MEANING rewritten, same curve, for the cosine above MiniLM's floor 0.2). A model the
-fit never saw (another embedder) has its cosine counted above its own vector floor,
-which carries the weights over only roughly: set [recall] min_relevance and its vector
-floor for it by measurement. A multilingual model reads Chinese itself: its queries are
-judged by hybrid, as English ones.
+The coefficients were fitted by benchmarks/abstain.py --fit with all-MiniLM-L6-v2:
+evidence hits against every hit of a question the store does not hold, classes weighted
+equally, so 0.5 means even odds between "evidence for a question the store holds" and "a
+hit for a question it does not hold". HYBRID and CJK_WORDS on tests/data/abstain.json
+(every user) and abstain_v2.json; CJK_GATE on every tuning set (abstain.json, v2, v3, v4
+and abstain_everyday.json), questions against questions, then placed on the floors
+(cjk_relevance). WORDS and MEANING have no rows of their own in these sets and keep
+their earlier fit (MEANING rewritten, same curve, for the cosine above MiniLM's floor
+0.2). A model the fit never saw (another embedder) has its cosine counted above its own
+vector floor, which carries the weights over only roughly: set [recall] min_relevance
+and its vector floor for it by measurement. A multilingual model reads Chinese itself:
+its queries are judged by hybrid, as English ones.
 
-The floors that use it, chosen by a stated rule on the tuning sets (abstain.json,
-abstain_v2.json, abstain_v3.json): [recall] min_relevance (everywhere; the highest floor,
-in steps of 0.025, at which each language keeps the evidence of at least 97% of the
-on-topic questions: the target 0.95 and a margin; the few it loses are questions whose
-evidence shares no word with them) and prompt_min_relevance (the prompt path; the
-highest at which they keep 95% of what the prompt would carry)."""
+The floors that use it, chosen by a stated rule on the tuning sets: [recall]
+min_relevance (everywhere; the highest floor, in steps of 0.025, at which each language
+keeps the evidence of every on-topic question, so the retrieval benchmarks do not drop
+and a paraphrase that shares no word with its evidence passes) and prompt_min_relevance
+(the prompt path; the highest at which they keep 95% of what the prompt would carry)."""
 
 from __future__ import annotations
 
@@ -139,14 +136,15 @@ class Model:
 HYBRID = Model(bias=-2.670, w_cov=0.792, w_cos=9.023, w_both=0.796, w_tcov=2.203, w_tcos=5.559)
 WORDS = Model(bias=-2.066, w_cov=8.180, w_match=1.827)
 MEANING = Model(bias=-0.816, w_cos=7.667)
-CJK = Model(bias=-6.627, w_cov=9.107, w_known=7.487, w_tcov=1.512, w_tcos=5.669, w_run=4.361)
-# Without vectors (BM25 mode, no model): the earlier cjk model, as fitted on abstain.json
-# and abstain_v2.json. At the recall floor 0.275 it keeps 0.98 of the tuning sets'
-# on-topic evidence (read on the rows ranked with the model); its prompt path is
-# unchanged. A refit with `run`, placed on the floors, let more of other domains into
-# the prompt in BM25 mode (tests/test_relevance_cjk.py), so it was not taken.
+# A query with Chinese: the words model of one hit (coverage, known, top_cov), as fitted
+# on abstain.json and abstain_v2.json (the earlier cjk model, unchanged). With the English
+# model's vectors read it is capped by CJK_GATE, the query's gate: a query-level model of
+# whether the store holds the question at all (the store's best coverage, its best cosine
+# and the content run), fitted on every tuning set (abstain.json, v2, v3, v4 and
+# abstain_everyday.json), then placed on the floors with a margin: see cjk_relevance.
 CJK_WORDS = Model(bias=-1.786, w_cov=3.747, w_known=3.479, w_tcov=1.645)
-MODELS = {"hybrid": HYBRID, "words": WORDS, "meaning": MEANING, "cjk": CJK, "cjk_words": CJK_WORDS}
+CJK_GATE = Model(bias=-27.932, w_tcov=47.313, w_tcos=46.666, w_run=28.712)
+MODELS = {"hybrid": HYBRID, "words": WORDS, "meaning": MEANING, "cjk_words": CJK_WORDS}
 
 
 # A memory created in the period the query names ("what did I say on 9 March?"): even
@@ -163,12 +161,26 @@ def features(bm25: float | None, mass: float, cosine: float | None, cos_floor: f
     return cov, cos
 
 
+def cjk_relevance(coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
+    """A Chinese hit judged by words: CJK_WORDS, and with vectors read the lesser of it
+    and CJK_GATE. The gate is a conservative cap, never a lift: it can only leave out
+    what the words model would keep, so the prompt path keeps no more than the words
+    model alone let in, and a question the store does not hold (other domains, everyday
+    questions that share a word with a chat) is left out by the store's best coverage,
+    its best cosine and the content run together. Placed so that it crosses
+    min_relevance below every tuning on-topic question and prompt_min_relevance below
+    every one whose evidence the words model puts in the prompt (both with a margin):
+    a steep cap by construction, whose own probability means little between the floors."""
+    words = CJK_WORDS(coverage, cosine, view)
+    return min(words, CJK_GATE(coverage, cosine, view)) if view.vectors else words
+
+
 def relevance(side: str, coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
     """The probability for one hit, by the sides the query used: "hybrid", "words"
-    (BM25 alone), "cjk" (a query with Chinese judged by words: see the module docstring;
-    "cjk_words" when the view says no vectors were read) or "meaning" (vector)."""
-    if side == "cjk" and not view.vectors:
-        side = "cjk_words"
+    (BM25 alone), "cjk" (a query with Chinese judged by words: cjk_relevance) or
+    "meaning" (vector)."""
+    if side == "cjk":
+        return cjk_relevance(coverage, cosine, view)
     return MODELS[side](coverage, cosine, view)
 
 
