@@ -6,9 +6,10 @@ on-topic questions with evidence, the same questions asked in another user's sco
 tuning (u1-u3) and held-out (u4-u6) halves; --set v2 / all adds tests/data/abstain_v2.json,
 a second held-out half (new questions for u4-u6, part "held_out2"); --set v3 reads
 tests/data/abstain_v3.json (part "held_out3", same shape), --data FILE any file of that
-shape. abstain.json and abstain_v2.json (--set all) are now the tuning sets of the
-relevance models; held_out3 was written afterwards, by someone who had not seen any
-figures. Reported per half at the shipped defaults
+shape. --set every reads every tuning set: abstain.json, v2, v3, v4 (their figures are
+in BENCHMARKS.md) and abstain_everyday.json (everyday questions no store answers,
+written as tuning data); --set v5 the clean held-out half (abstain_v5.json, part
+"held_out5"). Reported per half at the shipped defaults
 ([recall] min_relevance for recall, prompt_min_relevance for the prompt path):
 
 - unrelated / other / nonsense empty: share of those questions left with no hit;
@@ -19,8 +20,9 @@ figures. Reported per half at the shipped defaults
   of the hit's relevance, evidence hits against every hit of a question the store does
   not hold.
 
-    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|v3|v4|all|every] [--data FILE] [--write]
-    .venv/bin/python benchmarks/abstain.py --fit --set every   # refit relevance's coefficients (tuning sets)
+    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|v3|v4|v5|everyday|all|every]
+        [--data FILE] [--write]
+    .venv/bin/python benchmarks/abstain.py --fit --set every   # refit the Chinese gate (tuning sets)
 """
 
 from __future__ import annotations
@@ -362,8 +364,10 @@ def main(argv=None) -> int:
     ap.add_argument("--dump", help="Also write the per-question rows to this JSON file.")
     ap.add_argument("--set", dest="sets", choices=tuple(SETS), default="v1",
                     help="v1: abstain.json (tuning u1-u3, held_out u4-u6); v2: abstain_v2.json (held_out2); "
-                         "all: both; v3: abstain_v3.json (held_out3); every: all three (the tuning sets); "
-                         "v4: abstain_v4.json (held_out4, the clean held-out half).")
+                         "all: both; v3: abstain_v3.json (held_out3); "
+                         "v4: abstain_v4.json (held_out4); everyday: abstain_everyday.json (tuning_everyday); "
+                         "every: abstain, v2, v3, v4 and everyday (the tuning sets); "
+                         "v5: abstain_v5.json (held_out5, the clean held-out half).")
     ap.add_argument("--data", nargs="+", type=Path, help="Instead of --set: these files (abstain_v2.json's shape).")
     ap.add_argument("--retrieval", metavar="LOCOMO_JSON",
                     help="Instead: LoCoMo (this file) and the dialogue sets with the floor off and on, per fold.")
