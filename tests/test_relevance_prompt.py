@@ -91,7 +91,8 @@ def test_content_terms_and_the_cjk_model():
         ps = [relevance.relevance("cjk", c / 10, 0.0, view(known=known, top_cov=c / 10)) for c in range(0, 16)]
         assert ps == sorted(ps) and all(0.0 < p < 1.0 for p in ps)
     assert relevance.relevance("cjk", 0.2, 0.0, view(0.9, 0.2)) > relevance.relevance("cjk", 0.2, 0.0, view(0.1, 0.2))
-    # The English model's cosine has no say on the "cjk" side, the store's best cosine neither.
+    # The English model's cosine has no say on the "cjk" side; the store's best cosine
+    # neither when no vectors were read (test_relevance_cjk: when they were, it counts).
     assert relevance.relevance("cjk", 0.2, 0.9, view(0.5, 0.2, 0.9)) == relevance.relevance("cjk", 0.2, 0.0, view(0.5, 0.2))
     assert relevance.has_cjk("Kubernetes 的 ingress") and not relevance.has_cjk("Kubernetes ingress")
 
