@@ -118,3 +118,4 @@ def test_chinese_by_words_abstains_on_the_prompt_path(gm_home):
     res = run_cli("recall", "青霉素是谁发现的？", "--scope", "channel/u1", "--mode", "bm25", "--explain",
                   "--min-relevance", "0")
     assert res.returncode == 0 and "relevance judged by words" in res.stderr, res.stderr
+    assert "longest shared stretch" in res.stderr and "best cosine" not in res.stderr, res.stderr

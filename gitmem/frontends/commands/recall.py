@@ -160,8 +160,11 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     if explain and info.get("language"):
         click.echo(f"note: {info['language']}", err=True)
     if explain and (info.get("relevance") or {}).get("side") == "cjk":
-        click.echo(f"note: relevance judged by words: {info['relevance']['known']:.2f} of the query's content "
-                   "terms (by idf) occur in these scopes", err=True)
+        rel = info["relevance"]
+        cos = f", best cosine {rel.get('top_cos', 0):.2f}" if info.get("backend") != "bm25" else ""
+        click.echo(f"note: relevance judged by words: {rel['known']:.2f} of the query's content terms (by idf) "
+                   f"occur in these scopes; longest shared stretch {rel.get('run', 0):.2f} of the cap{cos}",
+                   err=True)
     pending = (info.get("vectors") or {}).get("pending")
     if pending and not rt.hand_off_indexing(store.home):  # a warm daemon embeds them itself
         _catch_up_in_background(store.home)
