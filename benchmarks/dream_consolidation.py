@@ -107,6 +107,29 @@ def false_merges(merges: list, ids: dict) -> int:
     return sum(len({group_of.get(i) for i in (m["survivor"], *m["merged"])}) > 1 for m in merges)
 
 
+def explain(store, data: dict, ids: dict, merges: list) -> str:
+    """The clusters left at more than one memory and the false merges, with their texts."""
+    every = {m.id: m for m in store.list()}
+    text = {i: t for kind in ("clusters", "lookalikes") for g in data[kind]
+            for i, t in zip(ids[(kind, g["id"])], g["texts"])}
+    for g in data["updates"]:
+        text.update(zip(ids[("updates", g["id"])], (g["older"]["text"], g["newer"]["text"])))
+    for g in data["unrelated"]:
+        text[ids[("unrelated", g["id"])][0]] = g["text"]
+    out = []
+    for g in data["clusters"]:
+        live = [i for i in ids[("clusters", g["id"])] if i in every]
+        if len(live) != 1:
+            out.append(f"cluster {g['id']} left {len(live)}: " + " | ".join(every[i].text for i in live))
+    group_of = {i: (key if key[0] not in ("lookalikes", "updates") else (key, n))
+                for key, members in ids.items() for n, i in enumerate(members)}
+    for m in merges:
+        members = (m["survivor"], *m["merged"])
+        if len({group_of.get(i) for i in members}) > 1:
+            out.append("false merge: " + " | ".join(f"[{group_of[i][0][1] if len(group_of[i]) == 2 and isinstance(group_of[i][0], tuple) else group_of[i][1]}] {text.get(i, i)}" for i in members))
+    return "\n".join(out)
+
+
 def report(rows: dict, model: str) -> str:
     metrics = ("clusters collapsed", "look-alikes kept", "updates superseded", "unrelated touched")
     out = [f"consolidation set, one scope, `dream --force`, model `{model}`", "",
@@ -160,6 +183,7 @@ def main(argv=None) -> int:
     ap.add_argument("--model-path", default=str(DEFAULT_MODEL) if DEFAULT_MODEL.is_dir() else None)
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--set", action="append", default=[], metavar="dream.KEY=VALUE")
+    ap.add_argument("--why", action="store_true", help="list the clusters left apart and the false merges")
     ap.add_argument("--scale", type=int, default=0, help="time dream on a generated store of N memories")
     args = ap.parse_args(argv)
     if args.scale:
@@ -179,6 +203,8 @@ def main(argv=None) -> int:
     print(f"\nmerged {sum(len(g['merged']) for g in out['merges'])} in {len(out['merges'])} group(s), "
           f"superseded {len(out['supersessions'])}, archived {len(out['archive'])}")
     print(f"false merges (a merge joining texts of two groups of the set): {false_merges(out['merges'], ids)}")
+    if args.why:
+        print(explain(store, data, ids, out["merges"]))
     return 0
 
 

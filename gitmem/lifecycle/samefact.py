@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gitmem.lifecycle import values
+from gitmem.lifecycle import quantities, values
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
 # A short form and its name (lower case): "Bob" and "Robert" are one person.
@@ -175,9 +175,21 @@ def _slots(a: tuple[str, ...], b: tuple[str, ...]) -> list[list[int]]:
     return [s for s in slots if s != [0, 0]]
 
 
+def _prefixed(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`a` and `b` with an English word written as a shorter word of either text that
+    begins it (accountant / account, parent / parents: one word where a template is
+    looked for; grandfather / grandmother stay two)."""
+    words = sorted({t for t in a + b if t.isascii() and len(t) >= 4}, key=len)
+    short = {}
+    for w in words:
+        short[w] = next((v for v in words if len(v) < len(w) and w.startswith(v)), w)
+    return tuple(short.get(t, t) for t in a), tuple(short.get(t, t) for t in b)
+
+
 def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether b is a with one or more slots swapped for other content and nothing else:
     the shape of two true facts about different entities."""
+    a, b = _prefixed(a, b)
     slots = _slots(a, b)
     return bool(slots) and all(x > 0 and y > 0 for x, y in slots)
 
@@ -197,7 +209,7 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
     if not any((v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS)
                or (v.startswith("num:") and abs(float(v[4:])) >= 10) for v in shared):
         return False
-    return len(_slots(fa.tokens, fb.tokens)) == 1 and not _substitution(fa.full, fb.full)
+    return len(_slots(*_prefixed(fa.tokens, fb.tokens))) == 1 and not _substitution(fa.full, fb.full)
 
 
 def conflict(a: str, b: str) -> str | None:
@@ -205,8 +217,14 @@ def conflict(a: str, b: str) -> str | None:
     "entities differ"), or None when nothing tells them apart."""
     fa, fb = read(a), read(b)
     for kind in fa.values.keys() & fb.values.keys():
-        if fa.values[kind] != fb.values[kind]:
+        # Known against known: each side states a value of this kind the other does not.
+        # A value only one side states (or one the reader could not read on the other
+        # side) is unknown there, not different.
+        if fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"
+    shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
+    if shared_numbers and not is_cjk(a) and not is_cjk(b) and quantities.units_differ(a, b, shared_numbers):
+        return "units differ"
     only_a = {n for n in fa.names if n not in fb.words and n not in fb.names}
     only_b = {n for n in fb.names if n not in fa.words and n not in fa.names}
     if only_a and only_b:
@@ -234,10 +252,25 @@ def anchors(a: str, b: str) -> bool:
     """Whether the texts share a value or a name (and so, with no conflict, likely
     state one fact)."""
     fa, fb = read(a), read(b)
+    if fa.names & fb.names or _zh_name_in(fa, fb) or _zh_name_in(fb, fa):
+        return True
     shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
     # A weekday or a month alone says little (many things happen on a Tuesday).
     strong = [v for v in shared if v.split(":", 1)[0] not in WEAK]
-    return bool(strong) or len(shared) >= 2 or bool(fa.names & fb.names) or _zh_name_in(fa, fb) or _zh_name_in(fb, fa)
+    if not (strong or len(shared) >= 2):
+        return False
+    if not (is_cjk(a) or is_cjk(b)):
+        return True
+    # ... and a value says one fact only when it is said of one thing: two events on one
+    # morning share the time and nothing else ("周三上午十点跟客户开会" / "车辆年检在4月22日
+    # 上午十点"). English vectors tell such subjects apart; the English model reads much of
+    # Chinese as one unknown token, so two Chinese texts must share a content character.
+    ca, cb = _content_chars(fa), _content_chars(fb)
+    return bool(ca & cb) or not ca or not cb
+
+
+def _content_chars(f: Fact) -> set[str]:
+    return {t for t in f.tokens if _CJK.match(t)}
 
 
 def _zh_name_in(fa: Fact, fb: Fact) -> bool:
