@@ -15,6 +15,7 @@ of a fresh store; dream runs once with the real model; per part and language:
     .venv/bin/python benchmarks/dream_consolidation.py [--model-path DIR] [--set dream.KEY=VALUE]
     .venv/bin/python benchmarks/dream_consolidation.py --scale 10000   # dream's time at N memories
     .venv/bin/python benchmarks/dream_consolidation.py --data tests/data/consolidation_v2.json  # heldout2
+    .venv/bin/python benchmarks/dream_consolidation.py --set v4 --why  # consolidation_v4.json, misses listed
     GITMEM_TREE=/work/main .venv/bin/python benchmarks/dream_consolidation.py --scale 10000  # another tree
 
 Targets on held-out: clusters collapsed >= 0.80, look-alikes kept 1.00.
@@ -182,7 +183,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model-path", default=str(DEFAULT_MODEL) if DEFAULT_MODEL.is_dir() else None)
     ap.add_argument("--data", default=str(DATA))
-    ap.add_argument("--set", action="append", default=[], metavar="dream.KEY=VALUE")
+    ap.add_argument("--set", action="append", default=[], metavar="dream.KEY=VALUE | vN",
+                    help="a setting, or a data set by its suffix: v2, v3, v4 = tests/data/consolidation_vN.json")
     ap.add_argument("--why", action="store_true", help="list the clusters left apart and the false merges")
     ap.add_argument("--scale", type=int, default=0, help="time dream on a generated store of N memories")
     args = ap.parse_args(argv)
@@ -191,6 +193,9 @@ def main(argv=None) -> int:
         return 0
     overrides: dict = {}
     for s in args.set:
+        if "=" not in s:  # --set v4: the fourth set (same shape as the others)
+            args.data = str(DATA.with_name(f"consolidation_{s}.json"))
+            continue
         key, value = s.split("=", 1)
         sec, k = key.split(".", 1)
         overrides.setdefault(sec, {})[k] = json.loads(value)

@@ -51,6 +51,23 @@ def units(text: str) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+@lru_cache(maxsize=65536)
+def unit_words(text: str) -> frozenset[str]:
+    """The words of `text` that name a unit of one of its numbers ("ft", "feet", "ml"),
+    lower case: values, not entities, where two texts are compared word by word."""
+    if not _LATIN.search(text) or not _DIGIT_OR_WORD.search(text):
+        return frozenset()
+    try:
+        found = _parser().parse(text)
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError):
+        return frozenset()
+    out: set[str] = set()
+    for q in found:
+        if q.unit.name != "dimensionless":
+            out |= {w for w in re.findall(r"[a-z]+", q.surface.lower()) if not _DIGIT_OR_WORD.fullmatch(w)}
+    return frozenset(out)
+
+
 def units_differ(a: str, b: str, numbers: set[str]) -> bool:
     """Whether one of `numbers` (shared by both texts, as values.extract writes them)
     carries a unit on both sides and the units differ ("25 ml" / "25 litres")."""

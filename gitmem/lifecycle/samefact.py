@@ -230,6 +230,12 @@ def conflict(a: str, b: str) -> str | None:
     if only_a and only_b:
         return "names differ"
     if _substitution(fa.tokens, fb.tokens) and not _reworded(fa, fb):
+        if shared_numbers and not is_cjk(a) and not is_cjk(b):
+            # "8 ft" / "eight feet": a unit the hand-written lists lack is a word of the value
+            units = quantities.unit_words(a) | quantities.unit_words(b)
+            ta, tb = (tuple(t for t in f.tokens if t not in units) for f in (fa, fb))
+            if units and not _substitution(ta, tb):
+                return None
         return "entities differ"
     return None
 

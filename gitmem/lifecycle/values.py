@@ -101,7 +101,7 @@ _TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
 # "twenty to midnight", "quarter past noon": minutes from an hour named by a word
 _TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(past|after|to|before)\s+"
                       r"(noon|midday|midnight)\b")
-_ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜"
+_ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|晚|早"  # 每晚21:30, 早8点
 _ZH_TIME = _re(rf"({_ZH_PERIOD})?\s*(\d{{1,2}})\s*[点點时](?:\s*(\d{{1,2}})\s*分?|(半)|(一刻)|(三刻))?")
 _ZH_TIME_COLON = _re(rf"({_ZH_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
 
@@ -195,7 +195,7 @@ def _english_numbers(t: str) -> str:
 
 def _hour(h: int, period: str | None) -> int:
     p = (period or "").replace(".", "").strip()
-    if p in ("pm", "in the afternoon", "in the evening", "tonight", "下午", "傍晚", "晚上") and h < 12:
+    if p in ("pm", "in the afternoon", "in the evening", "tonight", "下午", "傍晚", "晚上", "晚") and h < 12:
         return h + 12
     if p in ("at night", "夜里", "夜间") and 6 <= h < 12:
         return h + 12
@@ -325,7 +325,10 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
         t = _HALF.sub(lambda m: m[1] + ".5", t)
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
         # times before dates (11/4 is a date, 7:45 a time), dates before bare numbers
-        t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]), m[1])] if x] or None, vals)
+        # 02:00 with its leading zero is a 24-hour clock: 每晚 02:00 is two at night, not 14:00
+        t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]),
+                                                                 None if m[2].startswith("0") else m[1])] if x]
+                  or None, vals)
         t = _take(_ZH_TIME, t, lambda m: [x for x in [_time(int(m[2]), int(m[3] or 0) if not (m[4] or m[5] or m[6])
                                                              else (30 if m[4] else 15 if m[5] else 45), m[1])] if x]
                   or None, vals)
