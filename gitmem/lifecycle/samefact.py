@@ -177,21 +177,25 @@ def _slots(a: tuple[str, ...], b: tuple[str, ...]) -> list[list[int]]:
 
 def _prefixed(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """`a` and `b` with an English word written as a shorter word of either text that
-    begins it (accountant / account, parent / parents: one word where a template is
-    looked for; grandfather / grandmother stay two)."""
-    words = sorted({t for t in a + b if t.isascii() and len(t) >= 4}, key=len)
+    begins it and lacks at most an ending (accountant / account, logs / log: one word
+    where a template is looked for; grandfather / grandmother and timestamp / time stay
+    two)."""
+    words = sorted({t for t in a + b if t.isascii() and len(t) >= 3}, key=len)
     short = {}
     for w in words:
-        short[w] = next((v for v in words if len(v) < len(w) and w.startswith(v)), w)
+        short[w] = next((v for v in words if len(v) < len(w) <= len(v) + 3 and w.startswith(v)), w)
     return tuple(short.get(t, t) for t in a), tuple(short.get(t, t) for t in b)
 
 
 def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether b is a with one or more slots swapped for other content and nothing else:
     the shape of two true facts about different entities."""
-    a, b = _prefixed(a, b)
-    slots = _slots(a, b)
-    return bool(slots) and all(x > 0 and y > 0 for x, y in slots)
+    def swapped(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
+        slots = _slots(x, y)
+        return bool(slots) and all(m > 0 and n > 0 for m, n in slots)
+
+    # Word endings only take a swap away (accounts / accountant), never make one.
+    return swapped(a, b) and swapped(*_prefixed(a, b))
 
 
 def _reworded(fa: Fact, fb: Fact) -> bool:
@@ -223,6 +227,9 @@ def conflict(a: str, b: str) -> str | None:
         if fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"
     shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
+    # quantulum3 is asked about a shared number the hand-written units read on one side at most
+    measured = [{v[4:].split(" ", 1)[0] for v in f.values.get("qty", frozenset())} for f in (fa, fb)]
+    shared_numbers -= measured[0] & measured[1]
     if shared_numbers and not is_cjk(a) and not is_cjk(b) and quantities.units_differ(a, b, shared_numbers):
         return "units differ"
     only_a = {n for n in fa.names if n not in fb.words and n not in fb.names}

@@ -119,7 +119,8 @@ _DATES = [
 ]
 _ZH_MONTH = _re(r"(?<![\d.])(\d{1,2})\s*月份?")
 _ZH_YEAR = _re(r"(?<![\d.])(\d{4})\s*年")
-_YEAR = _re(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)")
+# (not before a Chinese counter: 1900件 is a count; a Chinese year is read with its 年)
+_YEAR = _re(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)(?!\s*[\u3400-\u9fff])")
 # "may" alone is a month only before a year ("May 2025"), else the verb.
 _EN_MONTH = _re(r"\b(" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may")
                        + r"|may(?=\W{0,3}(?:19|20)\d\d))\b\.?")
