@@ -286,6 +286,14 @@ def _content_chars(f: Fact) -> set[str]:
     return {t for t in f.tokens if _CJK.match(t)}
 
 
+def measured(a: str, b: str) -> bool:
+    """Whether the texts share a measured value: an amount with its unit, a date, a clock
+    time, a year or an address (not a bare number, a weekday or a count of people)."""
+    fa, fb = read(a), read(b)
+    return any(v.rsplit(" ", 1)[-1] not in values.COUNTERS
+               for k in SPECIFIC for v in fa.values.get(k, frozenset()) & fb.values.get(k, frozenset()))
+
+
 def _zh_name_in(fa: Fact, fb: Fact) -> bool:
     """Whether a Chinese name of one text (小张: 张) is written out in the other (张伟)."""
     return any(_CJK.match(n) and n in fb.words for n in fa.names)
