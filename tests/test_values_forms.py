@@ -126,3 +126,12 @@ def test_quantulum_loads_only_when_dream_compares_a_shared_number():
     code = ("import sys, gitmem.lifecycle.samefact as s; s.conflict('The flight takes 13 hours.', 'It is 12 hours.'); "
             "assert 'quantulum3' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_clause_about_the_same_thing_that_names_another_keeps_two_texts_apart():
+    older, newer = ("Customer support tickets are tracked in Zendesk.",
+                    "Support tickets live in Freshdesk; the Zendesk contract ended in March.")
+    assert samefact.conflict(older, newer) == "names differ" == samefact.conflict(newer, older)
+    # a second clause that names nothing else changes nothing
+    assert samefact.conflict("Support tickets are tracked in Zendesk.",
+                             "Support tickets live in Zendesk; we moved them there in March.") is None

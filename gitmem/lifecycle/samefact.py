@@ -216,6 +216,28 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
     return len(_slots(*_prefixed(fa.tokens, fb.tokens))) == 1 and not _substitution(fa.full, fb.full)
 
 
+def _names_differ(fa: Fact, fb: Fact) -> bool:
+    only_a = {n for n in fa.names if n not in fb.words and n not in fb.names}
+    only_b = {n for n in fb.names if n not in fa.words and n not in fa.names}
+    return bool(only_a and only_b)
+
+
+_CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")
+
+
+def _clause_names_differ(a: str, b: str) -> bool:
+    """Whether `b`, a text of several clauses, names something else in the clause that
+    is about what `a` says: "Tickets are tracked in Zendesk." / "Support tickets live in
+    Freshdesk; the Zendesk contract ended in March." (the second clause names Zendesk,
+    the first, the one about tickets, another tool)."""
+    clauses = [c for c in _CLAUSE.split(b) if c.strip()]
+    if len(clauses) < 2 or len([c for c in _CLAUSE.split(a) if c.strip()]) > 1:
+        return False
+    ua = read(a).units
+    best = max(clauses, key=lambda c: len(read(c).units & ua))
+    return bool(read(best).units & ua) and _names_differ(read(a), read(best))
+
+
 def conflict(a: str, b: str) -> str | None:
     """Why `a` and `b` state different facts ("values differ", "names differ",
     "entities differ"), or None when nothing tells them apart."""
@@ -232,9 +254,7 @@ def conflict(a: str, b: str) -> str | None:
     shared_numbers -= measured[0] & measured[1]
     if shared_numbers and not is_cjk(a) and not is_cjk(b) and quantities.units_differ(a, b, shared_numbers):
         return "units differ"
-    only_a = {n for n in fa.names if n not in fb.words and n not in fb.names}
-    only_b = {n for n in fb.names if n not in fa.words and n not in fa.names}
-    if only_a and only_b:
+    if _names_differ(fa, fb) or _clause_names_differ(a, b) or _clause_names_differ(b, a):
         return "names differ"
     if _substitution(fa.tokens, fb.tokens) and not _reworded(fa, fb):
         if shared_numbers and not is_cjk(a) and not is_cjk(b):
