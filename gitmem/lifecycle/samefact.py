@@ -6,11 +6,15 @@ in words or digits, money, sizes and units, clock times, dates, addresses, in En
 Chinese), names with their short forms (Bob / Robert, 小张 / 张伟), and what differs in
 value or entity is found:
 
-- values (dates, months, years, times, quantities, numbers, addresses) of one kind present
-  on both sides and different: "15 minutes" / "24 minutes", "9:30" / "10:15", "25 MB" /
-  "25 GB";
+- values (dates, months, years, times, quantities, numbers, addresses) of one kind where
+  each side states one the other does not (known against known): "15 minutes" / "24
+  minutes", "9:30" / "10:15", "25 MB" / "25 GB"; a value only one side states, or one
+  the reader cannot read there, is unknown on that side, not different ("Rent is
+  $1,200." / "Rent is $1,200, due on the 1st"); a number both share with two different
+  units, as quantulum3 reads them (gitmem.lifecycle.quantities: "25 ml" / "25 litres");
 - names (capitalised words, not a sentence's first; Chinese names after 叫; 小张, 王总)
-  on both sides that the other text lacks: "Ask Alice" / "Ask Bob";
+  on both sides that the other text lacks: "Ask Alice" / "Ask Bob"; in a text of several
+  clauses, the clause about what the other text says;
 - a substitution in an otherwise shared template: every stretch where the texts differ
   has content on both sides ("My son plays…" / "My daughter plays…", 猫/狗, 北京/上海),
   which is how Chinese look-alikes differ, since Chinese has no capitals; unless the texts
@@ -18,7 +22,9 @@ value or entity is found:
   template word for word (`_reworded`: "表哥的婚礼在11月8日" / "表哥11月8号结婚").
 
 `conflict(a, b)` names the first difference found or None; `anchors(a, b)` says whether
-the texts share values or names, which dream takes as evidence of one fact."""
+the texts share values or names, which dream takes as evidence of one fact (two Chinese
+texts sharing a value must also share a content character: two events on one morning
+share the time and nothing else)."""
 
 from __future__ import annotations
 

@@ -20,6 +20,13 @@ when a value differs. `extract(text)` reads, in order, and blanks out of the tex
   "25 MB" and "26" differ;
 - any other number: `num:N`.
 
+Forms read since the fourth pass: 廿/卅, digits with Chinese multipliers (3千5百), N个半 and
+4小时30分钟 (4.5 hours), a two-digit year with month and day (26年5月31号), a currency
+code before the number (GBP 1850), twice / thrice, a hyphenated unit (thirteen-hour),
+minutes to or past midnight and noon, 晚 / 早 as periods; patterns use ASCII word
+boundaries (Python's \b takes a Chinese character for a letter, so 每晚21:30 was not read).
+Units beyond these lists are quantulum3's (gitmem.lifecycle.quantities).
+
 Values are `kind:value` strings; the text comes back casefolded with each value replaced
 by a blank, so what is left are the words. The two libraries are imported on first use
 (dream's code path only), never when the package is imported."""
