@@ -124,10 +124,11 @@ def explain(store, data: dict, ids: dict, merges: list) -> str:
             out.append(f"cluster {g['id']} left {len(live)}: " + " | ".join(every[i].text for i in live))
     group_of = {i: (key if key[0] not in ("lookalikes", "updates") else (key, n))
                 for key, members in ids.items() for n, i in enumerate(members)}
+    name = {i: key[1] for key, members in ids.items() for i in members}
     for m in merges:
         members = (m["survivor"], *m["merged"])
         if len({group_of.get(i) for i in members}) > 1:
-            out.append("false merge: " + " | ".join(f"[{group_of[i][0][1] if len(group_of[i]) == 2 and isinstance(group_of[i][0], tuple) else group_of[i][1]}] {text.get(i, i)}" for i in members))
+            out.append("false merge: " + " | ".join(f"[{name[i]}] {text.get(i, i)}" for i in members))
     return "\n".join(out)
 
 

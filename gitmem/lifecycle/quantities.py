@@ -71,5 +71,15 @@ def unit_words(text: str) -> frozenset[str]:
 def units_differ(a: str, b: str, numbers: set[str]) -> bool:
     """Whether one of `numbers` (shared by both texts, as values.extract writes them)
     carries a unit on both sides and the units differ ("25 ml" / "25 litres")."""
+    # Written in digits before the same word on both sides ("Postgres 13 (note 5)"), a
+    # number has one unit or none on both: no need to ask.
+    numbers = {n for n in numbers if _next_words(a, n) != _next_words(b, n) or not _next_words(a, n)}
+    if not numbers:
+        return False
     ua, ub = units(a), units(b)
     return any(n in ua and n in ub and not ua[n] & ub[n] for n in numbers)
+
+
+def _next_words(text: str, number: str) -> frozenset[str]:
+    """The words right after `number` written in digits in `text` (lower case)."""
+    return frozenset(m[1].lower() for m in re.finditer(rf"(?<![\d.,]){re.escape(number)}(?![\d.,]\d)\s*([^\W\d]+)", text))

@@ -231,13 +231,18 @@ def _names_differ(fa: Fact, fb: Fact) -> bool:
 _CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")
 
 
+@lru_cache(maxsize=65536)
+def _clauses(text: str) -> tuple[str, ...]:
+    return tuple(c for c in _CLAUSE.split(text) if c.strip())
+
+
 def _clause_names_differ(a: str, b: str) -> bool:
     """Whether `b`, a text of several clauses, names something else in the clause that
     is about what `a` says: "Tickets are tracked in Zendesk." / "Support tickets live in
     Freshdesk; the Zendesk contract ended in March." (the second clause names Zendesk,
     the first, the one about tickets, another tool)."""
-    clauses = [c for c in _CLAUSE.split(b) if c.strip()]
-    if len(clauses) < 2 or len([c for c in _CLAUSE.split(a) if c.strip()]) > 1:
+    clauses = _clauses(b)
+    if len(clauses) < 2 or len(_clauses(a)) > 1:
         return False
     ua = read(a).units
     best = max(clauses, key=lambda c: len(read(c).units & ua))
@@ -260,7 +265,7 @@ def conflict(a: str, b: str) -> str | None:
     shared_numbers -= measured[0] & measured[1]
     if shared_numbers and not is_cjk(a) and not is_cjk(b) and quantities.units_differ(a, b, shared_numbers):
         return "units differ"
-    if _names_differ(fa, fb) or _clause_names_differ(a, b) or _clause_names_differ(b, a):
+    if _names_differ(fa, fb) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))):
         return "names differ"
     if _substitution(fa.tokens, fb.tokens) and not _reworded(fa, fb):
         if shared_numbers and not is_cjk(a) and not is_cjk(b):
