@@ -135,3 +135,18 @@ def test_a_clause_about_the_same_thing_that_names_another_keeps_two_texts_apart(
     # a second clause that names nothing else changes nothing
     assert samefact.conflict("Support tickets are tracked in Zendesk.",
                              "Support tickets live in Zendesk; we moved them there in March.") is None
+
+
+@pytest.mark.parametrize("a,b", [
+    ("My car is a blue Honda.", "My wife's car is a blue Honda."),
+    ("我的护照2027年3月到期。", "我老婆的护照2027年3月到期。"),
+    ("会议室A可以坐12个人。", "会议室B可以坐12个人。"),  # a Latin label inside Chinese text is a name
+])
+def test_another_owner_or_label_is_another_entity(a, b):
+    assert samefact.conflict(a, b) is not None and samefact.conflict(b, a) is not None
+
+
+def test_an_owner_word_that_is_not_added_before_the_rest_is_no_owner():
+    assert samefact.conflict("我的生日是5月9日。", "我的生日是五月九日。") is None
+    assert samefact.conflict("The build cache lives in S3 bucket gm-cache.", "Our build cache is stored in the "
+                             "gm-cache S3 bucket.") is None

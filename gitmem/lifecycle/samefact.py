@@ -70,7 +70,7 @@ SPECIFIC = frozenset({"date", "time", "qty", "addr", "year"})
 WEAK = frozenset({"day", "month"})
 
 _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
-_NAME = re.compile(r"[^\W\d_][\w'-]*")
+_NAME = re.compile(r"[^\W\d_\u3400-\u9fff](?:[^\W\u3400-\u9fff]|['-])*")  # not into Chinese text
 _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
 _TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$", re.I)  # "Dr. Okafor": not a sentence's start
 # The commonest Chinese surnames, for the short forms of a name (小张, 老李, 王总).
@@ -96,14 +96,11 @@ class Fact:
 def _names(text: str) -> set[str]:
     names = set()
     for line in text.splitlines():
-        prev_end = 0
         for m in _NAME.finditer(line):
             w = m.group(0)
-            if _CJK.match(w):
-                continue
             before = line[:m.start()]
-            starts = prev_end == 0 or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
-            prev_end = m.end()
+            # first on the line: nothing word-like before it (会议室A: Chinese text is)
+            starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
             if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1)):
                 w = re.sub(r"'s$", "", w.casefold())
                 names.add(NICKNAMES.get(w, w))
@@ -179,6 +176,23 @@ def _slots(a: tuple[str, ...], b: tuple[str, ...]) -> list[list[int]]:
         slots[-1][1] += j2 - j1
         last = tag
     return [s for s in slots if s != [0, 0]]
+
+
+def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether `b` is `a` with an owner put before what it says ("我的护照…" / "我老婆的护照…",
+    "My car is…" / "My wife's car is…"): the one stretch `b` adds, with content, ends in
+    a possessive (的, 's) and comes before the rest of the text, which both share."""
+    if not a or not b or len(b) <= len(a):
+        return False
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "insert":
+        return False
+    _, i1, _, j1, j2 = ops[0]
+    added = b[j1:j2]
+    # 我的老婆的护照 against 我的护照 may align as 我 + 的老婆 + 的护照: the 的 after it counts
+    possessive = added[-1] == "的" or added[-1].endswith("'s") or (j2 < len(b) and b[j2] == "的")
+    content = [t for t in added if t not in STOP and t not in ZH_STOP and t != "\x00"]
+    return possessive and bool(content) and i1 < len(a)
 
 
 def _prefixed(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -267,6 +281,8 @@ def conflict(a: str, b: str) -> str | None:
         return "units differ"
     if _names_differ(fa, fb) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))):
         return "names differ"
+    if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full):
+        return "entities differ"
     if _substitution(fa.tokens, fb.tokens) and not _reworded(fa, fb):
         if shared_numbers and not is_cjk(a) and not is_cjk(b):
             # "8 ft" / "eight feet": a unit the hand-written lists lack is a word of the value
