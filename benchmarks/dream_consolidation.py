@@ -15,6 +15,7 @@ of a fresh store; dream runs once with the real model; per part and language:
     .venv/bin/python benchmarks/dream_consolidation.py [--model-path DIR] [--set dream.KEY=VALUE]
     .venv/bin/python benchmarks/dream_consolidation.py --scale 10000   # dream's time at N memories
     .venv/bin/python benchmarks/dream_consolidation.py --data tests/data/consolidation_v2.json  # heldout2
+    .venv/bin/python benchmarks/dream_consolidation.py --set v4 --why  # consolidation_v4.json, misses listed
     GITMEM_TREE=/work/main .venv/bin/python benchmarks/dream_consolidation.py --scale 10000  # another tree
 
 Targets on held-out: clusters collapsed >= 0.80, look-alikes kept 1.00.
@@ -107,6 +108,30 @@ def false_merges(merges: list, ids: dict) -> int:
     return sum(len({group_of.get(i) for i in (m["survivor"], *m["merged"])}) > 1 for m in merges)
 
 
+def explain(store, data: dict, ids: dict, merges: list) -> str:
+    """The clusters left at more than one memory and the false merges, with their texts."""
+    every = {m.id: m for m in store.list()}
+    text = {i: t for kind in ("clusters", "lookalikes") for g in data[kind]
+            for i, t in zip(ids[(kind, g["id"])], g["texts"])}
+    for g in data["updates"]:
+        text.update(zip(ids[("updates", g["id"])], (g["older"]["text"], g["newer"]["text"])))
+    for g in data["unrelated"]:
+        text[ids[("unrelated", g["id"])][0]] = g["text"]
+    out = []
+    for g in data["clusters"]:
+        live = [i for i in ids[("clusters", g["id"])] if i in every]
+        if len(live) != 1:
+            out.append(f"cluster {g['id']} left {len(live)}: " + " | ".join(every[i].text for i in live))
+    group_of = {i: (key if key[0] not in ("lookalikes", "updates") else (key, n))
+                for key, members in ids.items() for n, i in enumerate(members)}
+    name = {i: key[1] for key, members in ids.items() for i in members}
+    for m in merges:
+        members = (m["survivor"], *m["merged"])
+        if len({group_of.get(i) for i in members}) > 1:
+            out.append("false merge: " + " | ".join(f"[{name[i]}] {text.get(i, i)}" for i in members))
+    return "\n".join(out)
+
+
 def report(rows: dict, model: str) -> str:
     metrics = ("clusters collapsed", "look-alikes kept", "updates superseded", "unrelated touched")
     out = [f"consolidation set, one scope, `dream --force`, model `{model}`", "",
@@ -159,7 +184,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model-path", default=str(DEFAULT_MODEL) if DEFAULT_MODEL.is_dir() else None)
     ap.add_argument("--data", default=str(DATA))
-    ap.add_argument("--set", action="append", default=[], metavar="dream.KEY=VALUE")
+    ap.add_argument("--set", action="append", default=[], metavar="dream.KEY=VALUE | vN",
+                    help="a setting, or a data set by its suffix: v2, v3, v4 = tests/data/consolidation_vN.json")
+    ap.add_argument("--why", action="store_true", help="list the clusters left apart and the false merges")
     ap.add_argument("--scale", type=int, default=0, help="time dream on a generated store of N memories")
     args = ap.parse_args(argv)
     if args.scale:
@@ -167,6 +194,9 @@ def main(argv=None) -> int:
         return 0
     overrides: dict = {}
     for s in args.set:
+        if "=" not in s:  # --set v4: the fourth set (same shape as the others)
+            args.data = str(DATA.with_name(f"consolidation_{s}.json"))
+            continue
         key, value = s.split("=", 1)
         sec, k = key.split(".", 1)
         overrides.setdefault(sec, {})[k] = json.loads(value)
@@ -179,6 +209,8 @@ def main(argv=None) -> int:
     print(f"\nmerged {sum(len(g['merged']) for g in out['merges'])} in {len(out['merges'])} group(s), "
           f"superseded {len(out['supersessions'])}, archived {len(out['archive'])}")
     print(f"false merges (a merge joining texts of two groups of the set): {false_merges(out['merges'], ids)}")
+    if args.why:
+        print(explain(store, data, ids, out["merges"]))
     return 0
 
 

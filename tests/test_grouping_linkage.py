@@ -39,3 +39,13 @@ def test_paraphrases_close_to_each_other_still_form_one_group():
     sims = [(0.92, 0, 1), (0.9, 1, 2), (0.89, 0, 2)]
     near = grouping.group(texts, [None] * 3, ["a", "b", "c"], sims, 0.88, 0.25, 0.45, vecs=vecs)
     assert sorted(len(m) for m in near.groups.members.values()) == [3]
+
+
+def test_a_measured_value_and_every_word_of_the_shorter_text_lower_the_bar():
+    from gitmem.lifecycle.grouping import close_enough
+
+    args = (0.88, 0.25, 0.45)
+    assert close_enough("New sofa: GBP 1850.", "the new sofa came to £1.85k in the end", 0.57, *args)
+    assert not close_enough("New sofa: GBP 1850.", "The new laptop cost £1,850.", 0.57, *args)  # another thing
+    assert not close_enough("Sofa count: 1850.", "the sofa count came to 1850 in the end", 0.57, *args)  # a bare number
+    assert not close_enough("The gym opens at 6am.", "Breakfast is served from 6am.", 0.54, *args)  # a time alone

@@ -132,7 +132,8 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     """Whether cosine `s` and what the texts share make them near duplicates (before
     the guard): above the threshold; `margin` below it with a shared value or name or
     every content word of the shorter text shared; `cjk_margin` below it for two
-    Chinese texts with a shared value and a shared word. Two Chinese texts sharing no
+    Chinese texts with a shared value and a shared word, or any two that share a
+    measured value and every content word of the shorter. Two Chinese texts sharing no
     word, value or name never are."""
     both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
     if both_cjk and not samefact.anchors(a, b) and samefact.overlap(a, b)[1] == 0:
@@ -149,6 +150,12 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
             return True
     if s >= threshold - cjk_margin and both_cjk:
         return samefact.anchors(a, b) and samefact.overlap(a, b)[1] >= 1
+    if s >= threshold - cjk_margin and samefact.measured(a, b):
+        # A measured value (an amount, a date, a time, an address) and every content word of
+        # the shorter text in common: "New sofa: GBP 1850." / "the new sofa came to £1.85k"
+        # sit at 0.57, where the vectors read a label against a sentence.
+        contained, shared = samefact.overlap(a, b)
+        return contained >= 1.0 and shared >= 2
     return False
 
 

@@ -20,6 +20,13 @@ when a value differs. `extract(text)` reads, in order, and blanks out of the tex
   "25 MB" and "26" differ;
 - any other number: `num:N`.
 
+Forms read since the fourth pass: 廿/卅, digits with Chinese multipliers (3千5百), N个半 and
+4小时30分钟 (4.5 hours), a two-digit year with month and day (26年5月31号), a currency
+code before the number (GBP 1850), twice / thrice, a hyphenated unit (thirteen-hour),
+minutes to or past midnight and noon, 晚 / 早 as periods; patterns use ASCII word
+boundaries (Python's \b takes a Chinese character for a letter, so 每晚21:30 was not read).
+Units beyond these lists are quantulum3's (gitmem.lifecycle.quantities).
+
 Values are `kind:value` strings; the text comes back casefolded with each value replaced
 by a blank, so what is left are the words. The two libraries are imported on first use
 (dream's code path only), never when the package is imported."""
@@ -51,7 +58,7 @@ UNITS = {
     "minute": ("minute", "minutes", "min", "mins", "分钟"), "second": ("second", "seconds", "sec", "secs", "秒"),
     "percent": ("%", "％", "percent", "per cent"),
     # Chinese counters that name what is counted: 3岁 (an age) and 3楼 (a floor) differ.
-    "age": ("岁", "周岁"), "floor": ("楼", "层"), "times": ("次", "遍", "倍"), "people": ("人", "位", "名"),
+    "age": ("岁", "周岁"), "floor": ("楼", "层"), "times": ("次", "遍", "倍", "times"), "people": ("人", "位", "名"),
     "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres", "公里"),
     "kg": ("kg", "kilogram", "kilograms", "kilo", "kilos", "公斤"),
 }
@@ -64,62 +71,84 @@ _UNIT_OF = {w: u for u, words in UNITS.items() for w in words if w not in PREFIX
 # A bare count of these does not name a quantity the way "5 years" does.
 COUNT_ONLY = {"percent"}
 
+# Python's \b takes a Chinese character for a word character: "每晚21:30" and "签证2026-05-31到期"
+# have no \b before the digits. Patterns use an ASCII word boundary instead.
+_ASCII_B = r"(?:(?<![a-z0-9_])(?=[a-z0-9_])|(?<=[a-z0-9_])(?![a-z0-9_]))"
+
+
+def _re(pattern: str, flags: int = 0) -> re.Pattern:
+    return re.compile(pattern.replace(r"\b", _ASCII_B), flags)
+
+
 _N = r"\d+(?:\.\d+)?"
 
 _ADDR = re.compile(r"(?:\b(?:https?|ftp)://)?(?:www\.)?"
                    r"((?:[a-z0-9][a-z0-9_.+-]*@)?(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,10})\b"
                    r"(/[^\s,;)\]'\"。，；）]*)?", re.I)
-_THOUSANDS = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
-_ORDINAL = re.compile(r"\b(\d+)(?:st|nd|rd|th)\b")
-_MULTIPLIER = re.compile(rf"({_N})\s*(k|千|万|萬|亿)(?![a-z])")
+_THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
+_ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
+_MULTIPLIER = _re(rf"({_N})\s*(k|千|万|萬|亿)(?![a-z])")
 _MULT = {"k": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
 # Chinese numerals: a run that starts with a digit or 十 and either holds a
 # multiplier (四千五) or stands before a unit or counter (三月, 两年, 三个); one
 # digit alone before anything else is a word (一律, 统一).
-_ZH_RUN = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])"
+_ZH_RUN = _re(r"(?<![零〇一二两三四五六七八九十百千万亿])"
                      r"[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
 _ZH_COUNTER = "月日号號点點时岁个次位名年分天周人只条台种元块米斤公兆秒倍张本层楼家间"
 _ZH_ONE = "月日号號点點时岁元块米斤兆秒年"  # where a lone 一 is a date, a time, an age or an amount
 
 _PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
-_TIME_COLON = re.compile(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d])")
-_TIME_DOT = re.compile(rf"\b(\d{{1,2}})\.(\d{{2}})\s*{_PERIOD}")
-_TIME_HOUR = re.compile(rf"\b(\d{{1,2}})\s*(?:o'?clock\s*)?{_PERIOD}")
-_TIME_OCLOCK = re.compile(r"\b(\d{1,2})\s*o'?clock\b")
-_TIME_QUARTER = re.compile(rf"\b(?:a\s+)?(quarter|half|\d{{1,2}}\s+minutes?)\s+(past|after|to|before)\s+"
+_TIME_COLON = _re(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d])")
+_TIME_DOT = _re(rf"\b(\d{{1,2}})\.(\d{{2}})\s*{_PERIOD}")
+_TIME_HOUR = _re(rf"\b(\d{{1,2}})\s*(?:o'?clock\s*)?{_PERIOD}")
+_TIME_OCLOCK = _re(r"\b(\d{1,2})\s*o'?clock\b")
+_TIME_QUARTER = _re(rf"\b(?:a\s+)?(quarter|half|\d{{1,2}}\s+minutes?)\s+(past|after|to|before)\s+"
                            rf"(\d{{1,2}})(?:\s*{_PERIOD})?")
-_TIME_WORD = re.compile(r"\b(noon|midday|midnight)\b")
-_ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜"
-_ZH_TIME = re.compile(rf"({_ZH_PERIOD})?\s*(\d{{1,2}})\s*[点點时](?:\s*(\d{{1,2}})\s*分?|(半)|(一刻)|(三刻))?")
-_ZH_TIME_COLON = re.compile(rf"({_ZH_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
+_TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
+# "twenty to midnight", "quarter past noon": minutes from an hour named by a word
+_TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(past|after|to|before)\s+"
+                      r"(noon|midday|midnight)\b")
+_ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|晚|早"  # 每晚21:30, 早8点
+_ZH_TIME = _re(rf"({_ZH_PERIOD})?\s*(\d{{1,2}})\s*[点點时](?:\s*(\d{{1,2}})\s*分?|(半)|(一刻)|(三刻))?")
+_ZH_TIME_COLON = _re(rf"({_ZH_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
 
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATES = [
-    (re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"), "ymd"),
-    (re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]"), "zh_ymd"),
-    (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), "zh_ym"),
-    (re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])"), "md_slash"),
-    (re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])"), "dmy_dots"),
-    (re.compile(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"), "mdy"),
-    (re.compile(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?"),
+    (_re(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"), "ymd"),
+    (_re(r"(?:(\d{4}|(?<!\d)\d{2})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]"), "zh_ymd"),
+    (_re(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), "zh_ym"),
+    (_re(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])"), "md_slash"),
+    (_re(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])"), "dmy_dots"),
+    (_re(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"), "mdy"),
+    (_re(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?"),
      "dmy"),
-    (re.compile(r"\b(\d{4})-(\d{1,2})\b"), "ym"),
+    (_re(r"\b(\d{4})-(\d{1,2})\b"), "ym"),
 ]
-_ZH_MONTH = re.compile(r"(?<![\d.])(\d{1,2})\s*月份?")
-_ZH_YEAR = re.compile(r"(?<![\d.])(\d{4})\s*年")
-_YEAR = re.compile(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)")
+_ZH_MONTH = _re(r"(?<![\d.])(\d{1,2})\s*月份?")
+_ZH_YEAR = _re(r"(?<![\d.])(\d{4})\s*年")
+# (not before a Chinese counter: 1900件 is a count; a Chinese year is read with its 年)
+_YEAR = _re(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)(?!\s*[\u3400-\u9fff])")
 # "may" alone is a month only before a year ("May 2025"), else the verb.
-_EN_MONTH = re.compile(r"\b(" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may")
+_EN_MONTH = _re(r"\b(" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may")
                        + r"|may(?=\W{0,3}(?:19|20)\d\d))\b\.?")
-_WEEKDAY = re.compile(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
-_ZH_WEEKDAY = re.compile(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天1-7])")
+_WEEKDAY = _re(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
+_ZH_WEEKDAY = _re(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天1-7])")
 _UNIT_WORDS = "|".join(re.escape(w) for w in sorted(_UNIT_OF, key=len, reverse=True))
-_QTY_PREFIX = re.compile(rf"([$€£¥])\s?({_N})")
-_QTY_SUFFIX = re.compile(rf"(?<![\d.])({_N})\s?({_UNIT_WORDS})(?![a-z])")
-_NUM = re.compile(_N)
-_DIGIT = re.compile(r"\d")
-_ZH_DIGIT = re.compile("[零〇一二两三四五六七八九十]")
-_ADDR_HINT = re.compile(r"[a-z0-9][.@][a-z]", re.I)
+_QTY_PREFIX = _re(rf"([$€£¥])\s?({_N})")
+_QTY_CODE = _re(rf"\b(usd|eur|gbp|cny|rmb)\s?({_N})")  # "GBP 1850": a currency code before the number
+_QTY_SUFFIX = _re(rf"(?<![\d.])({_N})(?:\s|-)?({_UNIT_WORDS})(?![a-z])")  # 13 hours, 13h, 13-hour
+_NUM = _re(_N)
+_DIGIT = _re(r"\d")
+_ZH_DIGIT = _re("[零〇一二两三四五六七八九十廿卅]")
+# Digits with Chinese multipliers: 3千5百, 12万, 4.5万 (read by cn2an as one number).
+_ZH_MIXED = _re(r"(?<![\d.])\d+(?:\.\d+)?[十百千万萬亿](?:\d+[十百千万萬]?)*")
+_HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a half ml: n.5
+# 4小时30分钟, 1 hour 30 minutes: one duration, in hours
+_HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|钟头|hours?|hrs?|h)\s*(?:and\s+)?(\d{{1,2}})\s*(?:分钟|minutes?|mins?)")
+# A hyphen inside a phrase ("thirteen-hour", "parent-teacher"), not inside a number word ("twenty-five").
+_HYPHEN = _re(r"(?<=[a-z])-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)(?=[a-z])")
+_REPEAT = _re(r"\b(twice|thrice)\b")
+_ADDR_HINT = _re(r"[a-z0-9][.@][a-z]", re.I)
 BLANK = " \x00 "
 
 
@@ -142,6 +171,13 @@ def _fmt(x: float) -> str:
     return str(int(x)) if x == int(x) else f"{x:.6f}".rstrip("0").rstrip(".")
 
 
+def _zh_mixed(m: re.Match) -> str:
+    try:
+        return _fmt(float(_cn2an()(m[0], "smart")))
+    except (ValueError, KeyError, IndexError):
+        return m[0]
+
+
 def _zh_numeral(m: re.Match) -> str:
     s = m.group(0)
     nxt = m.string[m.end():m.end() + 1]
@@ -158,6 +194,7 @@ def _zh_numeral(m: re.Match) -> str:
 def _english_numbers(t: str) -> str:
     if not re.search(r"[a-z]", t):
         return t
+    t = _REPEAT.sub(lambda m: "2 times" if m[1] == "twice" else "3 times", _HYPHEN.sub(" ", t))
     try:
         return _alpha2digit()(t, "en", threshold=0)
     except (ValueError, TypeError):  # the library's own failure on odd input: keep the words
@@ -166,7 +203,7 @@ def _english_numbers(t: str) -> str:
 
 def _hour(h: int, period: str | None) -> int:
     p = (period or "").replace(".", "").strip()
-    if p in ("pm", "in the afternoon", "in the evening", "tonight", "下午", "傍晚", "晚上") and h < 12:
+    if p in ("pm", "in the afternoon", "in the evening", "tonight", "下午", "傍晚", "晚上", "晚") and h < 12:
         return h + 12
     if p in ("at night", "夜里", "夜间") and 6 <= h < 12:
         return h + 12
@@ -235,6 +272,15 @@ def _quarter(m: re.Match) -> list[str] | None:
     return [got] if got else None
 
 
+def _word_hour(m: re.Match) -> list[str] | None:
+    amount = {"quarter": 15, "half": 30}.get(m[1]) or int(m[1])
+    h = 0 if m[3] == "midnight" else 12
+    if not 0 < amount < 60:
+        return None
+    got = _time((h - 1) % 24, 60 - amount) if m[2] in ("to", "before") else _time(h, amount)
+    return [got] if got else None
+
+
 def _qty(n: str, unit: str) -> list[str]:
     x = _fmt(float(n))
     return [f"num:{x}"] if unit in COUNT_ONLY else [f"num:{x}", f"qty:{x} {unit}"]
@@ -276,15 +322,21 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
     vals += addrs
     t = t.casefold()
     if _ZH_DIGIT.search(t):
-        t = _ZH_RUN.sub(_zh_numeral, t)
+        t = _ZH_RUN.sub(_zh_numeral, t.replace("廿", "二十").replace("卅", "三十"))
     t = _english_numbers(t)
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
     if digits:
         t = _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t)
         t = _ORDINAL.sub(r"\1", t)
+        t = _ZH_MIXED.sub(_zh_mixed, t)
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
+        t = _HALF.sub(lambda m: m[1] + ".5", t)
+        t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
         # times before dates (11/4 is a date, 7:45 a time), dates before bare numbers
-        t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]), m[1])] if x] or None, vals)
+        # 02:00 with its leading zero is a 24-hour clock: 每晚 02:00 is two at night, not 14:00
+        t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]),
+                                                                 None if m[2].startswith("0") else m[1])] if x]
+                  or None, vals)
         t = _take(_ZH_TIME, t, lambda m: [x for x in [_time(int(m[2]), int(m[3] or 0) if not (m[4] or m[5] or m[6])
                                                              else (30 if m[4] else 15 if m[5] else 45), m[1])] if x]
                   or None, vals)
@@ -293,6 +345,7 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
         t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
         t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
         t = _take(_TIME_OCLOCK, t, lambda m: [x for x in [_time(int(m[1]), 0)] if x] or None, vals)
+    t = _take(_TIME_FROM_WORD, t, _word_hour, vals)
     t = _take(_TIME_WORD, t, lambda m: ["time:0:00" if m[1] == "midnight" else "time:12:00"], vals)
     if digits:
         for pattern, kind in _DATES:
@@ -304,6 +357,7 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
     t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
     if digits:
         t = _take(_QTY_PREFIX, t, lambda m: _qty(m[2], PREFIX_UNITS[m[1]]), vals)
+        t = _take(_QTY_CODE, t, lambda m: _qty(m[2], _UNIT_OF[m[1]]), vals)
         # A Chinese counter (三岁, 两位) stays in the text as the word it was before the
         # number was read: look-alikes share it ("……三岁了" / "……也三岁了").
         t = _QTY_SUFFIX.sub(lambda m: _counted(m, vals), t)

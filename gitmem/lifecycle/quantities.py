@@ -1,0 +1,85 @@
+"""The unit of a number, read by quantulum3: a second opinion on what a shared number measures.
+
+gitmem.lifecycle.values reads the units dream's tuning data showed (money, sizes, durations,
+Chinese counters) by hand; quantulum3 knows several hundred units by their names, plurals
+and abbreviations in English ("2.5 mL" / "two and a half millilitres" / "2.5ml" are one
+volume, "8 ft" and "10 feet" lengths). It is asked only about a pair the hand reader lets
+through with a number in common (`units_differ`), so its cost (about 1.5 ms a text after a
+second's load) stays off dream's hot path, and it is imported on first use only."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from functools import lru_cache
+
+_LATIN = re.compile(r"[A-Za-z]")
+_DIGIT_OR_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                            r"twenty|thirty|forty|fifty|hundred|thousand|half|quarter)\b", re.I)
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    with warnings.catch_warnings():  # it warns that its optional classifier is not installed
+        warnings.simplefilter("ignore")
+        from quantulum3 import parser  # lazily: dream's code path only
+
+    return parser
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if x == int(x) else f"{x:.6f}".rstrip("0").rstrip(".")
+
+
+@lru_cache(maxsize=65536)
+def units(text: str) -> dict[str, frozenset[str]]:
+    """The numbers of an English `text` that carry a unit, each with its units' canonical
+    names ("2.5" -> {"cubic centimetre"}); {} for a text without Latin letters."""
+    if not _LATIN.search(text) or not _DIGIT_OR_WORD.search(text):
+        return {}
+    out: dict[str, set[str]] = {}
+    try:
+        found = _parser().parse(text)
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError):  # its own failures on odd input
+        return {}
+    for q in found:
+        name = q.unit.name
+        # "a day" is one day by article, not by number; a bare number has no unit to compare
+        if name == "dimensionless" or not _DIGIT_OR_WORD.search(q.surface) or isinstance(q.value, complex):
+            continue
+        out.setdefault(_fmt(float(q.value)), set()).add(name)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=65536)
+def unit_words(text: str) -> frozenset[str]:
+    """The words of `text` that name a unit of one of its numbers ("ft", "feet", "ml"),
+    lower case: values, not entities, where two texts are compared word by word."""
+    if not _LATIN.search(text) or not _DIGIT_OR_WORD.search(text):
+        return frozenset()
+    try:
+        found = _parser().parse(text)
+    except (ValueError, KeyError, IndexError, AttributeError, TypeError):
+        return frozenset()
+    out: set[str] = set()
+    for q in found:
+        if q.unit.name != "dimensionless":
+            out |= {w for w in re.findall(r"[a-z]+", q.surface.lower()) if not _DIGIT_OR_WORD.fullmatch(w)}
+    return frozenset(out)
+
+
+def units_differ(a: str, b: str, numbers: set[str]) -> bool:
+    """Whether one of `numbers` (shared by both texts, as values.extract writes them)
+    carries a unit on both sides and the units differ ("25 ml" / "25 litres")."""
+    # Written in digits before the same word on both sides ("Postgres 13 (note 5)"), a
+    # number has one unit or none on both: no need to ask.
+    numbers = {n for n in numbers if _next_words(a, n) != _next_words(b, n) or not _next_words(a, n)}
+    if not numbers:
+        return False
+    ua, ub = units(a), units(b)
+    return any(n in ua and n in ub and not ua[n] & ub[n] for n in numbers)
+
+
+def _next_words(text: str, number: str) -> frozenset[str]:
+    """The words right after `number` written in digits in `text` (lower case)."""
+    return frozenset(m[1].lower() for m in re.finditer(rf"(?<![\d.,]){re.escape(number)}(?![\d.,]\d)\s*([^\W\d]+)", text))
