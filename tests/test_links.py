@@ -116,7 +116,7 @@ def test_remember_link_writes_note_without_text(store, code_repo):
     assert invoke_cli("link", cwd=code_repo).returncode == 0
     text = "TTL raised to 300 because the upstream API rate-limits us"
     r = invoke_cli("remember", "--link", "HEAD:src/cache.py", "--type", "decision", text, "--json",
-                cwd=code_repo)
+                   cwd=code_repo)
     assert r.returncode == 0, r.stderr
     mem = json.loads(r.stdout)
     head = git("rev-parse", "HEAD", cwd=code_repo).strip()
@@ -141,9 +141,9 @@ def test_why_on_real_blame(store, code_repo):
     first = git("rev-parse", "HEAD~1", cwd=code_repo).strip()
     second = git("rev-parse", "HEAD", cwd=code_repo).strip()
     m_old = json.loads(invoke_cli("remember", "--link", "HEAD~1", "sqlite chosen: one file, no daemon",
-                               "--json", cwd=code_repo).stdout)
+                                  "--json", cwd=code_repo).stdout)
     m_new = json.loads(invoke_cli("remember", "--link", "HEAD:src/cache.py",
-                               "TTL 300: upstream rate limits", "--json", cwd=code_repo).stdout)
+                                  "TTL 300: upstream rate limits", "--json", cwd=code_repo).stdout)
     # A third commit with no memory, touching line 4 only.
     p = code_repo / "src" / "cache.py"
     p.write_text(p.read_text().replace("SIZE = 10", "SIZE = 20"))
@@ -171,7 +171,7 @@ def test_why_without_notes_uses_memory_links(store, code_repo):
     """Notes not fetched (a fresh clone): the memories' own links still answer."""
     assert invoke_cli("link", cwd=code_repo).returncode == 0
     m = json.loads(invoke_cli("remember", "--link", "HEAD", "why TTL changed", "--json",
-                           cwd=code_repo).stdout)
+                              cwd=code_repo).stdout)
     git("update-ref", "-d", "refs/notes/gitmem", cwd=code_repo)
     entries = json.loads(invoke_cli("why", "src/cache.py:3", "--json", cwd=code_repo).stdout)
     assert [x["id"] for x in entries[0]["memories"]] == [m["id"]]

@@ -116,5 +116,5 @@ def test_chinese_by_words_abstains_on_the_prompt_path(gm_home):
     large = store.recall("我女儿学小提琴多久了？", k=20, scopes=scope, mode="bm25", record=False)
     assert [h.relevance for h in small] == [h.relevance for h in large[:2]]
     res = invoke_cli("recall", "青霉素是谁发现的？", "--scope", "channel/u1", "--mode", "bm25", "--explain",
-                  "--min-relevance", "0")
+                     "--min-relevance", "0")
     assert res.returncode == 0 and "relevance judged by words" in res.stderr, res.stderr
