@@ -78,6 +78,26 @@ def run_cli(*args: str, input: str | None = None, env: dict | None = None, cwd=N
     )
 
 
+def invoke_cli(*args: str, input: str | None = None, env: dict | None = None, cwd=None):
+    """Run `gitmem` in this process through click's CliRunner, for tests about what a
+    command prints and does rather than about the process (run_cli's result shape:
+    returncode, stdout, stderr); an exception that escapes the CLI fails the test."""
+    from click.testing import CliRunner
+
+    from gitmem.frontends.cli import cli
+
+    old = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        res = CliRunner().invoke(cli, list(args), input=input, env=env, prog_name="gitmem")
+    finally:
+        os.chdir(old)
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    return subprocess.CompletedProcess(["gitmem", *args], res.exit_code, res.stdout, res.stderr)
+
+
 def git(*args: str, cwd=None, check: bool = True) -> str:
     git_dir = next((a.split("=", 1)[1] for a in args if a.startswith("--git-dir=")), None)
     if git_dir is None and "--git-dir" in args:

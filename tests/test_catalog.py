@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import gitmem
-from conftest import commit_by_hand, git, run_cli
+from conftest import commit_by_hand, git, invoke_cli
 from gitmem.agents.context import context
 from gitmem.core import model
 
@@ -181,8 +181,8 @@ def test_cli_same_without_the_catalog(store):
     _fill(store)
     for args in (["list"], ["list", "--json", "-n", "5"], ["list", "--all-scopes", "--type", "fact"],
                  ["scopes", "--json"], ["status", "--json"]):
-        a = run_cli(*args)
-        b = run_cli(*args, env={"GITMEM_CATALOG": "0"})
+        a = invoke_cli(*args)
+        b = invoke_cli(*args, env={"GITMEM_CATALOG": "0"})
         assert a.returncode == 0, a.stderr
         assert a.stdout == b.stdout and a.stderr == b.stderr
     # A context counts a use of what it shows: each run gets its own copy of the home.
@@ -190,15 +190,15 @@ def test_cli_same_without_the_catalog(store):
 
     twin = Path(store.home).parent / "twin"
     shutil.copytree(store.home, twin, symlinks=True)
-    a = json.loads(run_cli("context", "--format", "json").stdout)
-    b = json.loads(run_cli("context", "--format", "json", env={"GITMEM_CATALOG": "0",
-                                                               "GITMEM_HOME": str(twin)}).stdout)
+    a = json.loads(invoke_cli("context", "--format", "json").stdout)
+    b = json.loads(invoke_cli("context", "--format", "json", env={"GITMEM_CATALOG": "0",
+                                                                  "GITMEM_HOME": str(twin)}).stdout)
     a.pop("generated"), b.pop("generated")
     assert a == b and a["preferences"]
 
 
 def test_bad_limit_is_refused(store):
-    r = run_cli("list", "-n", "-1")
+    r = invoke_cli("list", "-n", "-1")
     assert r.returncode != 0
     assert "error:" in r.stderr and "hint:" in r.stderr and "Traceback" not in r.stderr
 

@@ -6,7 +6,7 @@ import datetime as dt
 import json
 
 import pytest
-from conftest import run_cli
+from conftest import invoke_cli
 
 from gitmem.agents.context import context
 from gitmem.recall.render import render_context
@@ -42,11 +42,11 @@ def test_context_bundle_sections_budget_and_quarantine(store):
 
 def test_context_reads_memory_md_and_cli_json(store, gm_home):
     store.remember("We decided to use DuckDB", type="decision")
-    res = run_cli("context", "--format", "json", "--budget", "800")
+    res = invoke_cli("context", "--format", "json", "--budget", "800")
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert data["scopes"] == ["main"] and data["recent"][0]["text"] == "We decided to use DuckDB"
-    res = run_cli("context")
+    res = invoke_cli("context")
     assert res.returncode == 0 and "<gitmem-context" in res.stdout and "We decided to use DuckDB" in res.stdout
 
 

@@ -15,7 +15,7 @@ import gitmem
 from gitmem.core import model
 from gitmem.core.errors import GitmemError, MalformedMemory
 
-from conftest import commit_by_hand, run_cli
+from conftest import commit_by_hand, invoke_cli
 
 BAD = b"---\nid: mwsixxxxxxxxx\nsummary: [bad] yaml here\n---\nbroken cats\n"
 
@@ -30,16 +30,16 @@ def test_a_malformed_memory_is_reported_and_the_rest_stays_usable(store, tmp_pat
     assert {m.id for m in s.list()} == {m.id for m in good}
     assert [x["path"] for x in s.skipped()] == [path]
     assert {h.id for h in s.recall("cats", k=10)} >= {m.id for m in good}
-    res = run_cli("list")
+    res = invoke_cli("list")
     assert res.returncode == 0 and all(m.id in res.stdout for m in good)
     assert res.stderr.startswith("warning: skipped 1 malformed memory file(s): " + path)
-    res = run_cli("get", "mwsixxxxxxxxx")
+    res = invoke_cli("get", "mwsixxxxxxxxx")
     assert res.returncode == 2 and res.stderr.count("\n") == 2  # one error line, one hint line
     assert "bad front matter" in res.stderr and "hint: fix the file" in res.stderr
     for args in (["context"], ["export", "--jsonl", "-"]):
-        res = run_cli(*args)
+        res = invoke_cli(*args)
         assert res.returncode == 0 and "Traceback" not in res.stderr, args
-    res = run_cli("doctor", "--json")
+    res = invoke_cli("doctor", "--json")
     out = json.loads(res.stdout)
     mem = next(c for c in out["checks"] if c["check"] == "memories")
     assert mem["status"] == "warn" and mem["malformed"][0]["path"] == path
@@ -50,7 +50,7 @@ def test_doctor_finds_and_fixes_a_broken_index_and_a_stale_lock(store):
     for i in range(3):
         store.remember(f"note {i}")
     store.recall("note")
-    res = run_cli("doctor")
+    res = invoke_cli("doctor")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "ok    repository git fsck --strict: clean" in res.stdout
     lock = Path(store.git.path) / "refs" / "heads" / "main.lock"
@@ -59,23 +59,23 @@ def test_doctor_finds_and_fixes_a_broken_index_and_a_stale_lock(store):
     os.utime(lock, (old, old))
     for p in Path(store.home).glob("index.duckdb*"):
         p.write_bytes(os.urandom(4096))
-    res = run_cli("doctor", "--json")
+    res = invoke_cli("doctor", "--json")
     assert res.returncode == 1 and res.stderr.startswith("error: ") and "hint: `gitmem doctor --fix`" in res.stderr
     checks = {c["check"]: c for c in json.loads(res.stdout)["checks"]}
     assert checks["locks"]["status"] == "error" and "main.lock" in checks["locks"]["detail"]
-    res = run_cli("doctor", "--fix", "--json")
+    res = invoke_cli("doctor", "--fix", "--json")
     assert res.returncode == 0, res.stdout + res.stderr
     checks = {c["check"]: c for c in json.loads(res.stdout)["checks"]}
     assert checks["locks"]["fixed"] and not lock.exists()
     assert checks["index"]["status"] == "ok"
-    assert run_cli("remember", "after the fix").returncode == 0
+    assert invoke_cli("remember", "after the fix").returncode == 0
 
 
 def test_doctor_reports_a_missing_key_of_an_encrypted_store(tmp_path):
     s = gitmem.init(tmp_path / "enc", encrypt=True)
     s.remember("sealed")
     (Path(s.home) / "keys" / "master.json").rename(tmp_path / "away.json")
-    res = run_cli("--home", str(s.home), "doctor", "--json")
+    res = invoke_cli("--home", str(s.home), "doctor", "--json")
     assert res.returncode == 1
     keys = next(c for c in json.loads(res.stdout)["checks"] if c["check"] == "keys")
     assert keys["status"] == "error" and "missing" in keys["detail"]
@@ -86,7 +86,7 @@ def test_doctor_reports_fsck_problems(store, tmp_path):
     gd = Path(store.git.path)
     # A ref to an object that does not exist: fsck reports it.
     (gd / "refs" / "heads" / "broken").write_text("1" * 40 + "\n")
-    res = run_cli("doctor", "--json")
+    res = invoke_cli("doctor", "--json")
     repo = next(c for c in json.loads(res.stdout)["checks"] if c["check"] == "repository")
     assert repo["status"] == "error" and res.returncode == 1
 

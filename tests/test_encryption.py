@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import git, raw_forms, run_cli
+from conftest import git, invoke_cli, raw_forms
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESSIV
 from hypothesis import HealthCheck, given, settings
@@ -156,12 +156,12 @@ def test_dream_forget_changes_and_watch_work_encrypted(enc):
 
 
 def test_status_and_cli_say_encrypted_with_fingerprint(tmp_path):
-    res = run_cli("--home", str(tmp_path / "h"), "init", "--encrypt", "--json")
+    res = invoke_cli("--home", str(tmp_path / "h"), "init", "--encrypt", "--json")
     assert res.returncode == 0, res.stderr
     fp = json.loads(res.stdout)["encryption"]["fingerprint"]
-    res = run_cli("--home", str(tmp_path / "h"), "status")
+    res = invoke_cli("--home", str(tmp_path / "h"), "status")
     assert f"encrypted: yes, key {fp}" in res.stdout
-    res = run_cli("--home", str(tmp_path / "h"), "encrypt", "status", "--json")
+    res = invoke_cli("--home", str(tmp_path / "h"), "encrypt", "status", "--json")
     assert json.loads(res.stdout)["fingerprint"] == fp
 
 
@@ -172,34 +172,34 @@ def test_missing_key_is_a_clean_error_and_nothing_is_written(enc, tmp_path):
     os.rename(home / "keys" / "master.json", tmp_path / "away.json")
     before = git("--git-dir", str(enc.git.path), "for-each-ref")
     for args in (["get", m.id], ["list"], ["remember", "more"], ["recall", "sealed"]):
-        res = run_cli("--home", str(home), *args)
+        res = invoke_cli("--home", str(home), *args)
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         assert res.stderr.startswith("error: this store is encrypted and") and "hint: import its key" in res.stderr
         assert "Traceback" not in res.stderr
     assert git("--git-dir", str(enc.git.path), "for-each-ref") == before
-    res = run_cli("--home", str(home), "status", "--json")
+    res = invoke_cli("--home", str(home), "status", "--json")
     assert res.returncode == 0 and json.loads(res.stdout)["encryption"]["key"] == "missing"
     # Importing the right key brings it back.
-    res = run_cli("--home", str(home), "key", "import", str(tmp_path / "away.json"))
+    res = invoke_cli("--home", str(home), "key", "import", str(tmp_path / "away.json"))
     assert res.returncode == 0, res.stderr
-    assert run_cli("--home", str(home), "get", m.id).returncode == 0
+    assert invoke_cli("--home", str(home), "get", m.id).returncode == 0
 
 
 def test_wrong_key_is_refused_and_changes_nothing(enc, tmp_path):
     other = gitmem.init(tmp_path / "other", encrypt=True)
     (tmp_path / "other.key").write_text(other.key_export())
     mine = (Path(enc.home) / "keys" / "master.json").read_bytes()
-    res = run_cli("--home", str(enc.home), "key", "import", str(tmp_path / "other.key"))
+    res = invoke_cli("--home", str(enc.home), "key", "import", str(tmp_path / "other.key"))
     assert res.returncode == 2 and "encrypted with another key" in res.stderr and "hint:" in res.stderr
     assert (Path(enc.home) / "keys" / "master.json").read_bytes() == mine
     # A key file swapped in by hand: a clean error, not garbage.
     enc.remember("still here")
     (Path(enc.home) / "keys" / "master.json").write_text((tmp_path / "other.key").read_text())
-    res = run_cli("--home", str(enc.home), "list")
+    res = invoke_cli("--home", str(enc.home), "list")
     assert res.returncode == 2 and "belongs to another store" in res.stderr and "Traceback" not in res.stderr
     for bad in ("not json", json.dumps({"key": "x"})):
         (tmp_path / "bad.key").write_text(bad)
-        res = run_cli("--home", str(tmp_path / "other"), "key", "import", str(tmp_path / "bad.key"))
+        res = invoke_cli("--home", str(tmp_path / "other"), "key", "import", str(tmp_path / "bad.key"))
         assert res.returncode == 2 and "not a gitmem key file" in res.stderr
 
 
@@ -221,7 +221,7 @@ def test_corrupted_ciphertext_blob_is_a_clean_error(enc, tmp_path):
                           check=True).stdout.strip()
     commit = git("--git-dir", gd, "commit-tree", tree, "-p", "main", "-m", "tamper").strip()
     git("--git-dir", gd, "update-ref", "refs/heads/main", commit)
-    res = run_cli("--home", str(enc.home), "get", m.id)
+    res = invoke_cli("--home", str(enc.home), "get", m.id)
     assert res.returncode == 7, res.stderr
     assert "does not authenticate" in res.stderr and "Traceback" not in res.stderr
     with pytest.raises(CorruptObject):
@@ -230,9 +230,9 @@ def test_corrupted_ciphertext_blob_is_a_clean_error(enc, tmp_path):
 
 def test_key_export_refuses_a_terminal_and_existing_files(enc, tmp_path):
     f = tmp_path / "k.json"
-    res = run_cli("--home", str(enc.home), "key", "export", str(f))
+    res = invoke_cli("--home", str(enc.home), "key", "export", str(f))
     assert res.returncode == 0 and f.stat().st_mode & 0o777 == 0o600
-    res = run_cli("--home", str(enc.home), "key", "export", str(f))
+    res = invoke_cli("--home", str(enc.home), "key", "export", str(f))
     assert res.returncode == 2 and "exists" in res.stderr
     # stdout that is a terminal: refused (a pty stands in for one).
     import pty
@@ -253,7 +253,7 @@ def test_key_export_refuses_a_terminal_and_existing_files(enc, tmp_path):
     assert os.waitstatus_to_exitcode(status) == 2 and b"refusing to print the key" in out
     assert b'"key"' not in out
     # Piped, it prints.
-    res = run_cli("--home", str(enc.home), "key", "export")
+    res = invoke_cli("--home", str(enc.home), "key", "export")
     assert res.returncode == 0 and json.loads(res.stdout)["lineage"]
 
 
@@ -442,11 +442,11 @@ def synced_encrypted_home(tmp_path, text: str):
 def test_three_homes_two_with_the_key(tmp_path):
     url, a = synced_encrypted_home(tmp_path, "shared between a and b")
     key_file = tmp_path / "k.json"
-    assert run_cli("--home", str(a.home), "key", "export", str(key_file)).returncode == 0
+    assert invoke_cli("--home", str(a.home), "key", "export", str(key_file)).returncode == 0
     for args in (["init"], ["key", "import", str(key_file)], ["remote", "add", "origin", url], ["sync"]):
-        res = run_cli("--home", str(tmp_path / "b"), *args)
+        res = invoke_cli("--home", str(tmp_path / "b"), *args)
         assert res.returncode == 0, (args, res.stderr)
-    res = run_cli("--home", str(tmp_path / "b"), "recall", "shared", "--json")
+    res = invoke_cli("--home", str(tmp_path / "b"), "recall", "shared", "--json")
     assert "shared between a and b" in res.stdout
     # The third home has no key: a clean error, nothing merged.
     c = gitmem.init(tmp_path / "c")
@@ -455,7 +455,7 @@ def test_three_homes_two_with_the_key(tmp_path):
     before = git("--git-dir", str(c.git.path), "for-each-ref", "refs/heads")
     with pytest.raises(RemoteError, match="encrypted gitmem store and this one is not"):
         c.sync()
-    res = run_cli("--home", str(c.home), "sync")
+    res = invoke_cli("--home", str(c.home), "sync")
     assert res.returncode == 8 and "hint: nothing was merged; import its key first" in res.stderr
     assert git("--git-dir", str(c.git.path), "for-each-ref", "refs/heads") == before
     # And the other way round: an encrypted home and a plain remote with memories.
@@ -463,7 +463,7 @@ def test_three_homes_two_with_the_key(tmp_path):
     c.remote_add("plain", plain_url)
     c.sync("plain")
     a.remote_add("plain", plain_url)
-    res = run_cli("--home", str(a.home), "sync", "plain")
+    res = invoke_cli("--home", str(a.home), "sync", "plain")
     assert res.returncode == 8 and "holds a plain (unencrypted) gitmem store" in res.stderr
     # A key of another store cannot join.
     other = gitmem.init(tmp_path / "d", encrypt=True)
@@ -501,7 +501,7 @@ def test_encrypt_enable_rewrites_history_and_leaves_no_plaintext(store, tmp_path
     store.update(m.id, "plain secret ENABLE-ME-42 updated")
     gd = str(store.git.path)
     assert any(f in every_object(gd) for f in raw_forms("ENABLE-ME-42"))
-    res = run_cli("--home", str(store.home), "encrypt", "enable", "--json")
+    res = invoke_cli("--home", str(store.home), "encrypt", "enable", "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["rewritten_commits"] >= 3 and out["encrypted"]
@@ -510,7 +510,7 @@ def test_encrypt_enable_rewrites_history_and_leaves_no_plaintext(store, tmp_path
     s = gitmem.open(store.home)
     assert s.get(m.id).text == "plain secret ENABLE-ME-42 updated"
     assert sorted(e.op for e in s.log(limit=10)) == ["append", "remember", "update"]  # commit for commit
-    res = run_cli("--home", str(store.home), "encrypt", "enable")
+    res = invoke_cli("--home", str(store.home), "encrypt", "enable")
     assert res.returncode == 2 and "already encrypted" in res.stderr
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, raw_forms, run_cli
+from conftest import git, invoke_cli, raw_forms
 from gitmem.policy import access
 from gitmem.memories import ledger
 from gitmem.core.errors import ConflictError, NotFound, UsageError
@@ -153,11 +153,11 @@ def test_forget_purges_text_everywhere(secret_store, gm_home):
 
 def test_forget_cli_log_shows_id_never_text(secret_store):
     store, a, *_ = secret_store
-    res = run_cli("forget", a.id, "--reason", "outdated secret", "--json")
+    res = invoke_cli("forget", a.id, "--reason", "outdated secret", "--json")
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert a.id in data["ids"] and data["purged"]
-    log = run_cli("log", "--json")
+    log = invoke_cli("log", "--json")
     assert log.returncode == 0 and a.id in log.stdout and "vault" not in log.stdout
     assert not holds(all_objects(store), "vault")
 
@@ -187,7 +187,7 @@ def test_redact_text_purges_a_leaked_string(store, gm_home):
     clean = store.remember("Nothing to see here, just a preference for dark mode")
     clean_blob = store.git.blob_id(store.git.tip("main"), clean.path)
     assert holds(all_objects(store), leaked)
-    res = run_cli("redact", "--text", leaked, "--reason", "leaked token", "--json")
+    res = invoke_cli("redact", "--text", leaked, "--reason", "leaked token", "--json")
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert set(data["commits"]) == {"main", "channel/ci"}
@@ -213,10 +213,10 @@ def test_redact_refuses_short_and_absent_strings(store):
 def test_forget_query_needs_yes(store):
     a = store.remember("The wifi password at the cabin is on the fridge")
     b = store.remember("Cabin check-out is at 11")
-    res = run_cli("forget", "--query", "wifi cabin")
+    res = invoke_cli("forget", "--query", "wifi cabin")
     assert res.returncode == 0 and a.id in res.stdout and b.id not in res.stdout
     assert store.get(a.id)  # nothing happened
-    res = run_cli("forget", "--query", "wifi cabin", "--yes", "--json")
+    res = invoke_cli("forget", "--query", "wifi cabin", "--yes", "--json")
     assert res.returncode == 0, res.stderr
     store.git.reopen()
     with pytest.raises(NotFound):
@@ -226,7 +226,7 @@ def test_forget_query_needs_yes(store):
 
 def test_forget_unknown_id_is_not_found(store):
     store.remember("anything at all")
-    res = run_cli("forget", "0000000000000")
+    res = invoke_cli("forget", "0000000000000")
     assert res.returncode == 4 and "error:" in res.stderr
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import raw_forms, run_cli
+from conftest import invoke_cli, raw_forms
 from gate_sweep import files_holding, git_objects, refs
 
 # A fake GitHub token (the format detect-secrets knows), never a real one.
@@ -36,7 +36,7 @@ def _nowhere(home: Path, *outputs: str) -> None:
 def test_a_name_holding_a_secret_is_refused_and_nothing_is_written(store, gm_home, args):
     store.remember("something already there")
     before = refs(gm_home)
-    res = run_cli(*args)
+    res = invoke_cli(*args)
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert lines[0].startswith("error: ") and lines[1].startswith("hint: "), res.stderr
@@ -47,13 +47,13 @@ def test_a_name_holding_a_secret_is_refused_and_nothing_is_written(store, gm_hom
 def test_remotes_without_credentials_are_still_fine(store, gm_home, tmp_path):
     for url in ("git@github.com:me/memory.git", "https://github.com/me/memory.git", str(tmp_path / "bare.git"),
                 "ssh://git@example.com/memory.git"):
-        res = run_cli("remote", "add", f"r{abs(hash(url)) % 1000}", url)
+        res = invoke_cli("remote", "add", f"r{abs(hash(url)) % 1000}", url)
         assert res.returncode == 0, res.stderr
 
 
 def test_a_forget_reason_is_redacted_before_the_ledger_every_clone_fetches(store, gm_home):
     m = store.remember("the staging password rotates monthly")
-    res = run_cli("forget", m.id, "--reason", f"pasted {TOKEN} by mistake", "--json")
+    res = invoke_cli("forget", m.id, "--reason", f"pasted {TOKEN} by mistake", "--json")
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)
     _nowhere(gm_home, res.stdout, res.stderr)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, run_cli
+from conftest import git, invoke_cli, run_cli
 from gate_sweep import index_rows, leaks, refs, token
 from test_mcp import run_session
 
@@ -59,9 +59,9 @@ def _text(result) -> str:
 
 
 def test_a_token_in_any_mcp_argument_is_nowhere(gm_home, tmp_path):
-    assert run_cli("init").returncode == 0
-    assert run_cli("remember", "--key", "seed", "the seed memory").returncode == 0
-    assert run_cli("remember", "--key", "victim", "a memory to forget").returncode == 0
+    assert invoke_cli("init").returncode == 0
+    assert invoke_cli("remember", "--key", "seed", "the seed memory").returncode == 0
+    assert invoke_cli("remember", "--key", "victim", "a memory to forget").returncode == 0
 
     async def scenario(s):
         out = []
@@ -88,7 +88,7 @@ def test_a_token_in_any_mcp_argument_is_nowhere(gm_home, tmp_path):
 
 @pytest.mark.parametrize("flag", ["--session", "--agent"])
 def test_an_mcp_server_for_a_session_or_agent_holding_a_token_does_not_start(gm_home, tmp_path, flag):
-    assert run_cli("init").returncode == 0
+    assert invoke_cli("init").returncode == 0
     before = refs(gm_home)
     res = run_cli(flag, token(240), "mcp", input="", timeout=60)
     assert res.returncode == 2 and res.stderr.startswith("error: ") and "hint: " in res.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 from gitmem.frontends import hooks_install
 from gitmem.frontends.hookrun import AGENT_EVENTS
 
-from conftest import git, run_cli
+from conftest import git, invoke_cli
 
 
 FOREIGN = {"type": "command", "command": "echo foreign"}
@@ -29,7 +29,7 @@ def test_install_agent_keeps_foreign_hooks_and_uninstall_restores(store, tmp_pat
     settings.write_text(json.dumps(original, indent=4) + "\n")
     before = settings.read_bytes()
     for _ in range(2):  # idempotent
-        res = run_cli("hooks", "install", "--agent", "claude", "--settings", str(settings), "--json")
+        res = invoke_cli("hooks", "install", "--agent", "claude", "--settings", str(settings), "--json")
         assert res.returncode == 0, res.stderr
     cmds = _commands(settings)
     assert set(cmds) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}
@@ -38,30 +38,30 @@ def test_install_agent_keeps_foreign_hooks_and_uninstall_restores(store, tmp_pat
         ours = [c for c in cmds[ev] if "gitmem-hook" in c]
         assert len(ours) == 1 and ours[0].endswith(f" {name}") and f"GITMEM_HOME={store.home}" in ours[0]
     assert json.loads(settings.read_text())["model"] == "x"
-    res = run_cli("hooks", "uninstall", "--agent", "claude", "--settings", str(settings))
+    res = invoke_cli("hooks", "uninstall", "--agent", "claude", "--settings", str(settings))
     assert res.returncode == 0, res.stderr
     assert settings.read_bytes() == before  # the very bytes, formatting included
 
 
 def test_install_creates_and_uninstall_deletes_default_settings(store):
     home = Path(os.environ["HOME"])
-    res = run_cli("hooks", "install", "--agent", "codex")
+    res = invoke_cli("hooks", "install", "--agent", "codex")
     assert res.returncode == 0, res.stderr
     assert "codex_hooks" in res.stderr  # says what it does not do for Codex
     path = home / ".codex" / "hooks.json"
     assert set(_commands(path)) == {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}
-    res = run_cli("hooks", "install", "--agent", "qwen")
+    res = invoke_cli("hooks", "install", "--agent", "qwen")
     qwen = json.loads((home / ".qwen" / "settings.json").read_text())["hooks"]
     assert qwen["Stop"][0]["hooks"][0]["timeout"] == 3000  # Qwen Code counts milliseconds
     assert json.loads(path.read_text())["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 3
-    assert run_cli("hooks", "uninstall", "--agent", "codex").returncode == 0
+    assert invoke_cli("hooks", "uninstall", "--agent", "codex").returncode == 0
     assert not path.exists()
 
 
 def test_install_rejects_bad_settings(store, tmp_path):
     bad = tmp_path / "s.json"
     bad.write_text("{not json")
-    res = run_cli("hooks", "install", "--agent", "claude", "--settings", str(bad))
+    res = invoke_cli("hooks", "install", "--agent", "claude", "--settings", str(bad))
     assert res.returncode == 2 and "error:" in res.stderr
     assert bad.read_text() == "{not json"
 
@@ -97,10 +97,10 @@ def test_git_hook_journals_commits_and_chains_a_foreign_hook(store, tmp_path):
     foreign = "#!/bin/sh\necho ran >> \"$(git rev-parse --show-toplevel)/../foreign.log\"\n"
     (hooks_dir / "post-commit").write_text(foreign)
     (hooks_dir / "post-commit").chmod(0o755)
-    res = run_cli("link", cwd=repo)
+    res = invoke_cli("link", cwd=repo)
     assert res.returncode == 0, res.stderr
-    scope = json.loads(run_cli("link", "--json", cwd=repo).stdout)["scope"]
-    res = run_cli("hooks", "install", "--git", cwd=repo)
+    scope = json.loads(invoke_cli("link", "--json", cwd=repo).stdout)["scope"]
+    res = invoke_cli("hooks", "install", "--git", cwd=repo)
     assert res.returncode == 0, res.stderr
     assert (hooks_dir / "post-commit.gitmem-legacy").read_text() == foreign
     (repo / "a.txt").write_text("a\n")
@@ -114,7 +114,7 @@ def test_git_hook_journals_commits_and_chains_a_foreign_hook(store, tmp_path):
     s = gitmem.open(store.home)
     day = s.read_path(f"daily/{time.strftime('%Y-%m-%d', time.gmtime())}.md", scope=scope)["text"]
     assert f"commit {sha[:12]} Add the a file" in day
-    res = run_cli("hooks", "uninstall", "--git", cwd=repo)
+    res = invoke_cli("hooks", "uninstall", "--git", cwd=repo)
     assert res.returncode == 0, res.stderr
     assert (hooks_dir / "post-commit").read_text() == foreign
     assert not (hooks_dir / "post-commit.gitmem-legacy").exists()
@@ -122,7 +122,7 @@ def test_git_hook_journals_commits_and_chains_a_foreign_hook(store, tmp_path):
 
 def test_git_hook_in_unlinked_repo_fails_open(store, tmp_path):
     repo = _code_repo(tmp_path)
-    res = run_cli("hooks", "install", "--git", cwd=repo)
+    res = invoke_cli("hooks", "install", "--git", cwd=repo)
     assert res.returncode == 0 and "not linked" in res.stderr
     (repo / "b.txt").write_text("b\n")
     git("add", "b.txt", cwd=repo)

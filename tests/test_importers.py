@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import decode_message, git, raw_forms, run_cli
+from conftest import decode_message, git, invoke_cli, raw_forms
 
 MEMORY_MD = """# Long-term memory
 
@@ -61,7 +61,7 @@ def _absent(text: str, raw: str) -> bool:
 
 
 def test_openclaw_import_keeps_history_and_skips_links_out(store, gm_home, openclaw):
-    r = run_cli("import", "--from", "openclaw", str(openclaw), "--json")
+    r = invoke_cli("import", "--from", "openclaw", str(openclaw), "--json")
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert res["created"] == 7  # 2 sections + USER.md + 3 dated + projects/alpha
@@ -82,24 +82,24 @@ def test_openclaw_import_keeps_history_and_skips_links_out(store, gm_home, openc
     everything = git(f"--git-dir={gm_home / 'repo.git'}", "log", "-p", "--all")
     assert _absent("OUTSIDE-SECRET", everything) and _absent("helpful agent", everything)
     # `get --at` sees the scope as it was on that day.
-    at = run_cli("get", "openclaw:memory/2024-05-01", "--at", "2024-05-02", "--json")
+    at = invoke_cli("get", "openclaw:memory/2024-05-01", "--at", "2024-05-02", "--json")
     assert at.returncode == 0 and "Set up the repo" in json.loads(at.stdout)["text"]
 
     # Again: nothing changes. Then edit one section: one update, nothing else.
-    again = json.loads(run_cli("import", "--from", "openclaw", str(openclaw), "--json").stdout)
+    again = json.loads(invoke_cli("import", "--from", "openclaw", str(openclaw), "--json").stdout)
     assert (again["created"], again["updated"], again["unchanged"]) == (0, 0, 7)
     (openclaw / "MEMORY.md").write_text(MEMORY_MD.replace("pnpm", "bun"))
-    third = json.loads(run_cli("import", "--from", "openclaw", str(openclaw), "--json").stdout)
+    third = json.loads(invoke_cli("import", "--from", "openclaw", str(openclaw), "--json").stdout)
     assert (third["created"], third["updated"]) == (0, 1)
     assert "bun" in store.get("openclaw:MEMORY#preferences").text
 
 
 def test_export_openclaw_round_trip(store, gm_home, openclaw, tmp_path):
-    assert run_cli("import", "--from", "openclaw", str(openclaw)).returncode == 0
+    assert invoke_cli("import", "--from", "openclaw", str(openclaw)).returncode == 0
     store.remember("Prefers dark mode", type="preference")
     store.append("journal line from gitmem")
     out = tmp_path / "exported"
-    r = run_cli("export", "--to", "openclaw", str(out), "--json")
+    r = invoke_cli("export", "--to", "openclaw", str(out), "--json")
     assert r.returncode == 0, r.stderr
     files = set(json.loads(r.stdout)["files"])
     assert {"MEMORY.md", "USER.md", "memory/2024-05-01.md", "memory/2024-05-03.md",
@@ -111,8 +111,8 @@ def test_export_openclaw_round_trip(store, gm_home, openclaw, tmp_path):
     assert today, "gitmem's own daily journal is exported as a daily note"
     # The export imports again as the same content into a fresh store.
     fresh = tmp_path / "fresh"
-    r2 = run_cli("--home", str(fresh), "init")
-    r3 = run_cli("--home", str(fresh), "import", "--from", "openclaw", str(out), "--json")
+    r2 = invoke_cli("--home", str(fresh), "init")
+    r3 = invoke_cli("--home", str(fresh), "import", "--from", "openclaw", str(out), "--json")
     assert r2.returncode == 0 and r3.returncode == 0, r3.stderr
     assert json.loads(r3.stdout)["created"] >= 7
 
@@ -148,7 +148,7 @@ def auto_memory(tmp_path) -> Path:
 
 @pytest.mark.parametrize("kind", ["qwen", "claude"])
 def test_auto_memory_import(store, gm_home, auto_memory, kind):
-    r = run_cli("import", "--from", kind, str(auto_memory), "--json")
+    r = invoke_cli("import", "--from", kind, str(auto_memory), "--json")
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert res["created"] == 6  # 5 topics + the index's one non-link line
@@ -168,7 +168,7 @@ def test_auto_memory_import(store, gm_home, auto_memory, kind):
     # Editing a topic file updates that memory (same id) on the next import.
     f = auto_memory / "feedback_testing.md"
     f.write_text(f.read_text().replace("real database.", "real database (staging)."))
-    res2 = json.loads(run_cli("import", "--from", kind, str(auto_memory), "--json").stdout)
+    res2 = json.loads(invoke_cli("import", "--from", kind, str(auto_memory), "--json").stdout)
     assert (res2["created"], res2["updated"], res2["unchanged"]) == (0, 1, 5)
     assert store.get("no-db-mocks").id == mems["no-db-mocks"].id
 
@@ -190,7 +190,7 @@ def test_markdown_import(store, gm_home, tmp_path):
     (d / "ideas.md").write_text("---\ntype: decision\ntags: [arch]\n---\n# Use git\nBecause history.\n")
     (d / "sub" / "2023-12-24 xmas.md").write_text("Dated note\n")
     (d / "readme.txt").write_text("not markdown")
-    res = json.loads(run_cli("import", "--from", "markdown", str(d), "--json").stdout)
+    res = json.loads(invoke_cli("import", "--from", "markdown", str(d), "--json").stdout)
     assert res["created"] == 2
     mems = {m.key: m for m in store.list()}
     assert mems["markdown:ideas"].type == "decision" and "arch" in mems["markdown:ideas"].tags
@@ -209,9 +209,9 @@ def test_front_matter_that_is_not_yaml_is_kept_as_text(store, tmp_path):
     assert mems["markdown:spaced"].type == "decision" and mems["markdown:spaced"].text == "Use git.\n"
 
 def test_import_errors(store, tmp_path):
-    r = run_cli("import", "--from", "openclaw", str(tmp_path / "missing"))
+    r = invoke_cli("import", "--from", "openclaw", str(tmp_path / "missing"))
     assert r.returncode == 2 and "not a directory" in r.stderr
-    r = run_cli("import", "--from", "openclaw")
+    r = invoke_cli("import", "--from", "openclaw")
     assert r.returncode == 2 and "missing DIR" in r.stderr
 
 

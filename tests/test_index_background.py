@@ -11,7 +11,7 @@ import subprocess
 
 import anyio
 import pytest
-from conftest import run_cli, start_daemon, stop_daemon, wait_for
+from conftest import invoke_cli, run_cli, start_daemon, stop_daemon, wait_for
 
 import gitmem
 from gitmem.frontends.daemon import client as serve_client
@@ -110,10 +110,10 @@ def test_status_counts_the_chunks_waiting_for_vectors(store, tmp_path):
     store.recall("deploy", record=False)
     store.import_items([{"text": f"puffin note {i}"} for i in range(40)])
     store.recall("puffin", timeout_ms=0, record=False)  # words indexed, vectors pending
-    r = run_cli("status", "--json")
+    r = invoke_cli("status", "--json")
     st = json.loads(r.stdout)
     assert st["index_pending"] == 40 and st["index_chunks"] == 41 and st["index_vectors"] == 1
-    human = run_cli("status").stdout
+    human = invoke_cli("status").stdout
     line = [ln for ln in human.splitlines() if ln.startswith("vectors:")]
     assert line == [line[0]] and "1 of 41 chunks; 40 pending" in line[0]
     store.index_catch_up()
@@ -125,15 +125,15 @@ def test_import_progress_only_on_a_terminal_or_with_the_flag(store, tmp_path):
     folder.mkdir()
     for i in range(12):
         (folder / f"note{i}.md").write_text(f"# Note {i}\n\nGannets dive for fish number {i}.\n")
-    r = run_cli("import", "--from", "markdown", str(folder))
+    r = invoke_cli("import", "--from", "markdown", str(folder))
     assert r.returncode == 0, r.stderr
     assert "gitmem: " not in r.stderr  # a pipe, no --progress
     for i in range(12):
         (folder / f"note{i}.md").write_text(f"# Note {i}\n\nGannets dive for herring number {i}.\n")
-    r = run_cli("import", "--from", "markdown", str(folder), "--progress")
+    r = invoke_cli("import", "--from", "markdown", str(folder), "--progress")
     assert r.returncode == 0, r.stderr
     assert "gitmem: checking 12/12" in r.stderr and "gitmem: writing 12/12" in r.stderr
-    r = run_cli("import", "--jsonl", str(_jsonl(tmp_path, "e", 30, "tern")), "--progress", "--no-index", "--json")
+    r = invoke_cli("import", "--jsonl", str(_jsonl(tmp_path, "e", 30, "tern")), "--progress", "--no-index", "--json")
     assert r.returncode == 0, r.stderr
     assert "gitmem: checking 30/30" in r.stderr and "gitmem: writing 30/30" in r.stderr
     assert json.loads(r.stdout)["created"] == 30  # stdout stays JSON

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import git, run_cli
+from conftest import git, invoke_cli
 
 
 @pytest.fixture
 def cats(store):
     ids = [store.remember(f"memory number {i} about cats").id for i in range(3)]
     store.remember("an unrelated note about the garden")
-    assert run_cli("recall", "cats").returncode == 0  # the index exists
+    assert invoke_cli("recall", "cats").returncode == 0  # the index exists
     return ids
 
 
@@ -48,18 +48,18 @@ FAULTS = {
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_a_damaged_index_is_rebuilt_with_the_right_answer(cats, gm_home, fault):
     FAULTS[fault](gm_home)
-    res = run_cli("recall", "cats", "--json", "-k", "10")
+    res = invoke_cli("recall", "cats", "--json", "-k", "10")
     assert set(cats) <= answer(res)
     assert res.stderr.count("warning:") <= 1
     # And it is a working index again afterwards.
-    assert set(cats) <= answer(run_cli("recall", "cats", "--json", "-k", "10"))
+    assert set(cats) <= answer(invoke_cli("recall", "cats", "--json", "-k", "10"))
 
 
 def test_an_index_path_that_is_not_a_file_degrades_with_one_warning(cats, gm_home):
     for p in gm_home.glob("index.duckdb*"):
         p.unlink()
     (gm_home / "index.duckdb").mkdir()
-    res = run_cli("recall", "cats", "--json", "-k", "10")
+    res = invoke_cli("recall", "cats", "--json", "-k", "10")
     assert set(cats) <= answer(res)
     assert res.stderr.count("warning:") == 1 and "temporary index" in res.stderr
 
@@ -69,18 +69,18 @@ def test_an_unusable_state_folder(cats, gm_home):
     shutil.move(str(gm_home / "state"), str(gm_home / "state.bak"))
     (gm_home / "state").write_text("not a folder")
     try:
-        res = run_cli("recall", "cats", "--json", "-k", "10")
+        res = invoke_cli("recall", "cats", "--json", "-k", "10")
         assert set(cats) <= answer(res)
         assert res.stderr.count("warning:") == 1
-        res = run_cli("context")
+        res = invoke_cli("context")
         assert res.returncode == 0 and "memory number 1 about cats" in res.stdout
         assert "Traceback" not in res.stderr
         # A write needs its lock: one clean error, nothing written.
-        res = run_cli("remember", "cannot be written now")
+        res = invoke_cli("remember", "cannot be written now")
         assert res.returncode == 1
         assert res.stderr.startswith("error: cannot write in ") and "\nhint: " in res.stderr
         assert git("--git-dir", str(gm_home / "repo.git"), "for-each-ref") == before
     finally:
         (gm_home / "state").unlink()
         shutil.move(str(gm_home / "state.bak"), str(gm_home / "state"))
-    assert run_cli("remember", "written again").returncode == 0
+    assert invoke_cli("remember", "written again").returncode == 0

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import git, run_cli
+from conftest import git, invoke_cli
 from gitmem.core.model import check_scope
 from gitmem.agents.links import normalise_url, parse_spec, project_key, public_url
 
@@ -91,32 +91,32 @@ def test_parse_spec():
 
 @pytest.mark.slow
 def test_link_routes_writes_and_reads(store, code_repo, gm_home):
-    out = run_cli("link", "--json", cwd=code_repo / "src")
+    out = invoke_cli("link", "--json", cwd=code_repo / "src")
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout)
     assert info["scope"] == "project/github.com/Acme/App"
     assert info["root"] == str(code_repo.resolve())
     assert "s3cret" not in out.stdout and "s3cret" not in (gm_home / "config.toml").read_text()
-    w = json.loads(run_cli("remember", "Cache TTL is 300s", "--json", cwd=code_repo).stdout)
+    w = json.loads(invoke_cli("remember", "Cache TTL is 300s", "--json", cwd=code_repo).stdout)
     assert w["scope"] == "project/github.com/Acme/App"
     store.remember("global preference", scope="main")
     store.remember("other channel", scope="channel/x")
-    listed = json.loads(run_cli("list", "--json", cwd=code_repo / "src").stdout)
+    listed = json.loads(invoke_cli("list", "--json", cwd=code_repo / "src").stdout)
     assert {m["scope"] for m in listed} == {"project/github.com/Acme/App", "main"}
-    outside = json.loads(run_cli("remember", "elsewhere", "--json", cwd=code_repo.parent).stdout)
+    outside = json.loads(invoke_cli("remember", "elsewhere", "--json", cwd=code_repo.parent).stdout)
     assert outside["scope"] == "main"
-    un = run_cli("unlink", cwd=code_repo)
+    un = invoke_cli("unlink", cwd=code_repo)
     assert un.returncode == 0
-    assert json.loads(run_cli("remember", "after unlink", "--json", cwd=code_repo).stdout)["scope"] == "main"
-    again = run_cli("unlink", cwd=code_repo)
+    assert json.loads(invoke_cli("remember", "after unlink", "--json", cwd=code_repo).stdout)["scope"] == "main"
+    again = invoke_cli("unlink", cwd=code_repo)
     assert again.returncode == 4 and "not linked" in again.stderr
 
 
 def test_remember_link_writes_note_without_text(store, code_repo):
-    assert run_cli("link", cwd=code_repo).returncode == 0
+    assert invoke_cli("link", cwd=code_repo).returncode == 0
     text = "TTL raised to 300 because the upstream API rate-limits us"
-    r = run_cli("remember", "--link", "HEAD:src/cache.py", "--type", "decision", text, "--json",
-                cwd=code_repo)
+    r = invoke_cli("remember", "--link", "HEAD:src/cache.py", "--type", "decision", text, "--json",
+                   cwd=code_repo)
     assert r.returncode == 0, r.stderr
     mem = json.loads(r.stdout)
     head = git("rev-parse", "HEAD", cwd=code_repo).strip()
@@ -124,32 +124,32 @@ def test_remember_link_writes_note_without_text(store, code_repo):
     assert f"gitmem: {mem['id']} scope=project/github.com/Acme/App" in notes
     assert "rate-limits" not in notes, "the note carries the id, never the text"
     # A second memory on the same commit is appended to the note, not overwriting it.
-    r2 = json.loads(run_cli("remember", "--link", "HEAD", "second", "--json", cwd=code_repo).stdout)
+    r2 = json.loads(invoke_cli("remember", "--link", "HEAD", "second", "--json", cwd=code_repo).stdout)
     note = git("notes", "--ref=gitmem", "show", head, cwd=code_repo)
     assert mem["id"] in note and r2["id"] in note
-    got = json.loads(run_cli("get", mem["id"], "--json", cwd=code_repo).stdout)
+    got = json.loads(invoke_cli("get", mem["id"], "--json", cwd=code_repo).stdout)
     assert got["text"] == text
     assert got["links"] == [{"repo": "https://github.com/Acme/App.git", "commit": head,
                              "project": "github.com/Acme/App", "path": "src/cache.py"}]
-    bad = run_cli("remember", "--link", "HEAD:no/such.py", "x", cwd=code_repo)
+    bad = invoke_cli("remember", "--link", "HEAD:no/such.py", "x", cwd=code_repo)
     assert bad.returncode == 4 and "not in commit" in bad.stderr
 
 
 @pytest.mark.slow
 def test_why_on_real_blame(store, code_repo):
-    assert run_cli("link", cwd=code_repo).returncode == 0
+    assert invoke_cli("link", cwd=code_repo).returncode == 0
     first = git("rev-parse", "HEAD~1", cwd=code_repo).strip()
     second = git("rev-parse", "HEAD", cwd=code_repo).strip()
-    m_old = json.loads(run_cli("remember", "--link", "HEAD~1", "sqlite chosen: one file, no daemon",
-                               "--json", cwd=code_repo).stdout)
-    m_new = json.loads(run_cli("remember", "--link", "HEAD:src/cache.py",
-                               "TTL 300: upstream rate limits", "--json", cwd=code_repo).stdout)
+    m_old = json.loads(invoke_cli("remember", "--link", "HEAD~1", "sqlite chosen: one file, no daemon",
+                                  "--json", cwd=code_repo).stdout)
+    m_new = json.loads(invoke_cli("remember", "--link", "HEAD:src/cache.py",
+                                  "TTL 300: upstream rate limits", "--json", cwd=code_repo).stdout)
     # A third commit with no memory, touching line 4 only.
     p = code_repo / "src" / "cache.py"
     p.write_text(p.read_text().replace("SIZE = 10", "SIZE = 20"))
     git("commit", "-q", "-am", "bump size", cwd=code_repo)
 
-    out = run_cli("why", "src/cache.py:3", "--json", cwd=code_repo)
+    out = invoke_cli("why", "src/cache.py:3", "--json", cwd=code_repo)
     assert out.returncode == 0, out.stderr
     entries = json.loads(out.stdout)
     assert [e["commit"] for e in entries] == [second]
@@ -157,34 +157,34 @@ def test_why_on_real_blame(store, code_repo):
     assert [m["id"] for m in entries[0]["memories"]] == [m_new["id"]]
     assert entries[0]["memories"][0]["summary"] == "TTL 300: upstream rate limits"
 
-    whole = json.loads(run_cli("why", "cache.py", "--json", cwd=code_repo / "src").stdout)
+    whole = json.loads(invoke_cli("why", "cache.py", "--json", cwd=code_repo / "src").stdout)
     by = {e["commit"]: e for e in whole}
     assert by[first]["lines"] == [[1, 2]] and by[first]["memories"][0]["id"] == m_old["id"]
     third = git("rev-parse", "HEAD", cwd=code_repo).strip()
     assert by[third]["memories"] == [] and by[third]["lines"] == [[4, 4]]
 
-    human = run_cli("why", "src/cache.py:1-4", cwd=code_repo)
+    human = invoke_cli("why", "src/cache.py:1-4", cwd=code_repo)
     assert "sqlite chosen" in human.stdout and "(no linked memories)" in human.stdout
 
 
 def test_why_without_notes_uses_memory_links(store, code_repo):
     """Notes not fetched (a fresh clone): the memories' own links still answer."""
-    assert run_cli("link", cwd=code_repo).returncode == 0
-    m = json.loads(run_cli("remember", "--link", "HEAD", "why TTL changed", "--json",
-                           cwd=code_repo).stdout)
+    assert invoke_cli("link", cwd=code_repo).returncode == 0
+    m = json.loads(invoke_cli("remember", "--link", "HEAD", "why TTL changed", "--json",
+                              cwd=code_repo).stdout)
     git("update-ref", "-d", "refs/notes/gitmem", cwd=code_repo)
-    entries = json.loads(run_cli("why", "src/cache.py:3", "--json", cwd=code_repo).stdout)
+    entries = json.loads(invoke_cli("why", "src/cache.py:3", "--json", cwd=code_repo).stdout)
     assert [x["id"] for x in entries[0]["memories"]] == [m["id"]]
 
 
 def test_why_errors(store, code_repo, tmp_path):
-    r = run_cli("why", "src/nope.py", cwd=code_repo)
+    r = invoke_cli("why", "src/nope.py", cwd=code_repo)
     assert r.returncode == 4 and r.stderr.startswith("error: cannot blame")
-    r = run_cli("why", "src/cache.py:50-60", cwd=code_repo)
+    r = invoke_cli("why", "src/cache.py:50-60", cwd=code_repo)
     assert r.returncode == 4
     (tmp_path / "plain").mkdir()
     (tmp_path / "plain" / "f.txt").write_text("x\n")
-    r = run_cli("why", "f.txt", cwd=tmp_path / "plain")
+    r = invoke_cli("why", "f.txt", cwd=tmp_path / "plain")
     assert r.returncode == 4 and "not inside a git repository" in r.stderr
 
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gitmem.core.errors import NotFound, UsageError
 
-from conftest import daemon_requests, run_cli, start_daemon, stop_daemon
+from conftest import daemon_requests, invoke_cli, run_cli, start_daemon, stop_daemon
 
 Q = "deploy window staging release freeze checklist"
 
@@ -147,14 +147,14 @@ def test_recall_at_bad_input(store, history):
 
 def test_cli_recall_at_matches_the_api(store, history):
     for at, want in POINTS.items():
-        r = run_cli("recall", Q, "--at", at, "--all-scopes", "-k", "20", "--json", "--min-relevance", "0")
+        r = invoke_cli("recall", Q, "--at", at, "--all-scopes", "-k", "20", "--json", "--min-relevance", "0")
         assert r.returncode == 0, r.stderr
         got = json.loads(r.stdout)
         assert _named(history, {(h["id"], h["snippet"]) for h in got}) == want, at
         assert {h["commit"] for h in got} <= {store.memories.rev_at(s, at).id for s in ("main", "project/x")
                                               if store.memories.rev_at(s, at) is not None}
     # Before the store: an empty answer and a note, not an error.
-    r = run_cli("recall", Q, "--at", "2024-02-01", "--json")
+    r = invoke_cli("recall", Q, "--at", "2024-02-01", "--json")
     assert (r.returncode, json.loads(r.stdout)) == (0, [])
     assert r.stderr.startswith("note: nothing in main as of 2024-02-01T23:59:59Z")
     r = _cli(store, "recall", Q, "--at", history["e_commit"], "--json")
@@ -181,8 +181,8 @@ def test_context_at_four_points(store, history):
         shown = {(d["id"], d["text"]) for k in ("preferences", "recent", "top") for d in b[k]}
         assert _named(history, shown) == want, at
         assert b["as_of"]["commits"] == {s: store.memories.rev_at(s, at).id for s in b["scopes"]}
-    r = run_cli("context", "--at", "2024-03-06", "--scope", "main", "--scope", "project/x",
-                "--hours", "720", "--format", "json")
+    r = invoke_cli("context", "--at", "2024-03-06", "--scope", "main", "--scope", "project/x",
+                   "--hours", "720", "--format", "json")
     assert r.returncode == 0, r.stderr
     b = json.loads(r.stdout)
     shown = {(d["id"], d["text"]) for k in ("preferences", "recent", "top") for d in b[k]}

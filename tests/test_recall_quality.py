@@ -105,14 +105,14 @@ def test_explain_gives_each_side_its_rank_score_and_why(store):
 
 
 def test_cli_explain_table_and_json(store):
-    from conftest import run_cli
+    from conftest import invoke_cli
     import json
 
     store.remember("The deploy window is Tuesday afternoon")
-    r = run_cli("recall", "deploy window", "--explain")
+    r = invoke_cli("recall", "deploy window", "--explain")
     assert r.returncode == 0, r.stderr
     assert "why: BM25 #1" in r.stdout and "fused" in r.stdout
-    r = run_cli("recall", "deploy window", "--explain", "--json")
+    r = invoke_cli("recall", "deploy window", "--explain", "--json")
     ex = json.loads(r.stdout)[0]["explain"]
     assert set(ex) >= {"bm25", "vector", "fused", "final", "why"}
 
@@ -339,16 +339,16 @@ def test_cli_timeout_json_says_vectors_pending_and_catches_up(store):
 def test_cli_import_indexes_with_progress_unless_told_not_to(store, tmp_path):
     import json
 
-    from conftest import run_cli
+    from conftest import invoke_cli
 
     src = tmp_path / "big.jsonl"
     src.write_text("".join(json.dumps({"text": f"memory {i} about topic {i % 7}"}) + "\n" for i in range(300)))
-    r = run_cli("import", "--jsonl", str(src), "--no-index")
+    r = invoke_cli("import", "--jsonl", str(src), "--no-index")
     assert r.returncode == 0, r.stderr
     assert gitmem.open(store.home).index_status()["index_chunks"] == 0
     assert "gitmem: " not in r.stderr  # a pipe without --progress: no progress lines
     src.write_text("".join(json.dumps({"text": f"second batch {i}"}) + "\n" for i in range(300)))
-    r = run_cli("import", "--jsonl", str(src), "--progress")
+    r = invoke_cli("import", "--jsonl", str(src), "--progress")
     assert r.returncode == 0, r.stderr
     assert "gitmem: embedding 600/600" in r.stderr and "indexed: 600 chunks" in r.stderr
     assert "gitmem: checking 300/300" in r.stderr and "gitmem: writing 300/300" in r.stderr

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import dialogue_set, run_cli
+from conftest import dialogue_set, invoke_cli
 
 import gitmem
 from gitmem.frontends import hookrun
@@ -63,20 +63,20 @@ def test_nonsense_and_unrelated_queries_find_nothing(gm_home, shape):
 
 def test_cli_prints_no_matches_and_json_empty(store):
     store.import_items(TINY)
-    res = run_cli("recall", "xqzvblorft", "--json")
+    res = invoke_cli("recall", "xqzvblorft", "--json")
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout) == []
-    res = run_cli("recall", "xqzvblorft")
+    res = invoke_cli("recall", "xqzvblorft")
     assert res.returncode == 0 and res.stdout == "" and "no matches" in res.stderr
-    res = run_cli("recall", "nightly job", "--json")
+    res = invoke_cli("recall", "nightly job", "--json")
     hits = json.loads(res.stdout)
     assert hits and all(0.0 <= h["relevance"] <= 1.0 for h in hits)
     # --min-relevance 0 shows what a floor of 1 leaves out.
-    res = run_cli("recall", "nightly job", "--json", "--min-relevance", "1")
+    res = invoke_cli("recall", "nightly job", "--json", "--min-relevance", "1")
     assert json.loads(res.stdout) == []
-    res = run_cli("recall", "nightly job", "--json", "--min-relevance", "0")
+    res = invoke_cli("recall", "nightly job", "--json", "--min-relevance", "0")
     assert len(json.loads(res.stdout)) == len(hits)
-    res = run_cli("recall", "nightly job", "--min-relevance", "2")
+    res = invoke_cli("recall", "nightly job", "--min-relevance", "2")
     assert res.returncode != 0 and "Traceback" not in res.stderr
 
 

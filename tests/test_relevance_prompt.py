@@ -6,7 +6,7 @@ nothing (no empty section) when none pass; a query with Chinese judged by words 
 from __future__ import annotations
 
 import gitmem
-from conftest import dialogue_set, run_cli
+from conftest import dialogue_set, invoke_cli
 from gitmem.recall import relevance
 from test_relevance import QUIET_FAKE, TINY, UNRELATED
 
@@ -25,15 +25,15 @@ def _write_config(gm_home, text: str) -> None:
 def test_recall_format_prompt_injects_at_most_max_results(gm_home):
     _tiny(gm_home)
     _write_config(gm_home, '[recall.vector_floors]\n"fake-64" = 0.7\n')
-    res = run_cli("recall", "when does the nightly build run", "--format", "prompt")
+    res = invoke_cli("recall", "when does the nightly build run", "--format", "prompt")
     assert res.returncode == 0, res.stderr
     assert res.stdout.count("<memory ") == 3       # [hooks] max_results, of the five that match
-    res = run_cli("recall", "when does the nightly build run", "--format", "prompt", "-k", "5")
+    res = invoke_cli("recall", "when does the nightly build run", "--format", "prompt", "-k", "5")
     assert res.stdout.count("<memory ") == 5       # -k given: it rules
-    res = run_cli("recall", "Which server hosts the Minecraft world?", "--format", "prompt")
+    res = invoke_cli("recall", "Which server hosts the Minecraft world?", "--format", "prompt")
     assert res.returncode == 0 and res.stdout == "" and "no matches" in res.stderr  # no empty frame
     _write_config(gm_home, "[hooks]\nmax_results = 2\n")
-    res = run_cli("recall", "when does the nightly build run", "--format", "prompt")
+    res = invoke_cli("recall", "when does the nightly build run", "--format", "prompt")
     assert res.stdout.count("<memory ") == 2
 
 
@@ -74,12 +74,12 @@ def test_context_query_adds_a_relevant_section_only_when_something_passes(gm_hom
 def test_context_query_cli_renders_the_section_or_nothing(gm_home):
     _tiny(gm_home)
     _write_config(gm_home, '[recall.vector_floors]\n"fake-64" = 0.7\n')
-    res = run_cli("context", "--query", "when does the nightly build run")
+    res = invoke_cli("context", "--query", "when does the nightly build run")
     assert res.returncode == 0, res.stderr
     assert '## Relevant to "when does the nightly build run"' in res.stdout
-    res = run_cli("context", "--query", "Who discovered penicillin?")
+    res = invoke_cli("context", "--query", "Who discovered penicillin?")
     assert res.returncode == 0 and "Relevant" not in res.stdout and "nightly job" in res.stdout
-    res = run_cli("context", "--query", "  ")
+    res = invoke_cli("context", "--query", "  ")
     assert res.returncode != 0 and "error:" in res.stderr and "hint:" in res.stderr
     assert "Traceback" not in res.stderr
 
@@ -115,7 +115,7 @@ def test_chinese_by_words_abstains_on_the_prompt_path(gm_home):
     small = store.recall("我女儿学小提琴多久了？", k=2, scopes=scope, mode="bm25", record=False)
     large = store.recall("我女儿学小提琴多久了？", k=20, scopes=scope, mode="bm25", record=False)
     assert [h.relevance for h in small] == [h.relevance for h in large[:2]]
-    res = run_cli("recall", "青霉素是谁发现的？", "--scope", "channel/u1", "--mode", "bm25", "--explain",
-                  "--min-relevance", "0")
+    res = invoke_cli("recall", "青霉素是谁发现的？", "--scope", "channel/u1", "--mode", "bm25", "--explain",
+                     "--min-relevance", "0")
     assert res.returncode == 0 and "relevance judged by words" in res.stderr, res.stderr
     assert "longest shared stretch" in res.stderr and "best cosine" not in res.stderr, res.stderr

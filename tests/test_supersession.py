@@ -21,7 +21,7 @@ import gitmem
 from gitmem.core.errors import NotFound, UsageError
 from gitmem.memories import succession
 
-from conftest import git, run_cli
+from conftest import git, invoke_cli
 
 
 def ids_of(hits) -> list[str]:
@@ -43,7 +43,7 @@ def test_live_recall_leaves_the_replaced_memory_out_and_include_superseded_shows
     res = store.search("where does the team store logs elasticsearch", k=5, include_superseded=True)
     both = ids_of(res.hits)
     assert both.index(new.id) < both.index(old.id) and res.info["superseded"] == {old.id: [new.id]}
-    out = run_cli("--home", str(store.home), "recall", "--include-superseded", "--json", "logs elasticsearch")
+    out = invoke_cli("--home", str(store.home), "recall", "--include-superseded", "--json", "logs elasticsearch")
     rows = {r["id"]: r for r in json.loads(out.stdout)}
     assert rows[old.id]["superseded_by"] == [new.id] and "superseded_by" not in rows[new.id]
 
@@ -61,12 +61,12 @@ def test_list_and_get_say_what_replaced_a_memory(pair):
     listed = {m.id: m for m in store.list()}
     assert listed[old.id].superseded_by == (new.id,) and listed[new.id].superseded_by == ()
     assert store.get(old.id).superseded_by == (new.id,)
-    out = run_cli("--home", str(store.home), "list", "--json")
+    out = invoke_cli("--home", str(store.home), "list", "--json")
     rows = {r["id"]: r for r in json.loads(out.stdout)}
     assert rows[old.id]["superseded_by"] == [new.id] and rows[new.id]["supersedes"] == [old.id]
-    text = run_cli("--home", str(store.home), "get", old.id).stdout
+    text = invoke_cli("--home", str(store.home), "get", old.id).stdout
     assert f"# superseded by: {new.id}" in text
-    assert f"(superseded by {new.id})" in run_cli("--home", str(store.home), "list").stdout
+    assert f"(superseded by {new.id})" in invoke_cli("--home", str(store.home), "list").stdout
 
 
 def test_context_and_memory_md_use_only_the_current_memory(pair):
@@ -96,7 +96,7 @@ def test_bad_targets_are_clean_errors_and_write_nothing(store):
         store.remember("x", supersedes=[a.id])
     assert store.git.tip("main").id != tip  # the forget moved it; nothing else did
     after = store.git.tip("main").id
-    out = run_cli("--home", str(store.home), "remember", "--supersedes", "no-such-key", "y")
+    out = invoke_cli("--home", str(store.home), "remember", "--supersedes", "no-such-key", "y")
     assert out.returncode != 0 and out.stderr.startswith("error:") and "hint:" in out.stderr
     assert "Traceback" not in out.stderr and store.git.tip("main").id == after
 
@@ -141,7 +141,7 @@ def test_update_supersedes_adds_to_the_list_and_refuses_a_cycle(store):
     assert m.supersedes == (a.id,) and store.get(a.id).superseded_by == (b.id,)
     with pytest.raises(UsageError, match="already replaces"):
         store.update(a.id, supersedes=[b.id])
-    out = run_cli("--home", str(store.home), "update", a.id, "--supersedes", b.id)
+    out = invoke_cli("--home", str(store.home), "update", a.id, "--supersedes", b.id)
     assert out.returncode != 0 and "hint:" in out.stderr
 
 
@@ -177,7 +177,7 @@ def test_undream_takes_a_dreams_supersessions_with_it(store):
 
 def test_remember_supersedes_on_the_cli_prints_it(store):
     old = store.remember("Our CI is Jenkins")
-    out = run_cli("--home", str(store.home), "remember", "--supersedes", old.id, "--json", "Our CI is GitHub Actions")
+    out = invoke_cli("--home", str(store.home), "remember", "--supersedes", old.id, "--json", "Our CI is GitHub Actions")
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["supersedes"] == [old.id] and d["status"] == "created"

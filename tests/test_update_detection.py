@@ -10,7 +10,7 @@ import pytest
 
 from gitmem.memories import updates
 
-from conftest import run_cli
+from conftest import invoke_cli
 
 
 # ---- judge: the rules, in both languages (sentences not taken from the data set) ----
@@ -71,13 +71,13 @@ def test_find_sorts_candidates_into_updates_and_duplicates():
 
 # ---- what remember reports ------------------------------------------------------------
 def remember_json(home, *args) -> dict:
-    out = run_cli("--home", str(home), "remember", "--json", *args)
+    out = invoke_cli("--home", str(home), "remember", "--json", *args)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 
 def test_cli_remember_reports_status_and_possible_updates(gm_home):
-    assert run_cli("--home", str(gm_home), "init").returncode == 0
+    assert invoke_cli("--home", str(gm_home), "init").returncode == 0
     first = remember_json(gm_home, "--key", "ci", "Our CI system is Jenkins")
     assert first["status"] == "created" and first["possible_updates"] == []
     assert remember_json(gm_home, "--key", "ci", "Our CI system is Jenkins")["status"] == "unchanged"
@@ -85,7 +85,7 @@ def test_cli_remember_reports_status_and_possible_updates(gm_home):
     new = remember_json(gm_home, "We switched our CI system from Jenkins to GitHub Actions")
     assert [c["id"] for c in new["possible_updates"]] == [first["id"]]
     assert "switched" in new["possible_updates"][0]["cues"]
-    text = run_cli("--home", str(gm_home), "remember", "Now our CI system is Buildkite instead").stdout
+    text = invoke_cli("--home", str(gm_home), "remember", "Now our CI system is Buildkite instead").stdout
     assert f"may update {new['id']}: We switched" in text
 
 
@@ -98,7 +98,7 @@ def test_a_repeated_fact_is_a_possible_duplicate_and_detection_is_asked_for(stor
 
 
 def test_cli_remember_reports_chinese_updates(gm_home):
-    assert run_cli("--home", str(gm_home), "init").returncode == 0
+    assert invoke_cli("--home", str(gm_home), "init").returncode == 0
     old = remember_json(gm_home, "我们的代码放在 GitLab 上。")
     new = remember_json(gm_home, "我们的代码现在换成放在 GitHub 上了。")
     assert [c["id"] for c in new["possible_updates"]] == [old["id"]]
@@ -107,7 +107,7 @@ def test_cli_remember_reports_chinese_updates(gm_home):
 def test_mcp_remember_reports_what_the_service_did(gm_home):
     from test_mcp import _payload, run_session
 
-    assert run_cli("--home", str(gm_home), "init").returncode == 0
+    assert invoke_cli("--home", str(gm_home), "init").returncode == 0
 
     async def scenario(s):
         out = []
