@@ -68,6 +68,18 @@ def test_a_slot_change_supersedes_only_months_later_and_alone():
     assert [(p["old"], p["by"]) for p in got] == [("a", "c")]                          # a cue claims it first
 
 
+def test_a_cued_statement_linked_to_several_older_memories_replaces_none():
+    # 搬家公司 ("moving company") holds the cue 搬家 and shares 公司 with two other facts.
+    items = _items(("a", "表弟在苏州一家芯片公司上班。", 0.0), ("b", "公司年会定在酒店办。", 10 * DAY),
+                   ("c", "搬家公司定在六月八日上午八点到。", 120 * DAY))
+    got = dream_updates.update_pairs(items, [(0.8, 0, 2), (0.75, 1, 2)], 0.55)
+    assert [(p["old"], p["by"], p.get("held")) for p in got] == [("a", "c", True), ("b", "c", True)]
+    moved = _items(("a", "I live in Leeds.", 0.0), ("b", "I work at a bakery in Leeds.", 10 * DAY),
+                   ("c", "I moved to York last month.", 120 * DAY))
+    one = dream_updates.update_pairs(moved, [(0.8, 0, 2), (0.3, 1, 2)], 0.55)
+    assert [(p["old"], p["by"], p.get("held")) for p in one] == [("a", "c", None)]   # one claim stands
+
+
 def test_dream_supersedes_a_changed_value_and_keeps_look_alikes(store):
     old = store.remember("The staging cluster runs Kubernetes 1.27.", created="2024-01-10")
     new = store.remember("The staging cluster runs Kubernetes 1.29.", created="2024-06-10")

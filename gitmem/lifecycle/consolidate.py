@@ -184,6 +184,10 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
             items.append(updates.Item(m.id, m.text, weighing.timestamp(m.created), m.key))
         cross = [(s, a, b) for s, a, b in pairs if items[a].id != items[b].id]
         for p in updates.update_pairs(items, cross, update_th, strong_th):
+            if p.get("held"):
+                plan.possible_updates.append({"a": p["old"], "b": p["by"], "cosine": p["cosine"],
+                                              "why": f"'{p['cue']}' would replace several memories"})
+                continue
             if p["old"] in superseded or p["by"] in superseded:
                 continue
             superseded[p["old"]] = p["by"]

@@ -86,7 +86,9 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     the cue names (memories.updates.frame: moving, a new job), no two
     different keys; or, with no cue in either, `slot_change` at `threshold` and
     SLOT_DAYS apart (cue SLOT_CUE), where no cued successor claims the old one and no
-    other later text fits it as well. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
+    other later text fits it as well. A cued successor that would replace more than one
+    older memory replaces none (one statement replaces one fact): such pairs come last,
+    marked "held", for the agent's plan. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
     "now" or "new") and the shared term suffice: "I drive a grey Golf" / "I sold the
     Golf and bought a Kia instead" sit at cosine 0.5. Each old memory gets its most
     similar successor; the list is ordered by cosine, highest first."""
@@ -116,6 +118,14 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
             continue
         if old not in best or s > best[old][0]:
             best[old] = (s, new, c)
+    # One statement replaces one fact: a successor a cue links to several older memories
+    # (a noun that holds a cue, 搬家公司 "moving company") is no update of any of them.
+    claims: dict[int, int] = {}
+    for n in (n for _, n, _ in best.values()):
+        claims[n] = claims.get(n, 0) + 1
+    held = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c, "held": True}
+            for o, (s, n, c) in best.items() if claims[n] > 1]
+    best = {o: v for o, v in best.items() if claims[v[1]] == 1}
     for o, found in slots.items():
         # Only where no cued successor claims it and one later statement alone fits.
         if o not in best and len(found) == 1:
@@ -123,4 +133,4 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     out = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c}
            for o, (s, n, c) in best.items()]
     out.sort(key=lambda d: -d["cosine"])
-    return out
+    return out + sorted(held, key=lambda d: -d["cosine"])
