@@ -113,9 +113,10 @@ def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Pa
             # prompt path (prompt_min_relevance, at most [hooks] max_results).
             got = store.search(q["q"], k=10, scopes=[q["scope"]], record=False).hits
             cap = int(store.config.get("hooks", "max_results"))
-            shown = store.injectable(got)[:cap]
+            shown = store.prompt_hits(got)
             shipped = {"recall": len(got), "recall_evidence": any(h.key in q["evidence"] for h in got),
-                       "prompt": len(shown), "prompt_evidence": any(h.key in q["evidence"] for h in shown), "cap": cap}
+                       "prompt": len(shown), "prompt_evidence": any(h.key in q["evidence"] for h in shown), "cap": cap,
+                       "prompt_evidence_hits": sum(h.key in q["evidence"] for h in shown)}
             rows.append(dict(q, lang=lang, side=side, known=known, view=view, hits=hits, evidence=sorted(q["evidence"]), shipped=shipped))
     return rows
 
