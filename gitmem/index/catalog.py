@@ -493,4 +493,3 @@ def copy_from(con, source: Path) -> None:
         con.execute("ROLLBACK")
     finally:
         con.execute("DETACH oldcat")
-

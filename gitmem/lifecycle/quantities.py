@@ -32,22 +32,28 @@ def _fmt(x: float) -> str:
 
 
 @lru_cache(maxsize=65536)
-def units(text: str) -> dict[str, frozenset[str]]:
-    """The numbers of an English `text` that carry a unit, each with its units' canonical
-    names ("2.5" -> {"cubic centimetre"}); {} for a text without Latin letters."""
+def _found(text: str) -> tuple[tuple[object, str, str], ...]:
+    """(value, unit name, surface) of each quantity quantulum3 reads in an English
+    `text`, parsed once per text; () for a text without Latin letters or a number."""
     if not _LATIN.search(text) or not _DIGIT_OR_WORD.search(text):
-        return {}
-    out: dict[str, set[str]] = {}
+        return ()
     try:
         found = _parser().parse(text)
     except (ValueError, KeyError, IndexError, AttributeError, TypeError):  # its own failures on odd input
-        return {}
-    for q in found:
-        name = q.unit.name
+        return ()
+    return tuple((q.value, q.unit.name, q.surface) for q in found)
+
+
+@lru_cache(maxsize=65536)
+def units(text: str) -> dict[str, frozenset[str]]:
+    """The numbers of an English `text` that carry a unit, each with its units' canonical
+    names ("2.5" -> {"cubic centimetre"}); {} for a text without Latin letters."""
+    out: dict[str, set[str]] = {}
+    for value, name, surface in _found(text):
         # "a day" is one day by article, not by number; a bare number has no unit to compare
-        if name == "dimensionless" or not _DIGIT_OR_WORD.search(q.surface) or isinstance(q.value, complex):
+        if name == "dimensionless" or not _DIGIT_OR_WORD.search(surface) or isinstance(value, complex):
             continue
-        out.setdefault(_fmt(float(q.value)), set()).add(name)
+        out.setdefault(_fmt(float(value)), set()).add(name)
     return {k: frozenset(v) for k, v in out.items()}
 
 
@@ -55,16 +61,10 @@ def units(text: str) -> dict[str, frozenset[str]]:
 def unit_words(text: str) -> frozenset[str]:
     """The words of `text` that name a unit of one of its numbers ("ft", "feet", "ml"),
     lower case: values, not entities, where two texts are compared word by word."""
-    if not _LATIN.search(text) or not _DIGIT_OR_WORD.search(text):
-        return frozenset()
-    try:
-        found = _parser().parse(text)
-    except (ValueError, KeyError, IndexError, AttributeError, TypeError):
-        return frozenset()
     out: set[str] = set()
-    for q in found:
-        if q.unit.name != "dimensionless":
-            out |= {w for w in re.findall(r"[a-z]+", q.surface.lower()) if not _DIGIT_OR_WORD.fullmatch(w)}
+    for _, name, surface in _found(text):
+        if name != "dimensionless":
+            out |= {w for w in re.findall(r"[a-z]+", surface.lower()) if not _DIGIT_OR_WORD.fullmatch(w)}
     return frozenset(out)
 
 

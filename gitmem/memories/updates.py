@@ -129,11 +129,6 @@ def is_cjk(text: str) -> bool:
 
 
 def short(text: str) -> bool:
-    """A statement, not a conversation turn (see `_short`)."""
-    return _short(text)
-
-
-def _short(text: str) -> bool:
     """A statement, not a conversation turn: at most STRICT_WORDS words (CJK: twice as
     many characters)."""
     if is_cjk(text):
@@ -247,7 +242,7 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
         if all(c in WEAK_CUES or c in TALK_CUES for c in added):
             close = (framed or s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
                      or (not cjk and _next_to(newer, added, subj)) or (on_topic and bool(subj)))
-            if not (close and _short(older) and _short(newer)):
+            if not (close and short(older) and short(newer)):
                 added = ()
     later = not (older_created and newer_created and newer_created < older_created)
     kind = None

@@ -25,12 +25,12 @@ repeats, found by one recall of its text (BENCHMARKS.md, "Issue 22")."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from gitmem.core import model
+from gitmem.core.errors import UsageError
 from gitmem.memories import succession, updates
 
 if TYPE_CHECKING:
@@ -283,11 +283,12 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
 
 
 def _days(iso: str | None) -> float | None:
+    """A hit's `created` in days (model.parse_when: UTC), or None when missing or unreadable."""
     if not iso:
         return None
     try:
-        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() / 86400.0
-    except ValueError:
+        return model.parse_when(iso).timestamp() / 86400.0
+    except UsageError:
         return None
 
 
