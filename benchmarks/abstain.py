@@ -163,6 +163,19 @@ def shipped(rows: list[dict], path: str) -> dict[str, float]:
     return out
 
 
+def prompt_precision(rows: list[dict]) -> str:
+    """What the prompt carries for on-topic questions at the shipped defaults, per
+    language: hits per question and the share of them that are the evidence."""
+    out = []
+    for lang in sorted({r["lang"] for r in rows}):
+        on = [r["shipped"] for r in rows if r["kind"] == "on_topic" and r["lang"] == lang]
+        hits = sum(s["prompt"] for s in on)
+        ev = sum(s["prompt_evidence_hits"] for s in on)
+        out.append(f"prompt, {lang} on-topic ({len(on)} questions): {hits / max(1, len(on)):.2f} hits each, "
+                   f"{ev / max(1, hits):.3f} of them evidence")
+    return "\n".join(out)
+
+
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.ndarray:
     """Logistic regression by Newton's method, both classes weighted equally; x has a
     column of ones first. Returns the coefficients."""
@@ -396,6 +409,7 @@ def main(argv=None) -> int:
     text = report(rows, float(SCHEMA_DEFAULT("min_relevance")), float(SCHEMA_DEFAULT("prompt_min_relevance")), model,
                   cmd)
     print(f"gitmem from `{Path(gitmem.__file__).parent}`\n\n{text}")
+    print(prompt_precision(rows))
     if args.write:
         write_section(f"<!-- {args.block}:begin -->", f"<!-- {args.block}:end -->", text + "\n", "Issue 19: abstention")
     return 0
