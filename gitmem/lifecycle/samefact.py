@@ -263,15 +263,51 @@ def _clause_names_differ(a: str, b: str) -> bool:
     return bool(read(best).units & ua) and _names_differ(read(a), read(best))
 
 
+@lru_cache(maxsize=1)
+def _nicknamer():
+    from nicknames import NickNamer  # lazily: dream's code path only
+
+    return NickNamer()
+
+
+@lru_cache(maxsize=65536)
+def _nickname_of(x: str, y: str) -> bool:
+    """Whether one of two lower-case words is a short form of the other by the nicknames
+    dataset (maggie / margaret, liz / elizabeth, jo / joanna), beyond NICKNAMES."""
+    if x == y or not (x.isalpha() and y.isalpha() and x.isascii() and y.isascii()):
+        return False
+    nn = _nicknamer()
+    return y in nn.canonicals_of(x) or x in nn.canonicals_of(y)
+
+
+def _aliased(fa: Fact, fb: Fact) -> Fact:
+    """`fb` with each word that is a short form (or the full form) of a name of `fa`
+    written as `fa` writes it, so "Maggie Oduya" / "margaret oduya" is one name. Only
+    names of `fa` (capitalised words) are looked up: "will" and "bill" stay words."""
+    if not fa.names:
+        return fb
+    alias = {y: x for x in fa.names for y in fb.words if _nickname_of(x, y)}
+    if not alias:
+        return fb
+    def m(ws):
+        return tuple(alias.get(w, w) for w in ws)
+    return Fact(fb.values, frozenset(m(fb.names)), m(fb.tokens), frozenset(m(fb.words)), fb.units, m(fb.full))
+
+
 def conflict(a: str, b: str) -> str | None:
     """Why `a` and `b` state different facts ("values differ", "names differ",
     "entities differ"), or None when nothing tells them apart."""
     fa, fb = read(a), read(b)
+    fb = _aliased(fa, fb)
+    fa = _aliased(fb, fa)
     for kind in fa.values.keys() & fb.values.keys():
         # Known against known: each side states a value of this kind the other does not.
         # A value only one side states (or one the reader could not read on the other
-        # side) is unknown there, not different.
-        if fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
+        # side) is unknown there, not different. Quantities compare by what they measure:
+        # a length against a length ("1.85 m" / "185 cm" agree), never a duration against
+        # an amount of money ("一年三万八" / "每年三万八千块": the year is not the fee).
+        groups = [values.by_dimension(f.values[kind]) if kind == "qty" else {kind: f.values[kind]} for f in (fa, fb)]
+        if any(groups[0][d] - groups[1][d] and groups[1][d] - groups[0][d] for d in groups[0].keys() & groups[1].keys()):
             return "values differ"
     shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
     # quantulum3 is asked about a shared number the hand-written units read on one side at most

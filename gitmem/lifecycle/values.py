@@ -59,9 +59,27 @@ UNITS = {
     "percent": ("%", "％", "percent", "per cent"),
     # Chinese counters that name what is counted: 3岁 (an age) and 3楼 (a floor) differ.
     "age": ("岁", "周岁"), "floor": ("楼", "层"), "times": ("次", "遍", "倍", "times"), "people": ("人", "位", "名"),
-    "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres", "公里"),
-    "kg": ("kg", "kilogram", "kilograms", "kilo", "kilos", "公斤"),
+    "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres", "公里", "千米"),
+    "kg": ("kg", "kilogram", "kilograms", "kilo", "kilos", "公斤", "千克"),
+    "m": ("m", "meter", "meters", "metre", "metres", "米"),
+    "cm": ("cm", "centimeter", "centimeters", "centimetre", "centimetres", "厘米", "公分"),
+    "mm": ("mm", "millimeter", "millimeters", "millimetre", "millimetres", "毫米"),
+    "inch": ("inch", "inches", '"', "″", "”"), "ft": ("ft", "foot", "feet"),
+    "mile": ("mile", "miles"),
+    "g": ("g", "gram", "grams", "gramme", "grammes", "克"), "jin": ("斤",),
+    "lb": ("lb", "lbs"), "oz": ("oz", "ounce", "ounces"),
+    "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
+    "l": ("litre", "litres", "liter", "liters", "升"),
 }
+# Units of a measure, as pint names them: a quantity in one of these is written in the
+# base unit of its dimension, with no bare number ("185 cm" and "1.85 m" -> `qty:1.85 [length]`;
+# "2.5 hours", "150 minutes" and "2h30" -> `qty:9000 [time]`), so one amount written in
+# two units reads as one value. Chinese 斤 is defined as half a kilogram.
+MEASURES = {"year": "year", "month": "month", "week": "week", "day": "day", "hour": "hour", "minute": "minute",
+            "second": "second", "km": "kilometer", "kg": "kilogram", "m": "meter", "cm": "centimeter",
+            "mm": "millimeter", "inch": "inch", "ft": "foot", "mile": "mile", "g": "gram", "jin": "jin",
+            "lb": "pound", "oz": "ounce", "ml": "milliliter", "l": "liter", "kb": "kilobyte", "mb": "megabyte",
+            "gb": "gigabyte", "tb": "terabyte"}
 # Units that count things rather than measure them: two look-alike facts often share
 # one ("both three years old", "30 people each").
 COUNTERS = frozenset({"age", "floor", "times", "people"})
@@ -87,7 +105,7 @@ _ADDR = re.compile(r"(?:\b(?:https?|ftp)://)?(?:www\.)?"
                    r"(/[^\s,;)\]'\"。，；）]*)?", re.I)
 _THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
-_MULTIPLIER = _re(rf"({_N})\s*(k|千|万|萬|亿)(?![a-z])")
+_MULTIPLIER = _re(rf"({_N})\s*(k|千|万|萬|亿)(?![a-z]|[克米])")  # 25 千克 is 25 kg, not 25000
 _MULT = {"k": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
 # Chinese numerals: a run that starts with a digit or 十 and either holds a
 # multiplier (四千五) or stands before a unit or counter (三月, 两年, 三个); one
@@ -129,21 +147,40 @@ _ZH_YEAR = _re(r"(?<![\d.])(\d{4})\s*年")
 # (not before a Chinese counter: 1900件 is a count; a Chinese year is read with its 年)
 _YEAR = _re(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)(?!\s*[\u3400-\u9fff])")
 # "may" alone is a month only before a year ("May 2025"), else the verb.
-_EN_MONTH = _re(r"\b(" + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may")
-                       + r"|may(?=\W{0,3}(?:19|20)\d\d))\b\.?")
+# "may" alone is a month only before a year ("May 2025"), else the verb; a short form
+# alone (jan, jun, mar) only before a year or after "in", "by", "until"... (else a name:
+# "my aunt Jan"); a full name always.
+_LONG_MONTHS = [m for m in sorted(MONTHS, key=len, reverse=True) if len(m) > 4 and m != "sept"]
+_SHORT_MONTHS = [m for m in sorted(MONTHS, key=len, reverse=True) if m not in _LONG_MONTHS]
+_EN_MONTH = _re(r"\b(" + "|".join(_LONG_MONTHS)
+                + r"|(?:" + "|".join(_SHORT_MONTHS) + r")(?=\.?\W{0,3}(?:19|20)\d\d)"
+                + r"|(?:" + "|".join(rf"(?<=\b{w} )" for w in ("in", "by", "until", "till", "since", "from", "before",
+                                                              "after", "of", "mid", "early", "late", "next",
+                                                              "last", "this")) + r")(?:"
+                + "|".join(m for m in _SHORT_MONTHS if m != "may") + r"))\b\.?")
 _WEEKDAY = _re(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
 _ZH_WEEKDAY = _re(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天1-7])")
 _UNIT_WORDS = "|".join(re.escape(w) for w in sorted(_UNIT_OF, key=len, reverse=True))
 _QTY_PREFIX = _re(rf"([$€£¥])\s?({_N})")
 _QTY_CODE = _re(rf"\b(usd|eur|gbp|cny|rmb)\s?({_N})")  # "GBP 1850": a currency code before the number
+# "200×300 厘米", "2 x 3 m": the unit after the second number is the first's too
+_BY = _re(rf"(?<![\d.])({_N})\s*(?:[×x*]|by)\s*({_N})\s*({_UNIT_WORDS})(?![a-z])")
 _QTY_SUFFIX = _re(rf"(?<![\d.])({_N})(?:\s|-)?({_UNIT_WORDS})(?![a-z])")  # 13 hours, 13h, 13-hour
 _NUM = _re(_N)
+# "55 in." at the end of a clause: inches (not "in" the preposition, which goes on)
+_INCH_IN = _re(rf"(?<![\d.])({_N})\s*in\b(?=\.?\s*(?:[,;)]|$))")
 _DIGIT = _re(r"\d")
 _ZH_DIGIT = _re("[零〇一二两三四五六七八九十廿卅]")
 # Digits with Chinese multipliers: 3千5百, 12万, 4.5万 (read by cn2an as one number).
 _ZH_MIXED = _re(r"(?<![\d.])\d+(?:\.\d+)?[十百千万萬亿](?:\d+[十百千万萬]?)*")
 _HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a half ml: n.5
 # 4小时30分钟, 1 hour 30 minutes: one duration, in hours
+_H_MM = _re(r"\b(\d{1,2})h(\d{2})\b")  # 2h30: two and a half hours
+# 1米6, 一米六 (after the numerals are read): 1.6 metres
+_ZH_METRE = _re(r"(?<![\d.])(\d)\s*米\s*(\d)(?![\d.])")
+_ZH_AFTER_METRE = re.compile(r"米([一二三四五六七八九])(?![零〇一二两三四五六七八九十百千万])")
+# British "half eight (in the morning)": 8:30
+_TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=\s*(?:[.,;!)]|$)))")
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|钟头|hours?|hrs?|h)\s*(?:and\s+)?(\d{{1,2}})\s*(?:分钟|minutes?|mins?)")
 # A hyphen inside a phrase ("thirteen-hour", "parent-teacher"), not inside a number word ("twenty-five").
 _HYPHEN = _re(r"(?<=[a-z])-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)(?=[a-z])")
@@ -237,10 +274,13 @@ def _date(m: re.Match, kind: str) -> list[str] | None:
         y, mo, d = m[1], int(m[2]), int(m[3])
     elif kind == "zh_ym":
         return [f"year:{m[1]}", f"month:{int(m[2])}"] if 1 <= int(m[2]) <= 12 else None
-    elif kind == "md_slash":  # month first, as in English; day first when it cannot be a month
+    elif kind == "md_slash":  # 09/04: April 9th in Britain, September 4th in the US: both
         y, mo, d = m[3], int(m[1]), int(m[2])
         if mo > 12 >= d:
             mo, d = d, mo
+        elif mo != d and d <= 12 and 1 <= mo:
+            year = [f"year:{'20' + y if len(y) == 2 else y}"] if y else []
+            return [f"date:{mo}-{d}", f"date:{d}-{mo}"] + year
     elif kind == "dmy_dots":
         y, mo, d = m[3], int(m[2]), int(m[1])
     elif kind == "mdy":
@@ -281,9 +321,37 @@ def _word_hour(m: re.Match) -> list[str] | None:
     return [got] if got else None
 
 
+@lru_cache(maxsize=1)
+def _registry():
+    import pint  # lazily: dream's code path only (a registry costs ~0.4 s to build)
+
+    reg = pint.UnitRegistry()
+    reg.define("jin = 0.5 * kilogram")  # 斤
+    return reg
+
+
+@lru_cache(maxsize=4096)
+def _base(x: float, unit: str) -> tuple[str, str]:
+    """(amount, dimension) of `x` `unit` (a MEASURES unit) in its dimension's base unit,
+    to six significant digits (185 cm and 1.85 m give one string)."""
+    q = _registry().Quantity(x, MEASURES[unit]).to_base_units()
+    dim = str(q.dimensionality)
+    return _fmt(float(f"{q.magnitude:.6g}")), "[information]" if dim == "dimensionless" else dim  # bytes
+
+
 def _qty(n: str, unit: str) -> list[str]:
-    x = _fmt(float(n))
-    return [f"num:{x}"] if unit in COUNT_ONLY else [f"num:{x}", f"qty:{x} {unit}"]
+    x = float(n)
+    if unit in MEASURES:  # compared as an amount of its dimension only: "every second
+        v, dim = _base(x, unit)  # Friday" (num:2) and "every two weeks" do not differ by a number
+        return [f"qty:{v} {dim}"]
+    return [f"num:{_fmt(x)}"] if unit in COUNT_ONLY else [f"num:{_fmt(x)}", f"qty:{_fmt(x)} {unit}"]
+
+
+def dimension(value: str) -> str:
+    """What a `qty:` value measures: its dimension for a measure ("[length]"), "amount"
+    for money, counts and the rest (which compare with each other as before)."""
+    unit = value.rsplit(" ", 1)[-1]
+    return unit if unit.startswith("[") else "amount"
 
 
 def _counted(m: re.Match, out: list[str]) -> str:
@@ -322,8 +390,9 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
     vals += addrs
     t = t.casefold()
     if _ZH_DIGIT.search(t):
+        t = _ZH_AFTER_METRE.sub(lambda m: "米" + str("一二三四五六七八九".index(m[1]) + 1), t)
         t = _ZH_RUN.sub(_zh_numeral, t.replace("廿", "二十").replace("卅", "三十"))
-    t = _english_numbers(t)
+    t = _english_numbers(t.replace(" & ", " and "))
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
     if digits:
         t = _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t)
@@ -331,6 +400,8 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
         t = _ZH_MIXED.sub(_zh_mixed, t)
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
         t = _HALF.sub(lambda m: m[1] + ".5", t)
+        t = _H_MM.sub(lambda m: _fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
+        t = _ZH_METRE.sub(r"\1.\2米", t)
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
         # times before dates (11/4 is a date, 7:45 a time), dates before bare numbers
         # 02:00 with its leading zero is a 24-hour clock: 每晚 02:00 is two at night, not 14:00
@@ -341,6 +412,7 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
                                                              else (30 if m[4] else 15 if m[5] else 45), m[1])] if x]
                   or None, vals)
         t = _take(_TIME_QUARTER, t, _quarter, vals)
+        t = _take(_TIME_HALF_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 30, m[2])] if x] or None, vals)
         t = _take(_TIME_COLON, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
         t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
         t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
@@ -360,6 +432,8 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
         t = _take(_QTY_CODE, t, lambda m: _qty(m[2], _UNIT_OF[m[1]]), vals)
         # A Chinese counter (三岁, 两位) stays in the text as the word it was before the
         # number was read: look-alikes share it ("……三岁了" / "……也三岁了").
+        t = _INCH_IN.sub(r"\1 inches", t)
+        t = _BY.sub(r"\1\3 × \2\3", t)
         t = _QTY_SUFFIX.sub(lambda m: _counted(m, vals), t)
         t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
         t = _take(_NUM, t, lambda m: [f"num:{_fmt(float(m[0]))}"], vals)
@@ -371,4 +445,12 @@ def by_kind(values: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {}
     for v in values:
         out.setdefault(v.split(":", 1)[0], set()).add(v)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def by_dimension(quantities: frozenset[str]) -> dict[str, frozenset[str]]:
+    """`qty:` values grouped by what they measure (`dimension`)."""
+    out: dict[str, set[str]] = {}
+    for v in quantities:
+        out.setdefault(dimension(v), set()).add(v)
     return {k: frozenset(v) for k, v in out.items()}
