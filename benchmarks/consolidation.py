@@ -52,7 +52,8 @@ from recall_locomo import DEFAULT_MODEL, set_recall  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "consolidation.json"
 SETS = {"v1": DATA, "v2": DATA.with_name("consolidation_v2.json"), "v3": DATA.with_name("consolidation_v3.json"),
-        "v4": DATA.with_name("consolidation_v4.json")}
+        "v4": DATA.with_name("consolidation_v4.json"), "v5": DATA.with_name("consolidation_v5.json"),
+        "v6": DATA.with_name("consolidation_v6.json")}
 K = 10
 
 
@@ -158,13 +159,29 @@ def select(ctx, part: str, lang: str) -> dict[str, list]:
     return out
 
 
-def run(store, ctx, parts: list[str], langs=("en", "zh")) -> str:
+def misses(store, ctx, parts: list[str]) -> list[str]:
+    """The updates whose newer statement is not ranked above the older one (--why)."""
+    out = []
+    for u in ctx["updates"]:
+        if u.get("part") not in parts:
+            continue
+        new, old = _ranks(store, u)
+        if new is None or (old is not None and old < new):
+            out.append(f"  {u['id']}: newer at {new}, older at {old} | {u['question']} | older: {u['older']['text']}"
+                       f" | newer: {u['newer']['text']}")
+    return out
+
+
+def run(store, ctx, parts: list[str], langs=("en", "zh"), why: bool = False) -> str:
     model = store.recaller.embedder().model_id if store.recaller.embedder() else "none"
     lines = [f"gitmem from `{Path(gitmem.__file__).parent}`, model `{model}`, k={K}", ""]
     head = [f"{p} {lang}" for p in parts for lang in langs]
     lines += ["| stage | metric | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
+    notes: list[str] = []
     for n, (stage_name, prepare) in enumerate(STAGES):
         prepare(store, ctx)
+        if why:
+            notes += [f"{stage_name}: newer not above older"] + misses(store, ctx, parts)
         for name, fn in METRICS:
             if name in ONCE and n > 0:
                 continue
@@ -174,7 +191,7 @@ def run(store, ctx, parts: list[str], langs=("en", "zh")) -> str:
                     hit, tot = fn(store, ctx, select(ctx, p, lang))
                     cells.append("—" if not tot else f"{hit / tot:.2f} ({hit}/{tot})")
             lines.append(f"| {stage_name} | {name} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join(lines + ([""] + notes if notes else []))
 
 
 def main(argv=None) -> int:
@@ -184,6 +201,7 @@ def main(argv=None) -> int:
     ap.add_argument("--set", choices=sorted(SETS), help="A set by name (v3: consolidation_v3.json); overrides --data.")
     ap.add_argument("--part", default="all",
                     help="A part of the set (tuning, heldout, heldout2 ...) or `all` (every part it has).")
+    ap.add_argument("--why", action="store_true", help="list, per stage, the updates whose newer is not above the older")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
     data = json.loads(Path(SETS[args.set] if args.set else args.data).read_text(encoding="utf-8"))
@@ -192,7 +210,7 @@ def main(argv=None) -> int:
     store = gitmem.init(home, overrides=conf)
     ctx = load(store, data)
     parts = parts_of(data) if args.part in ("all", "both") else [args.part]
-    print(run(store, ctx, parts))
+    print(run(store, ctx, parts, why=args.why))
     return 0
 
 

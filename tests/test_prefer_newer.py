@@ -92,3 +92,35 @@ def test_long_chat_like_texts_are_left_in_order():
     short = [hit("a", "The staging database is Postgres in Frankfurt.", "2023-01-01T00:00:00Z"),
              hit("b", "The staging database is Postgres in Dublin.", "2024-06-01T00:00:00Z")]
     assert order(short, terms=["stage", "databas"]) == ["b", "a"]  # no vectors: by words (a share of 1/4+)
+
+
+class _Snap:
+    """A snapshot stub holding one unit vector per hit's doc (what newest_first reads)."""
+
+    def __init__(self, vecs):
+        import numpy as np
+
+        self.vectors = np.asarray(vecs, dtype=float)
+        self.row_of = {i: i for i in range(len(vecs))}
+        self.has_vec = [True] * len(vecs)
+
+
+def _pair_at(cos: float):
+    import math
+
+    return [[1.0, 0.0], [cos, math.sqrt(1 - cos * cos)]]
+
+
+def test_english_pair_a_little_apart_by_vectors_goes_by_the_words_the_query_names():
+    older = hit("a", "Penny, our border collie, gets two scoops of kibble at breakfast.", "2023-02-14T00:00:00Z")
+    newer = hit("n", "Penny's breakfast is raw mince from the butcher now.", "2024-06-02T00:00:00Z")
+    older.doc, newer.doc = 0, 1
+    terms = ["penni", "border", "colli", "eat", "breakfast"]  # "What does Penny the border collie eat for breakfast?"
+
+    def run(cos, q):
+        return [h.id for h in currency.newest_first([older, newer], _Snap(_pair_at(cos)), q)]
+
+    assert run(0.44, terms) == ["n", "a"]  # two subject words the query names: the newer goes first
+    assert run(0.44, ["breakfast"]) == ["a", "n"]  # one named word is not enough below NEWEST_COS
+    assert run(0.30, terms) == ["a", "n"]  # nor is any number of words this far apart
+    assert run(0.60, ["breakfast"]) == ["n", "a"]  # close by the vectors alone, as before

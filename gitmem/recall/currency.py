@@ -17,8 +17,9 @@ changes no score, only what is shown and in which order:
   none: "Sprint length for the team: three weeks"): two hits of one query, both on its
   topic, written at least NEWEST_DAYS apart, each the other's nearest in time among
   the hits (the older's nearest later hit, the newer's nearest earlier one) and close
-  enough (English: cosine NEWEST_COS; Chinese, or no vectors: a shared word that the
-  query names too, or SUBJECT_SHARED of their words) — the newer one goes above.
+  enough (English: cosine NEWEST_COS, or NEWEST_COS_NAMED with NEWEST_NAMED shared
+  words the query names; Chinese, or no vectors: a shared word that the query names
+  too, or SUBJECT_SHARED of their words) — the newer one goes above.
 
 `detect` is the write side: the live memories a new memory probably updates or
 repeats, found by one recall of its text (BENCHMARKS.md, "Issue 22")."""
@@ -48,6 +49,11 @@ WINDOW = 20
 # shared words). Read off the tuning sets (BENCHMARKS.md, "Issue 22, fourth round").
 NEWEST_DAYS = 30.0
 NEWEST_COS = 0.55
+# ... or, in English, this close by their vectors and sharing NEWEST_NAMED subject words
+# that the query names too ("Penny ... breakfast" / "Penny's breakfast is now ...", asked
+# "What does Penny eat for breakfast?": a new value says little the old one said).
+NEWEST_COS_NAMED = 0.35
+NEWEST_NAMED = 2
 # Two hits both at least this relevant (gitmem.recall.relevance: even odds) are about
 # what the query asks: a weak change cue between them is about that subject.
 ON_TOPIC = 0.5
@@ -322,7 +328,8 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
             va, vb = vecs[a], vecs[b]
             cos = float(np.dot(va, vb)) if va is not None and vb is not None else None
             if not cjk[a] and cos is not None:
-                near, close = cos, cos >= NEWEST_COS
+                named = len(updates.word_overlap(texts[a], texts[b])[1] & query) if cos < NEWEST_COS else 0
+                near, close = cos, cos >= NEWEST_COS or (cos >= NEWEST_COS_NAMED and named >= NEWEST_NAMED)
             else:  # by words; the vectors, where there are any, only say which is nearest
                 share, shared = updates.word_overlap(texts[a], texts[b])
                 close = share >= updates.SUBJECT_SHARED or bool(shared & query)
