@@ -279,8 +279,9 @@ def _date(m: re.Match, kind: str) -> list[str] | None:
         if mo > 12 >= d:
             mo, d = d, mo
         elif mo != d and d <= 12 and 1 <= mo:
+            # ... and `slash:` as written: 03/04 and 04/03 in two notes are two dates
             year = [f"year:{'20' + y if len(y) == 2 else y}"] if y else []
-            return [f"date:{mo}-{d}", f"date:{d}-{mo}"] + year
+            return [f"date:{mo}-{d}", f"date:{d}-{mo}", f"slash:{mo}/{d}"] + year
     elif kind == "dmy_dots":
         y, mo, d = m[3], int(m[2]), int(m[1])
     elif kind == "mdy":
