@@ -45,7 +45,20 @@ def plan_for(store, texts, c):
 ], ids=["nian-twenty", "date-in-zh", "mixed-numerals", "hyphen-unit", "ml-twice"])
 def test_one_fact_in_forms_new_to_the_lists_merges(store, texts):
     ids, plan = plan_for(store, texts, 0.75)  # below the threshold, within the anchored margin
-    assert [(m["survivor"], sorted(m["merged"])) for m in plan.merges] == [(ids[-1], sorted(ids[:-1]))]
+    assert [sorted([m["survivor"], *m["merged"]]) for m in plan.merges] == [sorted(ids)]
+
+
+def test_the_paraphrase_with_the_most_detail_survives(store):
+    texts = ["The boiler service is booked for Wednesday 9 April at 8:30am.",  # date, time and weekday
+             "boiler service guy coming april 9th, half eight in the morning",
+             "Boiler service: 09/04, 08:30."]
+    ids, plan = plan_for(store, texts, 0.75)
+    assert [(m["survivor"], sorted(m["merged"])) for m in plan.merges] == [(ids[0], sorted(ids[1:]))]
+
+
+def test_between_two_as_detailed_the_sentence_survives(store):
+    ids, plan = plan_for(store, ["Canada parcel: 3200 g.", "The parcel going to Canada weighs 3.2 kg."], 0.75)
+    assert [m["survivor"] for m in plan.merges] == [ids[1]]
 
 
 @pytest.mark.parametrize("texts", [
@@ -64,4 +77,13 @@ def test_two_events_on_one_day_and_time_stay_two_memories(store, texts):
 def test_a_value_only_one_text_states_does_not_keep_a_paraphrase_apart_and_a_differing_one_does(store):
     texts = ["Rent is $1,200.", "Rent is $1,200, due on the 1st of each month.", "Rent is $1,250, due on the 1st."]
     ids, plan = plan_for(store, texts, 0.9)
+    assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]
+
+
+def test_an_older_text_never_survives_a_much_newer_one(store):
+    # Months apart, a merge may have joined an update to what it replaced: the newer stays.
+    texts = ["The parcel going to Canada weighs 3.2 kg.", "Canada parcel: 3200 g."]
+    ids = store.import_items([{"text": texts[0], "created": "2024-01-05", "importance": 9},
+                              {"text": texts[1], "created": "2024-05-05", "importance": 9}]).created
+    plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, EqualCosine(0.75, 2))
     assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]

@@ -20,7 +20,7 @@ from typing import Any
 from gitmem.core import model
 from gitmem.core.model import Memory
 from gitmem.index.embed import get_embedder
-from gitmem.lifecycle import grouping, updates
+from gitmem.lifecycle import grouping, samefact, updates
 from gitmem.memories import succession
 from gitmem.memories.service import INTERNAL_TYPES, Memories, key_path
 from gitmem.policy import weight as weighing
@@ -93,6 +93,30 @@ def newest_key(m: Memory) -> tuple[float, float, str]:
     return (weighing.timestamp(m.updated), weighing.timestamp(m.created), m.id)
 
 
+# A merge keeps the most detailed of the paraphrases written within this many days of
+# the group's newest; an older text never survives a newer one (a group that joined an
+# update to what it replaced by mistake then still says what is true now).
+SURVIVOR_DAYS = 30
+
+
+def informative_key(m: Memory) -> tuple[int, int, tuple[float, float, str]]:
+    """The most kinds of value read (a date, a time, a weekday, an amount...), then the
+    most content words (a sentence over a terse note), then the newest."""
+    fact = samefact.read(m.text)
+    return len(set(fact.values) - {"slash"}), len(fact.tokens), newest_key(m)
+
+
+def survivor_first(group: list[Memory]) -> list[Memory]:
+    """`group` with the memory a merge keeps first: of the paraphrases written within
+    SURVIVOR_DAYS of the newest, the one that says the fact best (`informative_key`):
+    paraphrases state one fact, so the text that keeps every detail and matches the most
+    ways of asking is the one to keep; the others' ids go in its `supersedes`."""
+    newest = max(group, key=newest_key)
+    recent = weighing.timestamp(newest.created) - SURVIVOR_DAYS * 86400.0
+    best = max((m for m in group if weighing.timestamp(m.created) >= recent), key=informative_key, default=newest)
+    return [best] + [m for m in group if m is not best]
+
+
 def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
               counts: weighing.Counts, embedder: Any = "load") -> Plan:
     """What a dream would do to `scope` at `tip`: merges, archive moves, MEMORY.md.
@@ -156,8 +180,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
             plan.possible_updates.append({"a": keyed[0].id, "b": keyed[1].id, "cosine": 1.0,
                                           "why": "different keys"})
             continue
-        group.sort(key=newest_key, reverse=True)
-        group = [_full(svc, m, blobs, light) for m in group]
+        group = survivor_first([_full(svc, m, blobs, light) for m in group])
         top, rest = group[0], group[1:]
         merged = merge_memories(top, rest, keys)
         survivors[top.id] = merged
