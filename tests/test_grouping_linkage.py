@@ -49,3 +49,23 @@ def test_a_measured_value_and_every_word_of_the_shorter_text_lower_the_bar():
     assert not close_enough("New sofa: GBP 1850.", "The new laptop cost £1,850.", 0.57, *args)  # another thing
     assert not close_enough("Sofa count: 1850.", "the sofa count came to 1850 in the end", 0.57, *args)  # a bare number
     assert not close_enough("The gym opens at 6am.", "Breakfast is served from 6am.", 0.54, *args)  # a time alone
+
+
+@pytest.mark.parametrize("a,b", [
+    ("儿子的篮球教练叫小周。", "组里的周报用石墨文档写。"),  # 小周's surname is a character of 周报
+    ("我的健身私教是小马。", "家里买菜都在盒马上下单，半小时送到。"),  # ... and of 盒马
+    ("小区东门晚上十一点关。", "小区进门要刷门禁卡。"),  # one shared word, no value, no name
+    ("女儿的游泳教练叫小周。", "女儿戴的是钢丝牙套。"),
+])
+def test_two_chinese_notes_are_never_one_fact_by_the_cosine_alone(a, b):
+    # The English model gives unrelated Chinese notes cosines up to 0.9 and more.
+    assert not grouping.close_enough(a, b, 0.95, 0.88, 0.25, 0.45)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("房租每月4500块。", "月租金：4,500 元。"),  # a shared amount (and a content character)
+    ("小张下周一入职。", "张伟下周一入职。"),  # a short name and a shared word
+    ("我对花生过敏。", "我吃花生会过敏。"),  # two shared words
+])
+def test_chinese_paraphrases_with_a_value_a_name_or_two_words_in_common_still_are(a, b):
+    assert grouping.close_enough(a, b, 0.9, 0.88, 0.25, 0.45)

@@ -5,8 +5,9 @@ enough and nothing tells any two of their members apart (gitmem.lifecycle.samefa
 values, names, entities; or two different stable keys). Similar enough: the scope's
 near threshold, or `anchored_margin` less when the two texts share a date, number or
 name or all the content words of the shorter one (samefact.overlap, the lexical
-channel); between two Chinese texts, which the English model scores 0.5-0.75 whether
-they are paraphrases or not, `cjk_margin` less when they share a value and a word.
+channel); between two Chinese texts, which the English model scores 0.5-0.95 whether
+they are paraphrases or not, `cjk_margin` less when they share a value and a word, and
+never by the cosine alone: a shared value or name, or two shared words.
 Chinese pairs that share a word are candidates even when the vectors do not rank them
 among each other's nearest (`lexical_pairs`). Single linkage on similarity, complete
 linkage on conflicts: a group never holds two texts that differ in a value or an
@@ -136,9 +137,10 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     measured value and every content word of the shorter. Two Chinese texts sharing no
     word, value or name never are."""
     both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
-    if both_cjk and not samefact.anchors(a, b) and samefact.overlap(a, b)[1] == 0:
-        # The English model maps much of Chinese to one unknown token: two Chinese texts
-        # that share no word, value or name are not one fact at any cosine.
+    if both_cjk and not samefact.anchors(a, b) and samefact.overlap(a, b)[1] < 2:
+        # The English model maps much of Chinese to one unknown token (two Chinese notes
+        # on unrelated things reach 0.9): two Chinese texts are one fact at any cosine
+        # only with a shared value or name, or two shared words.
         return False
     if s >= threshold:
         return True
@@ -163,10 +165,12 @@ def related(a: str, b: str, s: float, threshold: float, margin: float) -> bool:
     """Whether two members of one group have something of their own in common (weaker
     than close_enough: a group's paraphrases are not all near each other): a shared
     value, name or word, or a cosine within `margin` of the threshold (for two Chinese
-    texts, which the English model scores alike whatever they say, only the threshold)."""
+    texts, which the English model scores alike whatever they say, never the cosine)."""
+    if samefact.is_cjk(a) and samefact.is_cjk(b):
+        return samefact.anchors(a, b) or samefact.overlap(a, b)[1] >= 1
     if s >= threshold or samefact.anchors(a, b) or samefact.overlap(a, b)[1] >= 1:
         return True
-    return s >= threshold - margin and not (samefact.is_cjk(a) and samefact.is_cjk(b))
+    return s >= threshold - margin
 
 
 def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[tuple[float, int, int]],

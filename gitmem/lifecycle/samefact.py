@@ -348,7 +348,11 @@ def anchors(a: str, b: str) -> bool:
     """Whether the texts share a value or a name (and so, with no conflict, likely
     state one fact)."""
     fa, fb = read(a), read(b)
-    if fa.names & fb.names or _zh_name_in(fa, fb) or _zh_name_in(fb, fa):
+    if fa.names & fb.names:
+        return True
+    # 小周 / 周伟: the surname alone is one character, which many words hold (周报, 盒马):
+    # it says "the same person" only beside a word the texts share.
+    if (_zh_name_in(fa, fb) or _zh_name_in(fb, fa)) and overlap(a, b)[1] >= 1:
         return True
     shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
     # A weekday or a month alone says little (many things happen on a Tuesday).
