@@ -218,3 +218,28 @@ def test_a_short_form_of_a_name_from_the_nicknames_dataset_is_the_name():
     assert samefact.conflict("The new neighbour at no. 12 is Maggie Oduya.",
                              "The new neighbour at no. 12 is Susan Oduya.") is not None
     assert samefact.conflict("My cousin Jan plays the cello.", "My cousin Jo plays the cello.") is not None
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=9))
+def test_chinese_weights_with_a_decimal_or_jin_and_liang_are_one_value(kg, tenth):
+    # 七点四公斤 = 7.4 kg = 十四斤八两 (one 斤 is half a kilogram and ten 两)
+    grams = kg * 1000 + tenth * 100
+    jin, liang = divmod(grams * 2 // 100, 10)
+    forms = [f"宝宝体重{zh(kg)}点{ZH_DIGITS[tenth]}公斤。", f"宝宝体重：{grams}克。", f"宝宝{kg}.{tenth}kg。",
+             f"宝宝称了一下，{zh(jin)}斤{ZH_DIGITS[liang]}两。" if liang else f"宝宝称了一下，{zh(jin)}斤。"]
+    assert len({frozenset(vals(f)) for f in forms}) == 1 and not any(v.startswith("time:") for v in vals(forms[0]))
+    assert vals(f"宝宝体重{zh(kg)}点{ZH_DIGITS[tenth % 9 + 1]}公斤。") != vals(forms[0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=1, max_value=2), st.integers(min_value=1, max_value=59))
+def test_chinese_hours_and_minutes_in_several_forms_are_one_value(h, m):
+    word = "一" if h == 1 else "两"
+    forms = [f"坐地铁要{word}小时{zh(m)}分钟。", f"地铁 {h * 60 + m}分钟。", f"地铁：{h}小时{m}分。",
+             f"坐地铁得{word}个钟头零{zh(m)}分。"]
+    assert len({frozenset(vals(f)) for f in forms}) == 1 and vals(forms[1]) == {f"qty:{(h * 60 + m) * 60} [time]"}
+
+
+def test_a_chinese_clock_time_is_still_a_time():
+    assert vals("早上七点四十出发。") == {"time:7:40"} and vals("下午三点半开会。") == {"time:15:30"}

@@ -54,7 +54,7 @@ UNITS = {
     "gb": ("gb", "gig", "gigs", "gigabyte", "gigabytes"), "tb": ("tb", "terabyte", "terabytes"),
     "year": ("year", "years", "yr", "yrs", "年"), "month": ("month", "months", "个月"),
     "week": ("week", "weeks", "wk", "wks", "周", "个星期", "星期"), "day": ("day", "days", "天"),
-    "hour": ("hour", "hours", "hr", "hrs", "h", "小时", "个小时", "钟头"),
+    "hour": ("hour", "hours", "hr", "hrs", "h", "小时", "个小时", "钟头", "个钟头"),
     "minute": ("minute", "minutes", "min", "mins", "分钟"), "second": ("second", "seconds", "sec", "secs", "秒"),
     "percent": ("%", "％", "percent", "per cent"),
     # Chinese counters that name what is counted: 3岁 (an age) and 3楼 (a floor) differ.
@@ -113,7 +113,7 @@ _MULT = {"k": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
 _ZH_RUN = _re(r"(?<![零〇一二两三四五六七八九十百千万亿])"
                      r"[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
 _ZH_COUNTER = "月日号號点點时岁个次位名年分天周人只条台种元块米斤公兆秒倍张本层楼家间"
-_ZH_ONE = "月日号號点點时岁元块米斤兆秒年"  # where a lone 一 is a date, a time, an age or an amount
+_ZH_ONE = "月日号號点點时岁元块米斤兆秒年分"  # where a lone 一 is a date, a time, an age or an amount
 
 _PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
 _TIME_COLON = _re(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d])")
@@ -181,7 +181,16 @@ _ZH_METRE = _re(r"(?<![\d.])(\d)\s*米\s*(\d)(?![\d.])")
 _ZH_AFTER_METRE = re.compile(r"米([一二三四五六七八九])(?![零〇一二两三四五六七八九十百千万])")
 # British "half eight (in the morning)": 8:30
 _TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=\s*(?:[.,;!)]|$)))")
-_HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|钟头|hours?|hrs?|h)\s*(?:and\s+)?(\d{{1,2}})\s*(?:分钟|minutes?|mins?)")
+_HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
+                     r"(?:分钟|分(?![之钟])|minutes?|mins?)")
+# 十四斤八两: 斤 and 两 (a tenth of a 斤) as one weight
+_JIN_LIANG = re.compile(r"([零〇一二两三四五六七八九十百\d]+)\s*斤\s*([一二三四五六七八九\d])\s*两")
+_ZH_HOUR_ZERO = re.compile(r"(小时|钟头)零(?=[一二三四五六七八九十\d])")  # 一个钟头零十分: no 零 in the minutes
+# A Chinese decimal before a unit (七点四公斤, 一点五米): the number, not a clock time
+_ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百]+)点([零〇一二三四五六七八九]+)(?=\s*(?:"
+                         r"公斤|千克|克|斤|米|厘米|公分|毫米|公里|千米|升|毫升|万|亿|元|块|倍|个?小时|分钟|年|岁|%))")
+# 一小时, 两个钟头: a lone 一 or 两 before a unit of two characters is a value
+_ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])([一两])(?=个?小时|个?钟头|公斤|公里|千克|千米|厘米|公分|毫升)")
 # A hyphen inside a phrase ("thirteen-hour", "parent-teacher"), not inside a number word ("twenty-five").
 _HYPHEN = _re(r"(?<=[a-z])-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)(?=[a-z])")
 _REPEAT = _re(r"\b(twice|thrice)\b")
@@ -211,6 +220,23 @@ def _fmt(x: float) -> str:
 def _zh_mixed(m: re.Match) -> str:
     try:
         return _fmt(float(_cn2an()(m[0], "smart")))
+    except (ValueError, KeyError, IndexError):
+        return m[0]
+
+
+def _zh_decimal(m: re.Match) -> str:
+    try:
+        return _fmt(float(_cn2an()(m[1], "smart"))) + "." + "".join(
+            str("零一二三四五六七八九".index(c.replace("〇", "零"))) for c in m[2])
+    except (ValueError, KeyError, IndexError):
+        return m[0]
+
+
+def _jin_liang(m: re.Match) -> str:
+    try:
+        jin = m[1] if m[1].isdigit() else _fmt(float(_cn2an()(m[1], "smart")))
+        liang = m[2] if m[2].isdigit() else str("一二三四五六七八九".index(m[2]) + 1)
+        return f"{jin}.{liang}斤"
     except (ValueError, KeyError, IndexError):
         return m[0]
 
@@ -392,6 +418,8 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
     t = t.casefold()
     if _ZH_DIGIT.search(t):
         t = _ZH_AFTER_METRE.sub(lambda m: "米" + str("一二三四五六七八九".index(m[1]) + 1), t)
+        t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
+        t = _ZH_HOUR_ZERO.sub(r"\1", _JIN_LIANG.sub(_jin_liang, t))
         t = _ZH_RUN.sub(_zh_numeral, t.replace("廿", "二十").replace("卅", "三十"))
     t = _english_numbers(t.replace(" & ", " and "))
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
