@@ -243,3 +243,22 @@ def test_chinese_hours_and_minutes_in_several_forms_are_one_value(h, m):
 
 def test_a_chinese_clock_time_is_still_a_time():
     assert vals("早上七点四十出发。") == {"time:7:40"} and vals("下午三点半开会。") == {"time:15:30"}
+
+
+@pytest.mark.parametrize("a,b", [
+    ("We need 36 cupcakes for the school bake sale.", "Bake sale: three dozen cupcakes."),
+    ("The walk round the reservoir is 5 miles.", "Reservoir circuit = 5 mi."),
+    ("The Wi-Fi network at the cottage is called SeaviewGuest.", "The holiday cottage's WiFi name is SeaviewGuest."),
+])
+def test_dozens_miles_and_hyphenated_names_read_as_one(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+@pytest.mark.parametrize("a,b", [
+    ("My sister works nights at the Royal Free.", "My sister-in-law works nights at the Royal Free."),
+    ("My brother lives in Leeds.", "My half-brother lives in Leeds."),
+    ("Half a dozen eggs in the fridge.", "A dozen eggs in the fridge."),
+    ("Our GP is Dr J. Adeyemi.", "Our GP is Dr K. Adeyemi."),  # two initials
+])
+def test_another_relative_or_amount_is_another_fact(a, b):
+    assert samefact.conflict(a, b) is not None

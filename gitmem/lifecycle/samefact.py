@@ -102,7 +102,7 @@ def _names(text: str) -> set[str]:
             # first on the line: nothing word-like before it (会议室A: Chinese text is)
             starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
             if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1)):
-                w = re.sub(r"'s$", "", w.casefold())
+                w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
                 names.add(NICKNAMES.get(w, w))
     # Chinese has no capitals, but a pet or a person is often introduced by name:
     # 叫豆豆, 名叫旺财的柯基.
@@ -237,8 +237,11 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
 
 
 def _names_differ(fa: Fact, fb: Fact) -> bool:
-    only_a = {n for n in fa.names if n not in fb.words and n not in fb.names}
-    only_b = {n for n in fb.names if n not in fa.words and n not in fa.names}
+    def lacks(f: Fact, n: str) -> bool:  # an initial ("Dr C. Adeyemi") stands for a name it begins
+        return n not in f.words and n not in f.names and not (
+            len(n) == 1 and n.isalpha() and any(w.startswith(n) for w in f.names | f.words if len(w) > 1))
+    only_a = {n for n in fa.names if lacks(fb, n)}
+    only_b = {n for n in fb.names if lacks(fa, n)}
     return bool(only_a and only_b)
 
 

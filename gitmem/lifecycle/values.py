@@ -65,7 +65,7 @@ UNITS = {
     "cm": ("cm", "centimeter", "centimeters", "centimetre", "centimetres", "厘米", "公分"),
     "mm": ("mm", "millimeter", "millimeters", "millimetre", "millimetres", "毫米"),
     "inch": ("inch", "inches", '"', "″", "”"), "ft": ("ft", "foot", "feet"),
-    "mile": ("mile", "miles"),
+    "mile": ("mile", "miles", "mi"),
     "g": ("g", "gram", "grams", "gramme", "grammes", "克"), "jin": ("斤",),
     "lb": ("lb", "lbs"), "oz": ("oz", "ounce", "ounces"),
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
@@ -194,6 +194,9 @@ _ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千�
 # A hyphen inside a phrase ("thirteen-hour", "parent-teacher"), not inside a number word ("twenty-five").
 _HYPHEN = _re(r"(?<=[a-z])-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)(?=[a-z])")
 _REPEAT = _re(r"\b(twice|thrice)\b")
+_KIN = _re(r"\b[a-z]+-in-law\b|\b(?:half|step|ex|great|grand)-[a-z]+")
+# "3 dozen" / "three dozen" (after the number words are read) / "a dozen" / "half a dozen"
+_DOZEN = _re(rf"(?:\b({_N})\s+|\bhalf an?\s+|\ban?\s+)dozen\b")
 _ADDR_HINT = _re(r"[a-z0-9][.@][a-z]", re.I)
 BLANK = " \x00 "
 
@@ -257,11 +260,15 @@ def _zh_numeral(m: re.Match) -> str:
 def _english_numbers(t: str) -> str:
     if not re.search(r"[a-z]", t):
         return t
+    # A relative by marriage or a half or step relation is another person: one word
+    # ("sister-in-law" is not "sister" with "in law" added).
+    t = _KIN.sub(lambda m: m[0].replace("-", ""), t)
     t = _REPEAT.sub(lambda m: "2 times" if m[1] == "twice" else "3 times", _HYPHEN.sub(" ", t))
     try:
-        return _alpha2digit()(t, "en", threshold=0)
+        t = _alpha2digit()(t, "en", threshold=0)
     except (ValueError, TypeError):  # the library's own failure on odd input: keep the words
         return t
+    return _DOZEN.sub(lambda m: _fmt(float(m[1] or (0.5 if m[0].startswith("half") else 1)) * 12), t)
 
 
 def _hour(h: int, period: str | None) -> int:
