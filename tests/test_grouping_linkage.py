@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gitmem.lifecycle import grouping
+from gitmem.lifecycle import grouping, samefact
 
 
 def _unit_vectors(c01: float, c12: float, c02: float):
@@ -69,3 +69,21 @@ def test_two_chinese_notes_are_never_one_fact_by_the_cosine_alone(a, b):
 ])
 def test_chinese_paraphrases_with_a_value_a_name_or_two_words_in_common_still_are(a, b):
     assert grouping.close_enough(a, b, 0.9, 0.88, 0.25, 0.45)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("招标文件是小雪在弄。", "欧阳雪负责这次的招标文件。"),  # 小 + the given name's last character
+    ("财务那边新来了东哥。", "新财务：陈晓东。"),  # ... + 哥
+    ("搬办公室的事是芸姐在管。", "办公室搬迁负责人：唐晓芸（行政）。"),  # ... + 姐
+])
+def test_a_chinese_name_by_its_last_character_is_the_full_name(a, b):
+    assert samefact.anchors(a, b) and samefact.conflict(a, b) is None
+    assert grouping.close_enough(a, b, 0.75, 0.88, 0.25, 0.45)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("我阿姨住在小区里。", "张阿姨的小区在东边。"),  # 阿姨 and 小区 are words, not names
+    ("表哥下周来玩。", "表哥的公司在高新区。"),
+])
+def test_everyday_words_of_that_shape_are_no_name(a, b):
+    assert not samefact.anchors(a, b)

@@ -355,7 +355,8 @@ def anchors(a: str, b: str) -> bool:
         return True
     # 小周 / 周伟: the surname alone is one character, which many words hold (周报, 盒马):
     # it says "the same person" only beside a word the texts share.
-    if (_zh_name_in(fa, fb) or _zh_name_in(fb, fa)) and overlap(a, b)[1] >= 1:
+    if (_zh_name_in(fa, fb) or _zh_name_in(fb, fa) or _zh_short_name_in(a, b) or _zh_short_name_in(b, a)) \
+            and overlap(a, b)[1] >= 1:
         return True
     shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
     # A weekday or a month alone says little (many things happen on a Tuesday).
@@ -387,6 +388,33 @@ def measured(a: str, b: str) -> bool:
 def _zh_name_in(fa: Fact, fb: Fact) -> bool:
     """Whether a Chinese name of one text (小张: 张) is written out in the other (张伟)."""
     return any(_CJK.match(n) and n in fb.words for n in fa.names)
+
+
+# A person called by the last character of the given name: 小雪 / 阿雪 (欧阳雪), 东哥 (陈晓东),
+# 芸姐 (唐晓芸). Not the everyday words of that shape: 小区, 小时, 阿姨, 表哥, 大姐...
+_ZH_GIVEN_SHORT = re.compile(r"(?:小|阿)([\u4e00-\u9fff])|([\u4e00-\u9fff])(?:哥|姐)")
+_NOT_GIVEN = {"小": set("区时孩学说心姐组吃米猫狗便票费号店事型朋伙儿数部份子们家卖麦麦品菜写提镇屋院声腿手")
+              | set(ZH_SURNAMES), "阿": set("姨姐哥里拉根富胶公婆爸妈") | set(ZH_SURNAMES),
+              "哥": set("大表堂小老亲师帅学二三四五"), "姐": set("大表堂小老亲师空学二三四五")}
+_ZH_COMPOUND_SURNAMES = "欧阳|司马|上官|诸葛|东方|皇甫|慕容|令狐|司徒|夏侯"
+
+
+@lru_cache(maxsize=65536)
+def _given_shorts(text: str) -> frozenset[str]:
+    out = set()
+    for m in _ZH_GIVEN_SHORT.finditer(text):
+        x, mark = (m[1], m[0][0]) if m[1] else (m[2], m[0][-1])
+        if x not in _NOT_GIVEN[mark]:
+            out.add(x)
+    return frozenset(out)
+
+
+def _zh_short_name_in(a: str, b: str) -> bool:
+    """Whether a name of `a` by its last character (小雪, 东哥) is a full name in `b`: a
+    surname (ZH_SURNAMES or a compound one) and a given name of one or two characters
+    ending in that character (欧阳雪, 陈晓东)."""
+    return any(re.search(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])[\u4e00-\u9fff]?{re.escape(x)}", b)
+               for x in _given_shorts(a))
 
 
 def overlap(a: str, b: str) -> tuple[float, int]:
