@@ -262,3 +262,30 @@ def test_dozens_miles_and_hyphenated_names_read_as_one(a, b):
 ])
 def test_another_relative_or_amount_is_another_fact(a, b):
     assert samefact.conflict(a, b) is not None
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Boat length: 57 ft.", "Narrowboat measures 17.4 m end to end."),  # 17.37 m, rounded
+    ("Pickle the puppy weighs 6.5 kg.", "PICKLE weighed in at 14.3 lb."),  # 6.49 kg
+    ("The walk round the reservoir is 5 miles.", "Reservoir loop: about 8 km."),  # 8.05 km
+])
+def test_a_measure_given_in_two_units_is_one_value_within_rounding(a, b):
+    assert samefact.conflict(a, b) is None and samefact.anchors(a, b)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("My weight is 80.5 kg.", "My weight is 81 kg."),  # one unit: no rounding to forgive
+    ("The boat is 57 ft.", "The boat is 17 m."),  # two units, 2% apart
+])
+def test_a_measure_that_differs_is_another_value(a, b):
+    assert samefact.conflict(a, b) == "values differ"
+
+
+@pytest.mark.parametrize("a,b", [
+    ("空调加安装总价陆仟肆佰元。", "装空调连安装费一共六千四百元。"),  # 大写 numerals
+    ("宝宝每天中午睡一个半小时。", "宝宝中午要睡一个钟头半。"),
+    ("宝宝中午要睡一个钟头半。", "小家伙午觉一般睡九十分钟。"),
+    ("key in 4-8-2-9 and # to get into the flat", "Holiday flat door code: 4829 then hash."),
+])
+def test_more_forms_of_one_value(a, b):
+    assert vals(a) == vals(b) and vals(a)

@@ -309,8 +309,10 @@ def conflict(a: str, b: str) -> str | None:
         # side) is unknown there, not different. Quantities compare by what they measure:
         # a length against a length ("1.85 m" / "185 cm" agree), never a duration against
         # an amount of money ("一年三万八" / "每年三万八千块": the year is not the fee).
-        groups = [values.by_dimension(f.values[kind]) if kind == "qty" else {kind: f.values[kind]} for f in (fa, fb)]
-        if any(groups[0][d] - groups[1][d] and groups[1][d] - groups[0][d] for d in groups[0].keys() & groups[1].keys()):
+        if kind == "qty":
+            if _measures_differ(a, b, fa.values[kind], fb.values[kind]):
+                return "values differ"
+        elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"
     shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
     # quantulum3 is asked about a shared number the hand-written units read on one side at most
@@ -347,6 +349,40 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# Two texts that give a measure in different units round it: within this share of the
+# larger amount it is one measure (57 ft = 17.37 m, "17.4 m"; 14.3 lb = 6.49 kg, "6.5 kg").
+ROUNDING = 0.015
+
+
+def _tolerance(a: str, b: str) -> float:
+    return ROUNDING if values.source_units(a) != values.source_units(b) else 0.0
+
+
+def _measures_differ(a: str, b: str, qa: frozenset[str], qb: frozenset[str]) -> bool:
+    """Known against known, per dimension: each side gives a measure the other does not
+    (in different units, not within ROUNDING)."""
+    tol = _tolerance(a, b)
+    ga, gb = values.by_dimension(qa), values.by_dimension(qb)
+    for d in ga.keys() & gb.keys():
+        only_a = [x for x in ga[d] if not any(values.close_measure(x, y, tol) for y in gb[d])]
+        only_b = [y for y in gb[d] if not any(values.close_measure(x, y, tol) for x in ga[d])]
+        if only_a and only_b:
+            return True
+    return False
+
+
+def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
+    """The values both texts state (a measure within ROUNDING where they wrote it in
+    different units)."""
+    shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
+    tol = _tolerance(a, b)
+    if tol:
+        qb = fb.values.get("qty", frozenset())
+        shared += [x for x in fa.values.get("qty", frozenset()) - qb
+                   if any(values.close_measure(x, y, tol) for y in qb)]
+    return shared
+
+
 def anchors(a: str, b: str) -> bool:
     """Whether the texts share a value or a name (and so, with no conflict, likely
     state one fact)."""
@@ -358,7 +394,7 @@ def anchors(a: str, b: str) -> bool:
     if (_zh_name_in(fa, fb) or _zh_name_in(fb, fa) or _zh_short_name_in(a, b) or _zh_short_name_in(b, a)) \
             and overlap(a, b)[1] >= 1:
         return True
-    shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
+    shared = _shared_values(a, b, fa, fb)
     # A weekday or a month alone says little (many things happen on a Tuesday).
     strong = [v for v in shared if v.split(":", 1)[0] not in WEAK]
     if not (strong or len(shared) >= 2):
@@ -381,8 +417,8 @@ def measured(a: str, b: str) -> bool:
     """Whether the texts share a measured value: an amount with its unit, a date, a clock
     time, a year or an address (not a bare number, a weekday or a count of people)."""
     fa, fb = read(a), read(b)
-    return any(v.rsplit(" ", 1)[-1] not in values.COUNTERS
-               for k in SPECIFIC for v in fa.values.get(k, frozenset()) & fb.values.get(k, frozenset()))
+    return any(v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS
+               for v in _shared_values(a, b, fa, fb))
 
 
 def _zh_name_in(fa: Fact, fb: Fact) -> bool:

@@ -185,12 +185,19 @@ _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
 # 十四斤八两: 斤 and 两 (a tenth of a 斤) as one weight
 _JIN_LIANG = re.compile(r"([零〇一二两三四五六七八九十百\d]+)\s*斤\s*([一二三四五六七八九\d])\s*两")
+# 大写 numerals (陆仟肆佰, 壹佰贰拾) as everyday ones, in a run with a multiplier (陆 alone is a surname)
+_ZH_FINANCIAL = re.compile(r"[零壹贰贰叁肆伍陆柒捌玖拾佰仟萬]*[拾佰仟萬][零壹贰叁肆伍陆柒捌玖拾佰仟萬]*")
+_FINANCIAL = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟萬", "一二三四五六七八九十百千万")
+# 一个钟头半: an hour and a half
+_HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头)半")
+# a code keyed digit by digit: 4-8-2-9 (single digits only: 2024-05-31 is a date)
+_DIGIT_CODE = _re(r"(?<![\d-])\d(?:-\d){3,}(?![\d-])")
 _ZH_HOUR_ZERO = re.compile(r"(小时|钟头)零(?=[一二三四五六七八九十\d])")  # 一个钟头零十分: no 零 in the minutes
 # A Chinese decimal before a unit (七点四公斤, 一点五米): the number, not a clock time
 _ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百]+)点([零〇一二三四五六七八九]+)(?=\s*(?:"
                          r"公斤|千克|克|斤|米|厘米|公分|毫米|公里|千米|升|毫升|万|亿|元|块|倍|个?小时|分钟|年|岁|%))")
-# 一小时, 两个钟头: a lone 一 or 两 before a unit of two characters is a value
-_ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])([一两])(?=个?小时|个?钟头|公斤|公里|千克|千米|厘米|公分|毫升)")
+# 一小时, 两个钟头, 一个半小时: a lone 一 or 两 before a unit of two characters is a value
+_ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])([一两])(?=个半|个?小时|个?钟头|公斤|公里|千克|千米|厘米|公分|毫升)")
 # A hyphen inside a phrase ("thirteen-hour", "parent-teacher"), not inside a number word ("twenty-five").
 _HYPHEN = _re(r"(?<=[a-z])-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)(?=[a-z])")
 _REPEAT = _re(r"\b(twice|thrice)\b")
@@ -377,7 +384,7 @@ def _qty(n: str, unit: str) -> list[str]:
     x = float(n)
     if unit in MEASURES:  # compared as an amount of its dimension only: "every second
         v, dim = _base(x, unit)  # Friday" (num:2) and "every two weeks" do not differ by a number
-        return [f"qty:{v} {dim}"]
+        return [f"qty:{v} {dim}", f"{_SRC}{unit}"]
     return [f"num:{_fmt(x)}"] if unit in COUNT_ONLY else [f"num:{_fmt(x)}", f"qty:{_fmt(x)} {unit}"]
 
 
@@ -415,14 +422,39 @@ def without_addresses(text: str) -> str:
     return _addresses(text)[1]
 
 
-@lru_cache(maxsize=65536)
+_SRC = "\x00src:"  # the unit a measure was written in (source_units), not a value
+
+
 def extract(text: str) -> tuple[tuple[str, ...], str]:
     """(values, rest): the canonical `kind:value` strings of `text` and the text,
     casefolded, with each value blanked out."""
+    return _extracted(text)[:2]
+
+
+def source_units(text: str) -> frozenset[str]:
+    """The units the measures of `text` are written in ("ft", "m", "jin"): two texts
+    that give one measure in two units round it (57 ft is 17.37 m, written 17.4 m)."""
+    return _extracted(text)[2]
+
+
+def close_measure(x: str, y: str, tolerance: float = 0.0) -> bool:
+    """Whether two `qty:` values of one dimension are one amount, within `tolerance`
+    (a share of the larger) where the texts wrote them in different units."""
+    (vx, dx), (vy, dy) = (v[4:].split(" ", 1) for v in (x, y))
+    if dx != dy or not dx.startswith("["):
+        return x == y
+    a, b = float(vx), float(vy)
+    return a == b or abs(a - b) <= tolerance * max(abs(a), abs(b))
+
+
+@lru_cache(maxsize=65536)
+def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
     vals: list[str] = []
     addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
     vals += addrs
     t = t.casefold()
+    if "拾" in t or "佰" in t or "仟" in t or "萬" in t:
+        t = _ZH_FINANCIAL.sub(lambda m: m[0].translate(_FINANCIAL), t)
     if _ZH_DIGIT.search(t):
         t = _ZH_AFTER_METRE.sub(lambda m: "米" + str("一二三四五六七八九".index(m[1]) + 1), t)
         t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
@@ -435,7 +467,8 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
         t = _ORDINAL.sub(r"\1", t)
         t = _ZH_MIXED.sub(_zh_mixed, t)
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
-        t = _HALF.sub(lambda m: m[1] + ".5", t)
+        t = _HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t))
+        t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
         t = _H_MM.sub(lambda m: _fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
         t = _ZH_METRE.sub(r"\1.\2米", t)
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
@@ -473,7 +506,8 @@ def extract(text: str) -> tuple[tuple[str, ...], str]:
         t = _QTY_SUFFIX.sub(lambda m: _counted(m, vals), t)
         t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
         t = _take(_NUM, t, lambda m: [f"num:{_fmt(float(m[0]))}"], vals)
-    return tuple(vals), t
+    units = frozenset(v[len(_SRC):] for v in vals if v.startswith(_SRC))
+    return tuple(v for v in vals if not v.startswith(_SRC)), t, units
 
 
 def by_kind(values: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
