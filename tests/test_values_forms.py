@@ -289,3 +289,15 @@ def test_a_measure_that_differs_is_another_value(a, b):
 ])
 def test_more_forms_of_one_value(a, b):
     assert vals(a) == vals(b) and vals(a)
+
+
+def test_litres_and_kilometres_in_chinese_forms():
+    assert vals("车的油箱能加五十五升油。") == vals("油箱加满是五十五公升。") == {"qty:0.055 [length] ** 3"}
+    assert vals("从家走到女儿学校是一公里二。") == vals("女儿学校离家1200米。") == {"qty:1200 [length]"}
+
+
+def test_a_measure_meets_a_bare_number_where_the_other_unit_is_unknown():
+    # "furlongs" is no unit of the lists: 55 there is a bare number, and it meets "55 litres"
+    assert samefact.anchors("The tank holds 55 litres.", "The tank holds 55.")
+    assert samefact.conflict("The tank holds 55 litres.", "The tank holds 55.") is None
+    assert not samefact.anchors("油箱能加五十五升油。", "油箱加满是五十五斤。")  # two measures of two kinds

@@ -375,6 +375,13 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     """The values both texts state (a measure within ROUNDING where they wrote it in
     different units)."""
     shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
+    # A measure's number against a bare number where the other text gives no measure of
+    # that dimension (its unit word unknown to the reader): "五十五升" / "五十五公斤".
+    for x, fx, fy, y in ((a, fa, fb, b), (b, fb, fa, a)):
+        dims = {values.dimension(v) for v in fy.values.get("qty", frozenset())}
+        for dim, nums in values.raw_numbers(x).items():
+            if dim not in dims:
+                shared += [n for n in nums & fy.values.get("num", frozenset()) if n not in shared]
     tol = _tolerance(a, b)
     if tol:
         qb = fb.values.get("qty", frozenset())

@@ -69,7 +69,7 @@ UNITS = {
     "g": ("g", "gram", "grams", "gramme", "grammes", "克"), "jin": ("斤",),
     "lb": ("lb", "lbs"), "oz": ("oz", "ounce", "ounces"),
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
-    "l": ("litre", "litres", "liter", "liters", "升"),
+    "l": ("litre", "litres", "liter", "liters", "升", "公升"),
 }
 # Units of a measure, as pint names them: a quantity in one of these is written in the
 # base unit of its dimension, with no bare number ("185 cm" and "1.85 m" -> `qty:1.85 [length]`;
@@ -177,8 +177,8 @@ _HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a ha
 # 4小时30分钟, 1 hour 30 minutes: one duration, in hours
 _H_MM = _re(r"\b(\d{1,2})h(\d{2})\b")  # 2h30: two and a half hours
 # 1米6, 一米六 (after the numerals are read): 1.6 metres
-_ZH_METRE = _re(r"(?<![\d.])(\d)\s*米\s*(\d)(?![\d.])")
-_ZH_AFTER_METRE = re.compile(r"米([一二三四五六七八九])(?![零〇一二两三四五六七八九十百千万])")
+_ZH_METRE = _re(r"(?<![\d.])(\d+)\s*(米|公里)\s*(\d)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km
+_ZH_AFTER_METRE = re.compile(r"(米|公里)([一二三四五六七八九])(?![零〇一二两三四五六七八九十百千万])")
 # British "half eight (in the morning)": 8:30
 _TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=\s*(?:[.,;!)]|$)))")
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
@@ -384,7 +384,7 @@ def _qty(n: str, unit: str) -> list[str]:
     x = float(n)
     if unit in MEASURES:  # compared as an amount of its dimension only: "every second
         v, dim = _base(x, unit)  # Friday" (num:2) and "every two weeks" do not differ by a number
-        return [f"qty:{v} {dim}", f"{_SRC}{unit}"]
+        return [f"qty:{v} {dim}", f"{_SRC}{unit}", f"{_RAW}{_fmt(x)} {dim}"]
     return [f"num:{_fmt(x)}"] if unit in COUNT_ONLY else [f"num:{_fmt(x)}", f"qty:{_fmt(x)} {unit}"]
 
 
@@ -423,6 +423,7 @@ def without_addresses(text: str) -> str:
 
 
 _SRC = "\x00src:"  # the unit a measure was written in (source_units), not a value
+_RAW = "\x00raw:"  # its number as written, with its dimension (raw_numbers)
 
 
 def extract(text: str) -> tuple[tuple[str, ...], str]:
@@ -437,6 +438,13 @@ def source_units(text: str) -> frozenset[str]:
     return _extracted(text)[2]
 
 
+def raw_numbers(text: str) -> dict[str, frozenset[str]]:
+    """The numbers of `text`'s measures as written, by dimension ("55 升" -> {"[length] ** 3":
+    {"num:55"}}): a text whose unit word the reader does not know ("55 公斤" / "55 kilos") still
+    meets the other on the number."""
+    return _extracted(text)[3]
+
+
 def close_measure(x: str, y: str, tolerance: float = 0.0) -> bool:
     """Whether two `qty:` values of one dimension are one amount, within `tolerance`
     (a share of the larger) where the texts wrote them in different units."""
@@ -448,7 +456,7 @@ def close_measure(x: str, y: str, tolerance: float = 0.0) -> bool:
 
 
 @lru_cache(maxsize=65536)
-def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
+def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[str, frozenset[str]]]:
     vals: list[str] = []
     addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
     vals += addrs
@@ -456,7 +464,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
     if "拾" in t or "佰" in t or "仟" in t or "萬" in t:
         t = _ZH_FINANCIAL.sub(lambda m: m[0].translate(_FINANCIAL), t)
     if _ZH_DIGIT.search(t):
-        t = _ZH_AFTER_METRE.sub(lambda m: "米" + str("一二三四五六七八九".index(m[1]) + 1), t)
+        t = _ZH_AFTER_METRE.sub(lambda m: m[1] + str("一二三四五六七八九".index(m[2]) + 1), t)
         t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
         t = _ZH_HOUR_ZERO.sub(r"\1", _JIN_LIANG.sub(_jin_liang, t))
         t = _ZH_RUN.sub(_zh_numeral, t.replace("廿", "二十").replace("卅", "三十"))
@@ -470,7 +478,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
         t = _HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t))
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
         t = _H_MM.sub(lambda m: _fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
-        t = _ZH_METRE.sub(r"\1.\2米", t)
+        t = _ZH_METRE.sub(r"\1.\3\2", t)
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
         # times before dates (11/4 is a date, 7:45 a time), dates before bare numbers
         # 02:00 with its leading zero is a 24-hour clock: 每晚 02:00 is two at night, not 14:00
@@ -507,7 +515,13 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
         t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
         t = _take(_NUM, t, lambda m: [f"num:{_fmt(float(m[0]))}"], vals)
     units = frozenset(v[len(_SRC):] for v in vals if v.startswith(_SRC))
-    return tuple(v for v in vals if not v.startswith(_SRC)), t, units
+    raw: dict[str, set[str]] = {}
+    for v in vals:
+        if v.startswith(_RAW):
+            n, dim = v[len(_RAW):].split(" ", 1)
+            raw.setdefault(dim, set()).add(f"num:{n}")
+    return (tuple(v for v in vals if not v.startswith((_SRC, _RAW))), t, units,
+            {k: frozenset(v) for k, v in raw.items()})
 
 
 def by_kind(values: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
