@@ -301,3 +301,10 @@ def test_a_measure_meets_a_bare_number_where_the_other_unit_is_unknown():
     assert samefact.anchors("The tank holds 55 litres.", "The tank holds 55.")
     assert samefact.conflict("The tank holds 55 litres.", "The tank holds 55.") is None
     assert not samefact.anchors("油箱能加五十五升油。", "油箱加满是五十五斤。")  # two measures of two kinds
+
+
+def test_a_time_in_words_with_no_part_of_the_day_reads_both_ways():
+    assert vals("Dinner at half seven.") == {"time:7:30", "time:19:30"}
+    assert samefact.conflict("rehearsal dinner fri sept 5th, half seven", "Rehearsal dinner: Fri 5 Sept, 19:30.") is None
+    assert samefact.conflict("Dinner at half seven.", "Dinner at half eight.") == "values differ"
+    assert vals("at 7 o'clock in the evening") == {"time:19:00"}  # a part of the day settles it

@@ -291,6 +291,15 @@ def _hour(h: int, period: str | None) -> int:
     return h
 
 
+def _either_half(h: int, m: int, period: str | None) -> list[str] | None:
+    """A clock time said in words with no part of the day ("half seven", "seven o'clock"):
+    morning or evening, both readings (as a slash date's two); with one, that one."""
+    if period or not 1 <= h <= 11:
+        got = _time(h, m, period)
+        return [got] if got else None
+    return [f"time:{h}:{m:02d}", f"time:{h + 12}:{m:02d}"]
+
+
 def _time(h: int, m: int, period: str | None = None) -> str | None:
     h = _hour(h, period)
     return f"time:{h}:{m:02d}" if 0 <= h <= 24 and 0 <= m < 60 else None
@@ -489,11 +498,11 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
                                                              else (30 if m[4] else 15 if m[5] else 45), m[1])] if x]
                   or None, vals)
         t = _take(_TIME_QUARTER, t, _quarter, vals)
-        t = _take(_TIME_HALF_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 30, m[2])] if x] or None, vals)
+        t = _take(_TIME_HALF_HOUR, t, lambda m: _either_half(int(m[1]), 30, m[2]), vals)
         t = _take(_TIME_COLON, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
         t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
         t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
-        t = _take(_TIME_OCLOCK, t, lambda m: [x for x in [_time(int(m[1]), 0)] if x] or None, vals)
+        t = _take(_TIME_OCLOCK, t, lambda m: _either_half(int(m[1]), 0, None), vals)
     t = _take(_TIME_FROM_WORD, t, _word_hour, vals)
     t = _take(_TIME_WORD, t, lambda m: ["time:0:00" if m[1] == "midnight" else "time:12:00"], vals)
     if digits:
