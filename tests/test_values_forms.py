@@ -308,3 +308,8 @@ def test_a_time_in_words_with_no_part_of_the_day_reads_both_ways():
     assert samefact.conflict("rehearsal dinner fri sept 5th, half seven", "Rehearsal dinner: Fri 5 Sept, 19:30.") is None
     assert samefact.conflict("Dinner at half seven.", "Dinner at half eight.") == "values differ"
     assert vals("at 7 o'clock in the evening") == {"time:19:00"}  # a part of the day settles it
+
+
+def test_the_first_floor_in_chinese_is_a_floor():
+    assert vals("一楼的邻居姓蒋。") == {"num:1", "qty:1 floor"}
+    assert samefact.conflict("五楼的邻居姓蒋。", "一楼的邻居姓蒋。") == "values differ"

@@ -113,7 +113,7 @@ _MULT = {"k": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
 _ZH_RUN = _re(r"(?<![零〇一二两三四五六七八九十百千万亿])"
                      r"[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
 _ZH_COUNTER = "月日号號点點时岁个次位名年分天周人只条台种元块米斤公兆秒倍张本层楼家间"
-_ZH_ONE = "月日号號点點时岁元块米斤兆秒年分"  # where a lone 一 is a date, a time, an age or an amount
+_ZH_ONE = "月日号號点點时岁元块米斤兆秒年分楼层"  # where a lone 一 is a date, a time, an age or an amount
 
 _PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
 _TIME_COLON = _re(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d])")
