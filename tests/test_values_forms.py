@@ -313,3 +313,12 @@ def test_a_time_in_words_with_no_part_of_the_day_reads_both_ways():
 def test_the_first_floor_in_chinese_is_a_floor():
     assert vals("一楼的邻居姓蒋。") == {"num:1", "qty:1 floor"}
     assert samefact.conflict("五楼的邻居姓蒋。", "一楼的邻居姓蒋。") == "values differ"
+
+
+def test_a_volume_is_its_own_kind_of_measure():
+    from gitmem.lifecycle import quantities
+
+    (vol,) = vals("The tank holds 55 litres.")
+    assert quantities.dimension(vol) == "[length] ** 3" != quantities.dimension("qty:55 usd")
+    assert samefact.conflict("The tank holds 55 litres and cost $60.", "The tank holds 55 litres, $60.") is None
+    assert samefact.conflict("The tank holds 55 litres.", "The tank holds 60 litres.") == "values differ"

@@ -1,4 +1,10 @@
-"""The unit of a number, read by quantulum3: a second opinion on what a shared number measures.
+"""What a number measures: measures in their base unit (pint), and the unit of a number read
+by quantulum3, a second opinion on what a shared number measures.
+
+Measures: gitmem.lifecycle.values reads a number with a unit word of MEASURES and writes
+it in the base unit of its dimension (`base`: "185 cm" and "1.85 m" -> 1.85 [length]);
+`dimension`, `by_dimension` and `close_measure` compare such values (one dimension with
+another of its kind, within a rounding where two texts wrote them in different units).
 
 gitmem.lifecycle.values reads the units dream's tuning data showed (money, sizes, durations,
 Chinese counters) by hand; quantulum3 knows several hundred units by their names, plurals
@@ -83,3 +89,57 @@ def units_differ(a: str, b: str, numbers: set[str]) -> bool:
 def _next_words(text: str, number: str) -> frozenset[str]:
     """The words right after `number` written in digits in `text` (lower case)."""
     return frozenset(m[1].lower() for m in re.finditer(rf"(?<![\d.,]){re.escape(number)}(?![\d.,]\d)\s*([^\W\d]+)", text))
+
+
+# Units of a measure, as pint names them: a quantity in one of these is written in the
+# base unit of its dimension, with no bare number ("185 cm" and "1.85 m" -> `qty:1.85 [length]`;
+# "2.5 hours", "150 minutes" and "2h30" -> `qty:9000 [time]`), so one amount written in
+# two units reads as one value. Chinese 斤 is defined as half a kilogram.
+MEASURES = {"year": "year", "month": "month", "week": "week", "day": "day", "hour": "hour", "minute": "minute",
+            "second": "second", "km": "kilometer", "kg": "kilogram", "m": "meter", "cm": "centimeter",
+            "mm": "millimeter", "inch": "inch", "ft": "foot", "mile": "mile", "g": "gram", "jin": "jin",
+            "lb": "pound", "oz": "ounce", "ml": "milliliter", "l": "liter", "kb": "kilobyte", "mb": "megabyte",
+            "gb": "gigabyte", "tb": "terabyte"}
+
+
+@lru_cache(maxsize=1)
+def _registry():
+    import pint  # lazily: dream's code path only (a registry costs ~0.4 s to build)
+
+    reg = pint.UnitRegistry()
+    reg.define("jin = 0.5 * kilogram")  # 斤
+    return reg
+
+
+@lru_cache(maxsize=4096)
+def base(x: float, unit: str) -> tuple[str, str]:
+    """(amount, dimension) of `x` `unit` (a MEASURES unit) in its dimension's base unit,
+    to six significant digits (185 cm and 1.85 m give one string)."""
+    q = _registry().Quantity(x, MEASURES[unit]).to_base_units()
+    dim = str(q.dimensionality)
+    return _fmt(float(f"{q.magnitude:.6g}")), "[information]" if dim == "dimensionless" else dim  # bytes
+
+
+def dimension(value: str) -> str:
+    """What a `qty:` value measures: its dimension for a measure ("[length]"), "amount"
+    for money, counts and the rest (which compare with each other as before)."""
+    unit = value.split(" ", 1)[1] if " " in value else ""  # "[length] ** 3" has spaces
+    return unit if unit.startswith("[") else "amount"
+
+
+def close_measure(x: str, y: str, tolerance: float = 0.0) -> bool:
+    """Whether two `qty:` values of one dimension are one amount, within `tolerance`
+    (a share of the larger) where the texts wrote them in different units."""
+    (vx, dx), (vy, dy) = (v[4:].split(" ", 1) for v in (x, y))
+    if dx != dy or not dx.startswith("["):
+        return x == y
+    a, b = float(vx), float(vy)
+    return a == b or abs(a - b) <= tolerance * max(abs(a), abs(b))
+
+
+def by_dimension(quantities: frozenset[str]) -> dict[str, frozenset[str]]:
+    """`qty:` values grouped by what they measure (`dimension`)."""
+    out: dict[str, set[str]] = {}
+    for v in quantities:
+        out.setdefault(dimension(v), set()).add(v)
+    return {k: frozenset(v) for k, v in out.items()}

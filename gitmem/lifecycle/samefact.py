@@ -362,10 +362,10 @@ def _measures_differ(a: str, b: str, qa: frozenset[str], qb: frozenset[str]) -> 
     """Known against known, per dimension: each side gives a measure the other does not
     (in different units, not within ROUNDING)."""
     tol = _tolerance(a, b)
-    ga, gb = values.by_dimension(qa), values.by_dimension(qb)
+    ga, gb = quantities.by_dimension(qa), quantities.by_dimension(qb)
     for d in ga.keys() & gb.keys():
-        only_a = [x for x in ga[d] if not any(values.close_measure(x, y, tol) for y in gb[d])]
-        only_b = [y for y in gb[d] if not any(values.close_measure(x, y, tol) for x in ga[d])]
+        only_a = [x for x in ga[d] if not any(quantities.close_measure(x, y, tol) for y in gb[d])]
+        only_b = [y for y in gb[d] if not any(quantities.close_measure(x, y, tol) for x in ga[d])]
         if only_a and only_b:
             return True
     return False
@@ -378,7 +378,7 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     # A measure's number against a bare number where the other text gives no measure of
     # that dimension (its unit word unknown to the reader): "五十五升" / "五十五公斤".
     for x, fx, fy, y in ((a, fa, fb, b), (b, fb, fa, a)):
-        dims = {values.dimension(v) for v in fy.values.get("qty", frozenset())}
+        dims = {quantities.dimension(v) for v in fy.values.get("qty", frozenset())}
         for dim, nums in values.raw_numbers(x).items():
             if dim not in dims:
                 shared += [n for n in nums & fy.values.get("num", frozenset()) if n not in shared]
@@ -386,7 +386,7 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     if tol:
         qb = fb.values.get("qty", frozenset())
         shared += [x for x in fa.values.get("qty", frozenset()) - qb
-                   if any(values.close_measure(x, y, tol) for y in qb)]
+                   if any(quantities.close_measure(x, y, tol) for y in qb)]
     return shared
 
 

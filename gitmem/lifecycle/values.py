@@ -36,6 +36,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gitmem.lifecycle import quantities
+
 MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
     ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
@@ -71,15 +73,6 @@ UNITS = {
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
     "l": ("litre", "litres", "liter", "liters", "升", "公升"),
 }
-# Units of a measure, as pint names them: a quantity in one of these is written in the
-# base unit of its dimension, with no bare number ("185 cm" and "1.85 m" -> `qty:1.85 [length]`;
-# "2.5 hours", "150 minutes" and "2h30" -> `qty:9000 [time]`), so one amount written in
-# two units reads as one value. Chinese 斤 is defined as half a kilogram.
-MEASURES = {"year": "year", "month": "month", "week": "week", "day": "day", "hour": "hour", "minute": "minute",
-            "second": "second", "km": "kilometer", "kg": "kilogram", "m": "meter", "cm": "centimeter",
-            "mm": "millimeter", "inch": "inch", "ft": "foot", "mile": "mile", "g": "gram", "jin": "jin",
-            "lb": "pound", "oz": "ounce", "ml": "milliliter", "l": "liter", "kb": "kilobyte", "mb": "megabyte",
-            "gb": "gigabyte", "tb": "terabyte"}
 # Units that count things rather than measure them: two look-alike facts often share
 # one ("both three years old", "30 people each").
 COUNTERS = frozenset({"age", "floor", "times", "people"})
@@ -371,37 +364,12 @@ def _word_hour(m: re.Match) -> list[str] | None:
     return [got] if got else None
 
 
-@lru_cache(maxsize=1)
-def _registry():
-    import pint  # lazily: dream's code path only (a registry costs ~0.4 s to build)
-
-    reg = pint.UnitRegistry()
-    reg.define("jin = 0.5 * kilogram")  # 斤
-    return reg
-
-
-@lru_cache(maxsize=4096)
-def _base(x: float, unit: str) -> tuple[str, str]:
-    """(amount, dimension) of `x` `unit` (a MEASURES unit) in its dimension's base unit,
-    to six significant digits (185 cm and 1.85 m give one string)."""
-    q = _registry().Quantity(x, MEASURES[unit]).to_base_units()
-    dim = str(q.dimensionality)
-    return _fmt(float(f"{q.magnitude:.6g}")), "[information]" if dim == "dimensionless" else dim  # bytes
-
-
 def _qty(n: str, unit: str) -> list[str]:
     x = float(n)
-    if unit in MEASURES:  # compared as an amount of its dimension only: "every second
-        v, dim = _base(x, unit)  # Friday" (num:2) and "every two weeks" do not differ by a number
+    if unit in quantities.MEASURES:  # compared as an amount of its dimension only: "every
+        v, dim = quantities.base(x, unit)  # second Friday" (num:2) and "every two weeks" do not differ by a number
         return [f"qty:{v} {dim}", f"{_SRC}{unit}", f"{_RAW}{_fmt(x)} {dim}"]
     return [f"num:{_fmt(x)}"] if unit in COUNT_ONLY else [f"num:{_fmt(x)}", f"qty:{_fmt(x)} {unit}"]
-
-
-def dimension(value: str) -> str:
-    """What a `qty:` value measures: its dimension for a measure ("[length]"), "amount"
-    for money, counts and the rest (which compare with each other as before)."""
-    unit = value.rsplit(" ", 1)[-1]
-    return unit if unit.startswith("[") else "amount"
 
 
 def _counted(m: re.Match, out: list[str]) -> str:
@@ -452,16 +420,6 @@ def raw_numbers(text: str) -> dict[str, frozenset[str]]:
     {"num:55"}}): a text whose unit word the reader does not know ("55 公斤" / "55 kilos") still
     meets the other on the number."""
     return _extracted(text)[3]
-
-
-def close_measure(x: str, y: str, tolerance: float = 0.0) -> bool:
-    """Whether two `qty:` values of one dimension are one amount, within `tolerance`
-    (a share of the larger) where the texts wrote them in different units."""
-    (vx, dx), (vy, dy) = (v[4:].split(" ", 1) for v in (x, y))
-    if dx != dy or not dx.startswith("["):
-        return x == y
-    a, b = float(vx), float(vy)
-    return a == b or abs(a - b) <= tolerance * max(abs(a), abs(b))
 
 
 @lru_cache(maxsize=65536)
@@ -538,12 +496,4 @@ def by_kind(values: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {}
     for v in values:
         out.setdefault(v.split(":", 1)[0], set()).add(v)
-    return {k: frozenset(v) for k, v in out.items()}
-
-
-def by_dimension(quantities: frozenset[str]) -> dict[str, frozenset[str]]:
-    """`qty:` values grouped by what they measure (`dimension`)."""
-    out: dict[str, set[str]] = {}
-    for v in quantities:
-        out.setdefault(dimension(v), set()).add(v)
     return {k: frozenset(v) for k, v in out.items()}
