@@ -20,7 +20,7 @@ written as tuning data); --set v5 the clean held-out half (abstain_v5.json, part
   of the hit's relevance, evidence hits against every hit of a question the store does
   not hold.
 
-    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|v3|v4|v5|v6|everyday|all|every]
+    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|v3|v4|v5|v6|v7|everyday|all|every]
         [--data FILE] [--write]
     .venv/bin/python benchmarks/abstain.py --fit --set every   # refit the Chinese gate (tuning sets)
 """
@@ -84,7 +84,7 @@ def questions_v2(spec: dict, lang: str) -> list[dict]:
 
 
 SETS = {"v1": ["abstain.json"], "v2": ["abstain_v2.json"], "v3": ["abstain_v3.json"], "v4": ["abstain_v4.json"],
-        "v5": ["abstain_v5.json"], "v6": ["abstain_v6.json"], "everyday": ["abstain_everyday.json"],
+        "v5": ["abstain_v5.json"], "v6": ["abstain_v6.json"], "v7": ["abstain_v7.json"], "everyday": ["abstain_everyday.json"],
         "all": ["abstain.json", "abstain_v2.json"],
         "every": ["abstain.json", "abstain_v2.json", "abstain_v3.json", "abstain_v4.json", "abstain_everyday.json"]}
 
@@ -381,7 +381,7 @@ def main(argv=None) -> int:
                          "all: both; v3: abstain_v3.json (held_out3); "
                          "v4: abstain_v4.json (held_out4); everyday: abstain_everyday.json (tuning_everyday); "
                          "every: abstain, v2, v3, v4 and everyday (the tuning sets); "
-                         "v5: abstain_v5.json (held_out5, read since: tuning); v6: abstain_v6.json (held_out6, the clean held-out half).")
+                         "v5: abstain_v5.json (held_out5, read since: tuning); v6, v7: abstain_v6.json, abstain_v7.json (held_out6, held_out7; each measured once, tuning since).")
     ap.add_argument("--data", nargs="+", type=Path, help="Instead of --set: these files (abstain_v2.json's shape).")
     ap.add_argument("--retrieval", metavar="LOCOMO_JSON",
                     help="Instead: LoCoMo (this file) and the dialogue sets with the floor off and on, per fold.")

@@ -11,6 +11,7 @@ store and every METRIC is reported per part and language.
     .venv/bin/python benchmarks/consolidation.py --data tests/data/consolidation_v2.json
     .venv/bin/python benchmarks/consolidation.py --set v3 --part heldout3
     .venv/bin/python benchmarks/consolidation.py --set v4   # the fourth held-out half (heldout4)
+    .venv/bin/python benchmarks/consolidation.py --set v8 --why   # heldout8, the updates missed listed
 
 `--data` takes any set in this format (tests/data/consolidation_v2.json: the second
 held-out half, part `heldout2`, imported into a store of its own); the columns are the
@@ -53,7 +54,8 @@ from recall_locomo import DEFAULT_MODEL, set_recall  # noqa: E402
 DATA = ROOT / "tests" / "data" / "consolidation.json"
 SETS = {"v1": DATA, "v2": DATA.with_name("consolidation_v2.json"), "v3": DATA.with_name("consolidation_v3.json"),
         "v4": DATA.with_name("consolidation_v4.json"), "v5": DATA.with_name("consolidation_v5.json"),
-        "v6": DATA.with_name("consolidation_v6.json")}
+        "v6": DATA.with_name("consolidation_v6.json"), "v7": DATA.with_name("consolidation_v7.json"),
+        "v8": DATA.with_name("consolidation_v8.json")}
 K = 10
 
 
