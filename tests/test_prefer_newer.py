@@ -124,3 +124,20 @@ def test_english_pair_a_little_apart_by_vectors_goes_by_the_words_the_query_name
     assert run(0.44, ["breakfast"]) == ["a", "n"]  # one named word is not enough below NEWEST_COS
     assert run(0.30, terms) == ["a", "n"]  # nor is any number of words this far apart
     assert run(0.60, ["breakfast"]) == ["n", "a"]  # close by the vectors alone, as before
+
+
+def test_a_current_successor_is_not_passed_by_a_later_note_sharing_only_a_word_the_query_names():
+    # After dream: 我的手机号是移动的 was superseded by a (携号转网到电信); x, a later note about
+    # someone's phone, shares only 手机 (named by the query) with a.
+    a = hit("a", "手机号已经携号转网转到电信了。", "2024-01-10T00:00:00Z")
+    x = hit("x", "老妈的手机是荣耀 X50。", "2024-06-01T00:00:00Z")
+    terms = ["手机", "机号"]
+    assert order([a, x], terms=terms) == ["x", "a"]  # no supersession known: the weak rule pairs them
+
+    def settled(hits):
+        return [h.id for h in currency.settle(hits, {"old": ("a",)}, 10, include_superseded=False,
+                                              prefer_newer=True, terms=terms)]
+
+    assert settled([a, x]) == ["a", "x"]  # a is current by a supersession: only a close match passes it
+    close = hit("n", "手机号已经转到电信了，套餐也换了。", "2024-06-01T00:00:00Z")  # most words shared
+    assert settled([a, close]) == ["n", "a"]

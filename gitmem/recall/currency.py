@@ -202,7 +202,8 @@ def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, inc
     tokens (a subject the query names, for `newest_first`)."""
     if prefer_newer and len(hits) > 1:
         hits = newer_first(hits, snap, skip=set(hidden))
-        hits = newest_first(hits, snap, terms, skip=set(hidden))
+        hits = newest_first(hits, snap, terms, skip=set(hidden),
+                            current={s for succ in hidden.values() for s in succ})
     if hidden:
         hits = successors_up(hits, hidden)
         if include_superseded:
@@ -299,12 +300,16 @@ def _days(iso: str | None) -> float | None:
 
 
 def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Sequence[str] = (),
-                 skip: "set[str] | frozenset[str]" = frozenset()) -> "list[Hit]":
+                 skip: "set[str] | frozenset[str]" = frozenset(),
+                 current: "set[str] | frozenset[str]" = frozenset()) -> "list[Hit]":
     """Move the newer of two hits about one subject to just above the older, with no
     change cue needed (module docstring). Each older hit pairs with at most one newer
     (its nearest later hit, which must take it as its own nearest earlier one), so a
     note merely sharing the topic does not pass it; chains (a, b, c over the years)
-    come out newest first. Superseded hits (`skip`) neither move nor are passed."""
+    come out newest first. Superseded hits (`skip`) neither move nor are passed; a hit
+    that replaced another (`current`: a supersession said it is the current one) is
+    passed only by a newer hit close by the strict rule (NEWEST_COS; Chinese:
+    SUBJECT_SHARED of their words), never by a word the query names alone."""
     top = list(hits[:WINDOW])
     dated = [(i, _days(h.created)) for i, h in enumerate(top)
              if h.id not in skip and (h.relevance or 0.0) >= ON_TOPIC]
@@ -327,12 +332,15 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
                 continue
             va, vb = vecs[a], vecs[b]
             cos = float(np.dot(va, vb)) if va is not None and vb is not None else None
+            # the older of the two, when a supersession made it the current one, yields only to a close match
+            settled = top[idx[a] if day[a] < day[b] else idx[b]].id in current
             if not cjk[a] and cos is not None:
                 named = len(updates.word_overlap(texts[a], texts[b])[1] & query) if cos < NEWEST_COS else 0
-                near, close = cos, cos >= NEWEST_COS or (cos >= NEWEST_COS_NAMED and named >= NEWEST_NAMED)
+                near = cos
+                close = cos >= NEWEST_COS or (not settled and cos >= NEWEST_COS_NAMED and named >= NEWEST_NAMED)
             else:  # by words; the vectors, where there are any, only say which is nearest
                 share, shared = updates.word_overlap(texts[a], texts[b])
-                close = share >= updates.SUBJECT_SHARED or bool(shared & query)
+                close = share >= updates.SUBJECT_SHARED or (not settled and bool(shared & query))
                 near = share + len(shared & query) if cos is None else cos  # a word the query names counts most
             if close:
                 sim[a, b] = sim[b, a] = near
