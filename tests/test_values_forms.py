@@ -297,7 +297,7 @@ def test_litres_and_kilometres_in_chinese_forms():
 
 
 def test_a_measure_meets_a_bare_number_where_the_other_unit_is_unknown():
-    # "furlongs" is no unit of the lists: 55 there is a bare number, and it meets "55 litres"
+    # "55" with no unit word (or one the lists lack) is a bare number, and it meets "55 litres"
     assert samefact.anchors("The tank holds 55 litres.", "The tank holds 55.")
     assert samefact.conflict("The tank holds 55 litres.", "The tank holds 55.") is None
     assert not samefact.anchors("油箱能加五十五升油。", "油箱加满是五十五斤。")  # two measures of two kinds

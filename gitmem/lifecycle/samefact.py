@@ -377,7 +377,7 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
     # A measure's number against a bare number where the other text gives no measure of
     # that dimension (its unit word unknown to the reader): "五十五升" / "五十五公斤".
-    for x, fx, fy, y in ((a, fa, fb, b), (b, fb, fa, a)):
+    for x, fy in ((a, fb), (b, fa)):
         dims = {quantities.dimension(v) for v in fy.values.get("qty", frozenset())}
         for dim, nums in values.raw_numbers(x).items():
             if dim not in dims:
@@ -436,7 +436,7 @@ def _zh_name_in(fa: Fact, fb: Fact) -> bool:
 # A person called by the last character of the given name: 小雪 / 阿雪 (欧阳雪), 东哥 (陈晓东),
 # 芸姐 (唐晓芸). Not the everyday words of that shape: 小区, 小时, 阿姨, 表哥, 大姐...
 _ZH_GIVEN_SHORT = re.compile(r"(?:小|阿)([\u4e00-\u9fff])|([\u4e00-\u9fff])(?:哥|姐)")
-_NOT_GIVEN = {"小": set("区时孩学说心姐组吃米猫狗便票费号店事型朋伙儿数部份子们家卖麦麦品菜写提镇屋院声腿手")
+_NOT_GIVEN = {"小": set("区时孩学说心姐组吃米猫狗便票费号店事型朋伙儿数部份子们家卖麦品菜写提镇屋院声腿手")
               | set(ZH_SURNAMES), "阿": set("姨姐哥里拉根富胶公婆爸妈") | set(ZH_SURNAMES),
               "哥": set("大表堂小老亲师帅学二三四五"), "姐": set("大表堂小老亲师空学二三四五")}
 _ZH_COMPOUND_SURNAMES = "欧阳|司马|上官|诸葛|东方|皇甫|慕容|令狐|司徒|夏侯"

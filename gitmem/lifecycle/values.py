@@ -179,8 +179,9 @@ _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs
 # 十四斤八两: 斤 and 两 (a tenth of a 斤) as one weight
 _JIN_LIANG = re.compile(r"([零〇一二两三四五六七八九十百\d]+)\s*斤\s*([一二三四五六七八九\d])\s*两")
 # 大写 numerals (陆仟肆佰, 壹佰贰拾) as everyday ones, in a run with a multiplier (陆 alone is a surname)
-_ZH_FINANCIAL = re.compile(r"[零壹贰贰叁肆伍陆柒捌玖拾佰仟萬]*[拾佰仟萬][零壹贰叁肆伍陆柒捌玖拾佰仟萬]*")
+_ZH_FINANCIAL = re.compile(r"[零壹贰叁肆伍陆柒捌玖拾佰仟萬]*[拾佰仟萬][零壹贰叁肆伍陆柒捌玖拾佰仟萬]*")
 _FINANCIAL = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟萬", "一二三四五六七八九十百千万")
+_ZH_DIGITS = str.maketrans("零〇一二三四五六七八九", "00123456789")  # one character a digit
 # 一个钟头半: an hour and a half
 _HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头)半")
 # a code keyed digit by digit: 4-8-2-9 (single digits only: 2024-05-31 is a date)
@@ -229,8 +230,7 @@ def _zh_mixed(m: re.Match) -> str:
 
 def _zh_decimal(m: re.Match) -> str:
     try:
-        return _fmt(float(_cn2an()(m[1], "smart"))) + "." + "".join(
-            str("零一二三四五六七八九".index(c.replace("〇", "零"))) for c in m[2])
+        return _fmt(float(_cn2an()(m[1], "smart"))) + "." + m[2].translate(_ZH_DIGITS)
     except (ValueError, KeyError, IndexError):
         return m[0]
 
@@ -238,7 +238,7 @@ def _zh_decimal(m: re.Match) -> str:
 def _jin_liang(m: re.Match) -> str:
     try:
         jin = m[1] if m[1].isdigit() else _fmt(float(_cn2an()(m[1], "smart")))
-        liang = m[2] if m[2].isdigit() else str("一二三四五六七八九".index(m[2]) + 1)
+        liang = m[2].translate(_ZH_DIGITS)
         return f"{jin}.{liang}斤"
     except (ValueError, KeyError, IndexError):
         return m[0]
@@ -431,7 +431,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
     if "拾" in t or "佰" in t or "仟" in t or "萬" in t:
         t = _ZH_FINANCIAL.sub(lambda m: m[0].translate(_FINANCIAL), t)
     if _ZH_DIGIT.search(t):
-        t = _ZH_AFTER_METRE.sub(lambda m: m[1] + str("一二三四五六七八九".index(m[2]) + 1), t)
+        t = _ZH_AFTER_METRE.sub(lambda m: m[1] + m[2].translate(_ZH_DIGITS), t)
         t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
         t = _ZH_HOUR_ZERO.sub(r"\1", _JIN_LIANG.sub(_jin_liang, t))
         t = _ZH_RUN.sub(_zh_numeral, t.replace("廿", "二十").replace("卅", "三十"))

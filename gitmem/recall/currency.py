@@ -202,8 +202,7 @@ def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, inc
     tokens (a subject the query names, for `newest_first`)."""
     if prefer_newer and len(hits) > 1:
         hits = newer_first(hits, snap, skip=set(hidden))
-        hits = newest_first(hits, snap, terms, skip=set(hidden),
-                            current={s for succ in hidden.values() for s in succ})
+        hits = newest_first(hits, snap, terms, hidden=hidden)
     if hidden:
         hits = successors_up(hits, hidden)
         if include_superseded:
@@ -300,16 +299,18 @@ def _days(iso: str | None) -> float | None:
 
 
 def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Sequence[str] = (),
-                 skip: "set[str] | frozenset[str]" = frozenset(),
-                 current: "set[str] | frozenset[str]" = frozenset()) -> "list[Hit]":
+                 hidden: "dict[str, tuple[str, ...]] | None" = None) -> "list[Hit]":
     """Move the newer of two hits about one subject to just above the older, with no
     change cue needed (module docstring). Each older hit pairs with at most one newer
     (its nearest later hit, which must take it as its own nearest earlier one), so a
     note merely sharing the topic does not pass it; chains (a, b, c over the years)
-    come out newest first. Superseded hits (`skip`) neither move nor are passed; a hit
-    that replaced another (`current`: a supersession said it is the current one) is
-    passed only by a newer hit close by the strict rule (NEWEST_COS; Chinese:
-    SUBJECT_SHARED of their words), never by a word the query names alone."""
+    come out newest first. Superseded hits (keys of `hidden`, superseded id -> its
+    successors) neither move nor are passed; a hit that replaced another (a successor:
+    a supersession said it is the current one) is passed only by a newer hit close by
+    the strict rule (NEWEST_COS; Chinese: SUBJECT_SHARED of their words), never by a
+    word the query names alone."""
+    hidden = hidden or {}
+    skip = hidden.keys()
     top = list(hits[:WINDOW])
     dated = [(i, _days(h.created)) for i, h in enumerate(top)
              if h.id not in skip and (h.relevance or 0.0) >= ON_TOPIC]
@@ -324,6 +325,8 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     turn = [updates.speaker(t) is not None or not updates.short(t) for t in texts]
     vecs = _vectors(snap, [top[i] for i in idx])
     query = set(terms)
+    shown = {top[i].id for i in idx}  # only past the early return: read the map when pairs may form
+    current = {s for succ in hidden.values() for s in succ if s in shown} if hidden else set()
     m = len(idx)
     sim = np.full((m, m), -1.0)
     for a in range(m):
