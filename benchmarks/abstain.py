@@ -23,6 +23,8 @@ written as tuning data); --set v5 the clean held-out half (abstain_v5.json, part
     .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|v3|v4|v5|v6|v7|everyday|all|every]
         [--data FILE] [--write]
     .venv/bin/python benchmarks/abstain.py --fit --set every   # refit the Chinese gate (tuning sets)
+    .venv/bin/python benchmarks/abstain.py --set every --dump /tmp/every.json
+    .venv/bin/python benchmarks/abstain.py --analyse /tmp/every.json   # pooled floors, prompt by rank vs relevance
 """
 
 from __future__ import annotations
@@ -368,6 +370,28 @@ def SCHEMA_DEFAULT(key: str):  # noqa: N802 - reads like the constant it is
     return SCHEMA["recall"].keys[key].default
 
 
+def analyse(rows: list[dict], floors=(0.15, 0.2, 0.25, 0.3), cap: int = 3, prompt_floor: float = 0.4) -> str:
+    """From a --dump: each language's questions pooled over every part, (1) the report's
+    figures at a few recall floors (`scores`), (2) the prompt's hits taken in rank order
+    (as shipped) against the most relevant first: on-topic questions with evidence in the
+    top 10 whose evidence reaches the prompt, and the share of the prompt that is evidence."""
+    out = []
+    for lang in sorted({r["lang"] for r in rows}):
+        rs = [r for r in rows if r["lang"] == lang]
+        for f in floors:
+            sc = scores(rs, f)
+            out.append(f"{lang} floor {f}: unrelated empty {sc['unrelated empty']:.3f}, other empty "
+                       f"{sc['other empty']:.3f}, evidence kept {sc['evidence kept']:.3f}")
+        on = [r for r in rs if r["kind"] == "on_topic" and any(h["evidence"] for h in r["hits"])]
+        for name, order in (("rank", lambda hs: hs), ("relevance", lambda hs: sorted(hs, key=lambda h: -h["p"]))):
+            shown = [order([h for h in r["hits"] if h["p"] >= prompt_floor])[:cap] for r in on]
+            n = sum(len(s) for s in shown)
+            ev = sum(h["evidence"] for s in shown for h in s)
+            out.append(f"{lang} prompt by {name}: evidence in the prompt {sum(any(h['evidence'] for h in s) for s in shown)}"
+                       f" of {len(on)}, precision {ev / max(1, n):.3f}")
+    return "\n".join(out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model-path", default=str(DEFAULT_MODEL) if DEFAULT_MODEL.is_dir() else None)
@@ -376,6 +400,8 @@ def main(argv=None) -> int:
     ap.add_argument("--block", default="abstain",
                     help="With --write: the marked block of BENCHMARKS.md to write (<!-- BLOCK:begin -->).")
     ap.add_argument("--dump", help="Also write the per-question rows to this JSON file.")
+    ap.add_argument("--analyse", metavar="DUMP", help="Instead: read a --dump file and print, per language, the "
+                    "figures at a few recall floors and the prompt's hits by rank against by relevance.")
     ap.add_argument("--set", dest="sets", choices=tuple(SETS), default="v1",
                     help="v1: abstain.json (tuning u1-u3, held_out u4-u6); v2: abstain_v2.json (held_out2); "
                          "all: both; v3: abstain_v3.json (held_out3); "
@@ -387,6 +413,9 @@ def main(argv=None) -> int:
                     help="Instead: LoCoMo (this file) and the dialogue sets with the floor off and on, per fold.")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
+    if args.analyse:
+        print(analyse(json.loads(Path(args.analyse).read_text())))
+        return 0
     if args.retrieval:
         text = retrieval(args.model_path, args.retrieval)
         print(text)
