@@ -12,6 +12,7 @@ store and every METRIC is reported per part and language.
     .venv/bin/python benchmarks/consolidation.py --set v3 --part heldout3
     .venv/bin/python benchmarks/consolidation.py --set v4   # the fourth held-out half (heldout4)
     .venv/bin/python benchmarks/consolidation.py --set v8 --why   # heldout8, the updates missed listed
+    GITMEM_TREE=/tmp/old .venv/bin/python benchmarks/consolidation.py --set v8   # another tree (git archive)
 
 `--data` takes any set in this format (tests/data/consolidation_v2.json: the second
 held-out half, part `heldout2`, imported into a store of its own); the columns are the
@@ -45,8 +46,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, os.environ.get("GITMEM_TREE") or str(ROOT))  # the tree to measure (default: this one)
 
 import gitmem  # noqa: E402
 from recall_locomo import DEFAULT_MODEL, set_recall  # noqa: E402
