@@ -87,3 +87,25 @@ def test_a_chinese_name_by_its_last_character_is_the_full_name(a, b):
 ])
 def test_everyday_words_of_that_shape_are_no_name(a, b):
     assert not samefact.anchors(a, b)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("There are 24 bottles of wine in the rack.", "The wine rack currently has twenty-four bottles in it."),
+    ("Pickle the puppy weighs 6.5 kg.", "pickle is six and a half kilos now"),
+    ("宝宝体重：7400克。", "宝宝现在体重七点四公斤。"),
+])
+def test_a_weak_cue_that_restates_the_same_value_is_a_copy(a, b):
+    assert grouping.why_apart(a, b) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    # a strong cue: something changed, whatever the texts share
+    ("Our on-call lead is Priya.", "Marco took over as on-call lead from Priya."),
+    ("我的健身私教是小马。", "私教换成了阿杰，小马去别的店了。"),
+    # a weak cue and another particular on one side
+    ("My team uses Jenkins for CI.", "We now use GitHub Actions for CI, not Jenkins."),
+    # a weak cue and nothing shared
+    ("The wine rack has 24 bottles.", "The wine rack currently has 18 bottles."),
+])
+def test_a_cue_that_changes_something_keeps_the_texts_apart(a, b):
+    assert grouping.why_apart(a, b) is not None

@@ -173,6 +173,22 @@ def related(a: str, b: str, s: float, threshold: float, margin: float) -> bool:
     return s >= threshold - margin
 
 
+def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None) -> str | None:
+    """What keeps two texts from being one memory ("different keys", "possible
+    update", or samefact.conflict's reason), or None. One text that says something
+    changed ("now", "no longer", 现在) and one that does not are an update, not a copy,
+    unless the cue is a weak one ("now", "new", not "moved" or "took over") and both
+    give the same particulars (samefact.restates) and nothing tells them apart: "pickle is six and a half kilos now" / "Pickle weighs 6.5 kg" restate one
+    weight (an update changes a value or a name; a much later restatement that merges
+    is survived by the newer text, see consolidate.survivor_first)."""
+    if key_a and key_b and key_a != key_b:
+        return "different keys"
+    if (updates.cue(a) is None) != (updates.cue(b) is None) and (
+            updates.strong_cue(a) or updates.strong_cue(b) or not samefact.restates(a, b)):
+        return "possible update"
+    return samefact.conflict(a, b)
+
+
 def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[tuple[float, int, int]],
           threshold: float, margin: float, cjk_margin: float | None = None, vecs: Any = None) -> Near:
     """Group items `texts` (with their stable keys and ids) from the pairs `sims`. With
@@ -186,12 +202,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
     def apart(a: int, b: int) -> str | None:
         k = (a, b) if a < b else (b, a)
         if k not in verdict:
-            if keys[a] and keys[b] and keys[a] != keys[b]:
-                verdict[k] = "different keys"
-            elif (updates.cue(texts[a]) is None) != (updates.cue(texts[b]) is None):
-                verdict[k] = "possible update"  # one says something changed: not a copy
-            else:
-                verdict[k] = samefact.conflict(texts[a], texts[b])
+            verdict[k] = why_apart(texts[a], texts[b], keys[a], keys[b])
         return verdict[k]
 
     cjk_margin = margin if cjk_margin is None else cjk_margin

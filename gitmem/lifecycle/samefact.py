@@ -416,6 +416,20 @@ def anchors(a: str, b: str) -> bool:
     return bool(ca & cb) or not ca or not cb
 
 
+def restates(a: str, b: str) -> bool:
+    """Whether the texts give the same particulars: they share a value or a name
+    (`anchors`), and neither states a name, or a value of a kind (not a weekday or a
+    month alone), that the other lacks. A text that says something changed ("now",
+    现在) restates a text that does not only so: "We switched our CI from Jenkins to
+    GitHub Actions" names what "My team uses Jenkins for CI" lacks."""
+    if not anchors(a, b):
+        return False
+    fa, fb = read(a), read(b)
+    fb = _aliased(fa, fb)
+    fa = _aliased(fb, fa)
+    return fa.names == fb.names and {k for k in fa.values if k not in WEAK} == {k for k in fb.values if k not in WEAK}
+
+
 def _content_chars(f: Fact) -> set[str]:
     return {t for t in f.tokens if _CJK.match(t)}
 
