@@ -33,7 +33,8 @@ def _parser():
     return parser
 
 
-def _fmt(x: float) -> str:
+def fmt(x: float) -> str:
+    """A number in plain digits (never an exponent, which would read as two numbers)."""
     return str(int(x)) if x == int(x) else f"{x:.6f}".rstrip("0").rstrip(".")
 
 
@@ -59,7 +60,7 @@ def units(text: str) -> dict[str, frozenset[str]]:
         # "a day" is one day by article, not by number; a bare number has no unit to compare
         if name == "dimensionless" or not _DIGIT_OR_WORD.search(surface) or isinstance(value, complex):
             continue
-        out.setdefault(_fmt(float(value)), set()).add(name)
+        out.setdefault(fmt(float(value)), set()).add(name)
     return {k: frozenset(v) for k, v in out.items()}
 
 
@@ -117,7 +118,7 @@ def base(x: float, unit: str) -> tuple[str, str]:
     to six significant digits (185 cm and 1.85 m give one string)."""
     q = _registry().Quantity(x, MEASURES[unit]).to_base_units()
     dim = str(q.dimensionality)
-    return _fmt(float(f"{q.magnitude:.6g}")), "[information]" if dim == "dimensionless" else dim  # bytes
+    return fmt(float(f"{q.magnitude:.6g}")), "[information]" if dim == "dimensionless" else dim  # bytes
 
 
 def dimension(value: str) -> str:

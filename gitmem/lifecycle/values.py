@@ -7,8 +7,8 @@ when a value differs. `extract(text)` reads, in order, and blanks out of the tex
 - addresses: URLs, host names, e-mail addresses (case and scheme dropped):
   "https://staging.Acme-Shop.io/" -> `addr:staging.acme-shop.io`;
 - numbers written in words or digits, in English (text2num: "twelve hundred",
-  "twenty-five", "first") and Chinese (cn2an: 四千五, 一万二, 两), with thousands
-  separators, "k", 千 and 万;
+  "twenty-five", "first") and Chinese (gitmem.lifecycle.zh_numbers: 四千五, 一万二, 两,
+  陆仟肆佰), with thousands separators, "k", 千 and 万;
 - clock times in 12 h, 24 h and words: 3pm / 15:00 / 3 PM / "three in the afternoon" /
   下午三点 -> `time:15:00`; "a quarter to eight" -> `time:7:45`;
 - dates: Nov 4 / November 4th / 4 November / 11/4 / 11月4日 / 十一月四号 -> `date:11-4`,
@@ -36,7 +36,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from gitmem.lifecycle import quantities
+from gitmem.lifecycle import quantities, zh_numbers
+from gitmem.lifecycle.quantities import fmt as _fmt
 
 MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
@@ -100,13 +101,6 @@ _THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
 _MULTIPLIER = _re(rf"({_N})\s*(k|千|万|萬|亿)(?![a-z]|[克米])")  # 25 千克 is 25 kg, not 25000
 _MULT = {"k": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
-# Chinese numerals: a run that starts with a digit or 十 and either holds a
-# multiplier (四千五) or stands before a unit or counter (三月, 两年, 三个); one
-# digit alone before anything else is a word (一律, 统一).
-_ZH_RUN = _re(r"(?<![零〇一二两三四五六七八九十百千万亿])"
-                     r"[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
-_ZH_COUNTER = "月日号號点點时岁个次位名年分天周人只条台种元块米斤公兆秒倍张本层楼家间"
-_ZH_ONE = "月日号號点點时岁元块米斤兆秒年分楼层"  # where a lone 一 is a date, a time, an age or an amount
 
 _PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
 _TIME_COLON = _re(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d])")
@@ -163,35 +157,19 @@ _NUM = _re(_N)
 # "55 in." at the end of a clause: inches (not "in" the preposition, which goes on)
 _INCH_IN = _re(rf"(?<![\d.])({_N})\s*in\b(?=\.?\s*(?:[,;)]|$))")
 _DIGIT = _re(r"\d")
-_ZH_DIGIT = _re("[零〇一二两三四五六七八九十廿卅]")
-# Digits with Chinese multipliers: 3千5百, 12万, 4.5万 (read by cn2an as one number).
-_ZH_MIXED = _re(r"(?<![\d.])\d+(?:\.\d+)?[十百千万萬亿](?:\d+[十百千万萬]?)*")
 _HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a half ml: n.5
 # 4小时30分钟, 1 hour 30 minutes: one duration, in hours
 _H_MM = _re(r"\b(\d{1,2})h(\d{2})\b")  # 2h30: two and a half hours
 # 1米6, 一米六 (after the numerals are read): 1.6 metres
 _ZH_METRE = _re(r"(?<![\d.])(\d+)\s*(米|公里)\s*(\d)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km
-_ZH_AFTER_METRE = re.compile(r"(米|公里)([一二三四五六七八九])(?![零〇一二两三四五六七八九十百千万])")
 # British "half eight (in the morning)": 8:30
 _TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=\s*(?:[.,;!)]|$)))")
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
-# 十四斤八两: 斤 and 两 (a tenth of a 斤) as one weight
-_JIN_LIANG = re.compile(r"([零〇一二两三四五六七八九十百\d]+)\s*斤\s*([一二三四五六七八九\d])\s*两")
-# 大写 numerals (陆仟肆佰, 壹佰贰拾) as everyday ones, in a run with a multiplier (陆 alone is a surname)
-_ZH_FINANCIAL = re.compile(r"[零壹贰叁肆伍陆柒捌玖拾佰仟萬]*[拾佰仟萬][零壹贰叁肆伍陆柒捌玖拾佰仟萬]*")
-_FINANCIAL = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟萬", "一二三四五六七八九十百千万")
-_ZH_DIGITS = str.maketrans("零〇一二三四五六七八九", "00123456789")  # one character a digit
 # 一个钟头半: an hour and a half
 _HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头)半")
 # a code keyed digit by digit: 4-8-2-9 (single digits only: 2024-05-31 is a date)
 _DIGIT_CODE = _re(r"(?<![\d-])\d(?:-\d){3,}(?![\d-])")
-_ZH_HOUR_ZERO = re.compile(r"(小时|钟头)零(?=[一二三四五六七八九十\d])")  # 一个钟头零十分: no 零 in the minutes
-# A Chinese decimal before a unit (七点四公斤, 一点五米): the number, not a clock time
-_ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百]+)点([零〇一二三四五六七八九]+)(?=\s*(?:"
-                         r"公斤|千克|克|斤|米|厘米|公分|毫米|公里|千米|升|毫升|万|亿|元|块|倍|个?小时|分钟|年|岁|%))")
-# 一小时, 两个钟头, 一个半小时: a lone 一 or 两 before a unit of two characters is a value
-_ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])([一两])(?=个半|个?小时|个?钟头|公斤|公里|千克|千米|厘米|公分|毫升)")
 # A hyphen inside a phrase ("thirteen-hour", "parent-teacher"), not inside a number word ("twenty-five").
 _HYPHEN = _re(r"(?<=[a-z])-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)(?=[a-z])")
 _REPEAT = _re(r"\b(twice|thrice)\b")
@@ -209,52 +187,6 @@ def _alpha2digit():
     return alpha2digit
 
 
-@lru_cache(maxsize=1)
-def _cn2an():
-    import cn2an  # lazily: dream's code path only (and it costs ~0.1 s to import)
-
-    return cn2an.cn2an
-
-
-def _fmt(x: float) -> str:
-    """A number in plain digits (never an exponent, which would read as two numbers)."""
-    return str(int(x)) if x == int(x) else f"{x:.6f}".rstrip("0").rstrip(".")
-
-
-def _zh_mixed(m: re.Match) -> str:
-    try:
-        return _fmt(float(_cn2an()(m[0], "smart")))
-    except (ValueError, KeyError, IndexError):
-        return m[0]
-
-
-def _zh_decimal(m: re.Match) -> str:
-    try:
-        return _fmt(float(_cn2an()(m[1], "smart"))) + "." + m[2].translate(_ZH_DIGITS)
-    except (ValueError, KeyError, IndexError):
-        return m[0]
-
-
-def _jin_liang(m: re.Match) -> str:
-    try:
-        jin = m[1] if m[1].isdigit() else _fmt(float(_cn2an()(m[1], "smart")))
-        liang = m[2].translate(_ZH_DIGITS)
-        return f"{jin}.{liang}斤"
-    except (ValueError, KeyError, IndexError):
-        return m[0]
-
-
-def _zh_numeral(m: re.Match) -> str:
-    s = m.group(0)
-    nxt = m.string[m.end():m.end() + 1]
-    if not (re.search("[十百千万亿]", s[1:]) or (nxt and nxt in _ZH_COUNTER) or s[0] == "十"):
-        return s
-    if s == "一" and nxt not in _ZH_ONE:  # 一家, 一只, 一个: the article, not a value
-        return s
-    try:
-        return _fmt(float(_cn2an()(s, "smart")))
-    except (ValueError, KeyError, IndexError):
-        return s
 
 
 def _english_numbers(t: str) -> str:
@@ -428,19 +360,13 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
     addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
     vals += addrs
     t = t.casefold()
-    if "拾" in t or "佰" in t or "仟" in t or "萬" in t:
-        t = _ZH_FINANCIAL.sub(lambda m: m[0].translate(_FINANCIAL), t)
-    if _ZH_DIGIT.search(t):
-        t = _ZH_AFTER_METRE.sub(lambda m: m[1] + m[2].translate(_ZH_DIGITS), t)
-        t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
-        t = _ZH_HOUR_ZERO.sub(r"\1", _JIN_LIANG.sub(_jin_liang, t))
-        t = _ZH_RUN.sub(_zh_numeral, t.replace("廿", "二十").replace("卅", "三十"))
+    t = zh_numbers.in_digits(t)
     t = _english_numbers(t.replace(" & ", " and "))
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
     if digits:
         t = _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t)
         t = _ORDINAL.sub(r"\1", t)
-        t = _ZH_MIXED.sub(_zh_mixed, t)
+        t = zh_numbers.mixed(t)
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
         t = _HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t))
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)

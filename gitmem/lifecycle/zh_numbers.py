@@ -1,0 +1,107 @@
+"""Chinese numerals as digits, before gitmem.lifecycle.values reads the values of a text.
+
+Everyday numerals (四千五, 两年, 三个), 大写 numerals (陆仟肆佰), decimals before a unit
+(七点四公斤, not the time 7:04), 斤 and 两 as one weight (十四斤八两), a numeral after 米
+(一米六), a lone 一 or 两 before a unit (一小时, 两个钟头), and digits with Chinese
+multipliers (3千5百, 4.5万): each becomes plain digits in the text, so the value reader
+sees one number written one way. Numbers are read by cn2an, imported on first use (dream's
+code path only)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from gitmem.lifecycle.quantities import fmt as _fmt
+
+# Chinese numerals: a run that starts with a digit or 十 and either holds a
+# multiplier (四千五) or stands before a unit or counter (三月, 两年, 三个); one
+# digit alone before anything else is a word (一律, 统一).
+_ZH_RUN = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])"
+                    r"[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
+_ZH_COUNTER = "月日号號点點时岁个次位名年分天周人只条台种元块米斤公兆秒倍张本层楼家间"
+_ZH_ONE = "月日号號点點时岁元块米斤兆秒年分楼层"  # where a lone 一 is a date, a time, an age or an amount
+
+_ZH_DIGIT = re.compile("[零〇一二两三四五六七八九十廿卅]")
+
+# Digits with Chinese multipliers: 3千5百, 12万, 4.5万 (read by cn2an as one number).
+_ZH_MIXED = re.compile(r"(?<![\d.])\d+(?:\.\d+)?[十百千万萬亿](?:\d+[十百千万萬]?)*")
+
+_ZH_AFTER_METRE = re.compile(r"(米|公里)([一二三四五六七八九])(?![零〇一二两三四五六七八九十百千万])")
+
+# 十四斤八两: 斤 and 两 (a tenth of a 斤) as one weight
+_JIN_LIANG = re.compile(r"([零〇一二两三四五六七八九十百\d]+)\s*斤\s*([一二三四五六七八九\d])\s*两")
+
+# 大写 numerals (陆仟肆佰, 壹佰贰拾) as everyday ones, in a run with a multiplier (陆 alone is a surname)
+_ZH_FINANCIAL = re.compile(r"[零壹贰叁肆伍陆柒捌玖拾佰仟萬]*[拾佰仟萬][零壹贰叁肆伍陆柒捌玖拾佰仟萬]*")
+_FINANCIAL = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟萬", "一二三四五六七八九十百千万")
+_ZH_DIGITS = str.maketrans("零〇一二三四五六七八九", "00123456789")  # one character a digit
+
+_ZH_HOUR_ZERO = re.compile(r"(小时|钟头)零(?=[一二三四五六七八九十\d])")  # 一个钟头零十分: no 零 in the minutes
+
+# A Chinese decimal before a unit (七点四公斤, 一点五米): the number, not a clock time
+_ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百]+)点([零〇一二三四五六七八九]+)(?=\s*(?:"
+                         r"公斤|千克|克|斤|米|厘米|公分|毫米|公里|千米|升|毫升|万|亿|元|块|倍|个?小时|分钟|年|岁|%))")
+# 一小时, 两个钟头, 一个半小时: a lone 一 or 两 before a unit of two characters is a value
+_ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])([一两])(?=个半|个?小时|个?钟头|公斤|公里|千克|千米|厘米|公分|毫升)")
+
+
+@lru_cache(maxsize=1)
+def _cn2an():
+    import cn2an  # lazily: dream's code path only (and it costs ~0.1 s to import)
+
+    return cn2an.cn2an
+
+
+def _zh_mixed(m: re.Match) -> str:
+    try:
+        return _fmt(float(_cn2an()(m[0], "smart")))
+    except (ValueError, KeyError, IndexError):
+        return m[0]
+
+
+def _zh_decimal(m: re.Match) -> str:
+    try:
+        return _fmt(float(_cn2an()(m[1], "smart"))) + "." + m[2].translate(_ZH_DIGITS)
+    except (ValueError, KeyError, IndexError):
+        return m[0]
+
+
+def _jin_liang(m: re.Match) -> str:
+    try:
+        jin = m[1] if m[1].isdigit() else _fmt(float(_cn2an()(m[1], "smart")))
+        liang = m[2].translate(_ZH_DIGITS)
+        return f"{jin}.{liang}斤"
+    except (ValueError, KeyError, IndexError):
+        return m[0]
+
+
+def _zh_numeral(m: re.Match) -> str:
+    s = m.group(0)
+    nxt = m.string[m.end():m.end() + 1]
+    if not (re.search("[十百千万亿]", s[1:]) or (nxt and nxt in _ZH_COUNTER) or s[0] == "十"):
+        return s
+    if s == "一" and nxt not in _ZH_ONE:  # 一家, 一只, 一个: the article, not a value
+        return s
+    try:
+        return _fmt(float(_cn2an()(s, "smart")))
+    except (ValueError, KeyError, IndexError):
+        return s
+
+
+def in_digits(t: str) -> str:
+    """`t` (casefolded) with its Chinese numerals written in digits; a text with none
+    comes back unchanged."""
+    if "拾" in t or "佰" in t or "仟" in t or "萬" in t:
+        t = _ZH_FINANCIAL.sub(lambda m: m[0].translate(_FINANCIAL), t)
+    if _ZH_DIGIT.search(t):
+        t = _ZH_AFTER_METRE.sub(lambda m: m[1] + m[2].translate(_ZH_DIGITS), t)
+        t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
+        t = _ZH_HOUR_ZERO.sub(r"\1", _JIN_LIANG.sub(_jin_liang, t))
+        t = _ZH_RUN.sub(_zh_numeral, t.replace("廿", "二十").replace("卅", "三十"))
+    return t
+
+
+def mixed(t: str) -> str:
+    """`t` with digits before Chinese multipliers (3千5百, 12万) as one number."""
+    return _ZH_MIXED.sub(_zh_mixed, t)
