@@ -322,3 +322,47 @@ def test_a_volume_is_its_own_kind_of_measure():
     assert quantities.dimension(vol) == "[length] ** 3" != quantities.dimension("qty:55 usd")
     assert samefact.conflict("The tank holds 55 litres and cost $60.", "The tank holds 55 litres, $60.") is None
     assert samefact.conflict("The tank holds 55 litres.", "The tank holds 60 litres.") == "values differ"
+
+
+# --- reference codes, measures in two units, cubic metres (issue 22, sixth pass) ---
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet="ABCDEFGHJKLMNPRSTUVWXYZ", min_size=1, max_size=3),
+       st.integers(min_value=1, max_value=9), st.integers(min_value=1000, max_value=9999))
+def test_a_reference_code_with_or_without_separators_is_one_value(letters, d, n):
+    code = f"{letters}{d}"
+    forms = [f"Our ferry booking reference is {code}-{n}.", f"Ferry ref: {code} {n}",
+             f"ferry booking ref {code.lower()}{n}", "Booking reference for the ferry: " + " ".join(f"{code}{n}") + "."]
+    assert {frozenset(vals(f)) for f in forms} == {frozenset({f"code:{code.lower()}{n}"})}
+    other = f"Ferry ref: {code} {n + 1}"
+    assert samefact.conflict(forms[0], other) == "values differ"
+    assert samefact.read(forms[1]).names == frozenset()  # a code is a value, not a name
+
+
+def test_a_code_anchors_two_chinese_texts_that_share_no_word():
+    a, b = "G1372次高铁5月3日早上七点零五分发车。", "G1372：5月3日 7:05 开。"
+    assert samefact.anchors(a, b) and samefact.conflict(a, b) is None
+    assert samefact.conflict(a, "G1373：5月3日 7:05 开。") == "values differ"
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Hugo weighed 3.4 kg when he was born.", "hugo was 7lb 8oz at birth"),
+    ("Dad is 1.78 m tall.", "dad is 5 ft 10 in"),
+    ("Paddling pool: 450 L.", "Paddling pool capacity = 0.45 cubic metres."),
+    ("Residential trip cost: GBP 285.00", "The Year 6 residential to the Lake District costs £285."),
+])
+def test_a_measure_in_two_units_or_a_unit_code_is_no_difference(a, b):
+    assert samefact.conflict(a, b) is None and samefact.anchors(a, b)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Hugo weighed 3.4 kg when he was born.", "hugo was 7lb 12oz at birth"),
+    ("Paddling pool: 450 L.", "Paddling pool capacity = 0.6 cubic metres."),
+    ("My phone is an Honor X50.", "My phone is an Honor X60."),
+])
+def test_a_different_measure_or_model_code_still_differs(a, b):
+    assert samefact.conflict(a, b) == "values differ"
+
+
+def test_times_a_number_is_no_code():
+    assert vals("School bake sale: cupcakes x36.") == {"num:36"}

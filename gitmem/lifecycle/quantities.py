@@ -99,7 +99,7 @@ def _next_words(text: str, number: str) -> frozenset[str]:
 MEASURES = {"year": "year", "month": "month", "week": "week", "day": "day", "hour": "hour", "minute": "minute",
             "second": "second", "km": "kilometer", "kg": "kilogram", "m": "meter", "cm": "centimeter",
             "mm": "millimeter", "inch": "inch", "ft": "foot", "mile": "mile", "g": "gram", "jin": "jin",
-            "lb": "pound", "oz": "ounce", "ml": "milliliter", "l": "liter", "kb": "kilobyte", "mb": "megabyte",
+            "lb": "pound", "oz": "ounce", "ml": "milliliter", "l": "liter", "m3": "meter ** 3", "kb": "kilobyte", "mb": "megabyte",
             "gb": "gigabyte", "tb": "terabyte"}
 
 

@@ -66,7 +66,7 @@ EQUIV = {"session": "meeting", "会议": "会", "出生": "生日"}
 PREFIX = 5
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Values specific enough that two texts sharing one are likely about one fact.
-SPECIFIC = frozenset({"date", "time", "qty", "addr", "year"})
+SPECIFIC = frozenset({"date", "time", "qty", "addr", "year", "code"})
 WEAK = frozenset({"day", "month"})
 
 _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
@@ -79,6 +79,10 @@ ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑�
 _ZH_SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家])"
                             rf"|([{ZH_SURNAMES}])总")
 _ZH_NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
+
+
+_DIGITS = re.compile(r"\d")
+_UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,8 @@ def _names(text: str) -> set[str]:
             starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
             if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1)):
                 w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
-                names.add(NICKNAMES.get(w, w))
+                if not (_DIGITS.search(w) or w in _UNIT_NAMES):  # KX7, Y6: codes (values); GBP: a unit
+                    names.add(NICKNAMES.get(w, w))
     # Chinese has no capitals, but a pet or a person is often introduced by name:
     # 叫豆豆, 名叫旺财的柯基.
     names.update(m[1] for m in _ZH_NAMED.finditer(text))
@@ -406,8 +411,8 @@ def anchors(a: str, b: str) -> bool:
     strong = [v for v in shared if v.split(":", 1)[0] not in WEAK]
     if not (strong or len(shared) >= 2):
         return False
-    if not (is_cjk(a) or is_cjk(b)):
-        return True
+    if not (is_cjk(a) or is_cjk(b)) or any(v.startswith("code:") for v in shared):
+        return True  # a reference code (G1372, KX7-4418) names one thing on its own
     # ... and a value says one fact only when it is said of one thing: two events on one
     # morning share the time and nothing else ("周三上午十点跟客户开会" / "车辆年检在4月22日
     # 上午十点"). English vectors tell such subjects apart; the English model reads much of

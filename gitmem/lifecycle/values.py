@@ -72,7 +72,8 @@ UNITS = {
     "g": ("g", "gram", "grams", "gramme", "grammes", "克"), "jin": ("斤",),
     "lb": ("lb", "lbs"), "oz": ("oz", "ounce", "ounces"),
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
-    "l": ("litre", "litres", "liter", "liters", "升", "公升"),
+    "l": ("l", "litre", "litres", "liter", "liters", "升", "公升"),
+    "m3": ("m3", "m³", "cubic metre", "cubic metres", "cubic meter", "cubic meters", "立方米", "立方"),
 }
 # Units that count things rather than measure them: two look-alike facts often share
 # one ("both three years old", "30 people each").
@@ -155,6 +156,16 @@ _BY = _re(rf"(?<![\d.])({_N})\s*(?:[×x*]|by)\s*({_N})\s*({_UNIT_WORDS})(?![a-z]
 _QTY_SUFFIX = _re(rf"(?<![\d.])({_N})(?:\s|-)?({_UNIT_WORDS})(?![a-z])")  # 13 hours, 13h, 13-hour
 _NUM = _re(_N)
 # "55 in." at the end of a clause: inches (not "in" the preposition, which goes on)
+# A reference code (a booking, a permit, a train): letters then a digit, or letters, a
+# hyphen and digits, with a group of digits after a space ("KX7 4418", "RP-20931", "G1372"),
+# or keyed one character at a time ("K X 7 4 4 1 8"): `code:` as one string, separators
+# dropped, so "KX7-4418" / "kx74418" / "K X 7 4 4 1 8" are one code (and "X50" / "X60" two).
+_CODE = re.compile(r"(?<![a-z0-9])(?:[a-z]+\d[a-z0-9]*|[a-z]{1,3}-\d{3,}[a-z0-9]*)(?:[ -]\d{3,})?(?![a-z0-9])")
+_CODE_KEYED = re.compile(r"(?<![a-z0-9])[a-z0-9](?: [a-z0-9]){4,}(?![a-z0-9])")
+# A measure in two units, the larger first: "7lb 8oz", "5 ft 10 in", "1 m 80 cm", "3 kg 400 g".
+_COMPOUND = _re(rf"(?<![\d.])({_N})\s*(lbs?|ft|m|kg)\s+(?:and\s+)?({_N})\s*(oz|in|inches|cm|g)(?![a-z])")
+_PARTS = {("lb", "oz"): 16, ("lbs", "oz"): 16, ("ft", "in"): 12, ("ft", "inches"): 12, ("m", "cm"): 100,
+          ("kg", "g"): 1000}
 _INCH_IN = _re(rf"(?<![\d.])({_N})\s*in\b(?=\.?\s*(?:[,;)]|$))")
 _DIGIT = _re(r"\d")
 _HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a half ml: n.5
@@ -304,6 +315,19 @@ def _qty(n: str, unit: str) -> list[str]:
     return [f"num:{_fmt(x)}"] if unit in COUNT_ONLY else [f"num:{_fmt(x)}", f"qty:{_fmt(x)} {unit}"]
 
 
+def _code(m: re.Match) -> list[str] | None:
+    code = re.sub(r"[ -]", "", m[0])
+    letters = sum(c.isalpha() for c in code)
+    if re.fullmatch(r"x\d+", code):  # "cupcakes x36": times 36
+        return None
+    return [f"code:{code}"] if letters and len(code) - letters >= 1 and len(code) >= 2 else None
+
+
+def _compound(m: re.Match) -> str:
+    parts = _PARTS.get((m[2], m[4]))
+    return f"{_fmt(float(m[1]) + float(m[3]) / parts)} {m[2]}" if parts else m[0]
+
+
 def _counted(m: re.Match, out: list[str]) -> str:
     unit = _UNIT_OF[m[2]]
     out.extend(_qty(m[1], unit))
@@ -360,6 +384,9 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
     addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
     vals += addrs
     t = t.casefold()
+    if _DIGIT.search(t):
+        t = _take(_CODE_KEYED, t, lambda m: _code(m) if sum(c.isdigit() for c in m[0]) >= 2 else None, vals)
+        t = _take(_CODE, t, _code, vals)
     t = zh_numbers.in_digits(t)
     t = _english_numbers(t.replace(" & ", " and "))
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
@@ -402,7 +429,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _take(_QTY_CODE, t, lambda m: _qty(m[2], _UNIT_OF[m[1]]), vals)
         # A Chinese counter (三岁, 两位) stays in the text as the word it was before the
         # number was read: look-alikes share it ("……三岁了" / "……也三岁了").
-        t = _INCH_IN.sub(r"\1 inches", t)
+        t = _INCH_IN.sub(r"\1 inches", _COMPOUND.sub(_compound, t))
         t = _BY.sub(r"\1\3 × \2\3", t)
         t = _QTY_SUFFIX.sub(lambda m: _counted(m, vals), t)
         t = _take(_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
