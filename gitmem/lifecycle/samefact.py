@@ -75,7 +75,10 @@ _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
 _TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$", re.I)  # "Dr. Okafor": not a sentence's start
 # The commonest Chinese surnames, for the short forms of a name (小张, 老李, 王总).
 ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕"
-               "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤")
+               "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤"
+               # less common, and not a word after 小 / 老 or before 总 (not 常, 时, 文, 和...)
+               "覃单易傅萧阎乔赖庞樊殷施洪翟颜倪俞葛伍聂邢岳庄辛祝涂祁舒耿詹苗凌靳甄裴鲍霍翁隋柯阮闵柴瞿戚滕邬臧"
+               "褚娄窦卓岑蔺冼佟栾郜晏鄢谌鞠卞欧温牛季章鲁申尤毕焦柳齐梅莫管")
 _ZH_SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家])"
                             rf"|([{ZH_SURNAMES}])总")
 _ZH_NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
@@ -406,6 +409,10 @@ def anchors(a: str, b: str) -> bool:
     if (_zh_name_in(fa, fb) or _zh_name_in(fb, fa) or _zh_short_name_in(a, b) or _zh_short_name_in(b, a)) \
             and overlap(a, b)[1] >= 1:
         return True
+    # 晓芸 / 唐晓芸: a given name is a pair of characters many words share (服务 in 订单服务):
+    # beside a word besides the name
+    if (_zh_given_name_in(a, b) or _zh_given_name_in(b, a)) and overlap(a, b)[1] >= 2:
+        return True
     shared = _shared_values(a, b, fa, fb)
     # A weekday or a month alone says little (many things happen on a Tuesday).
     strong = [v for v in shared if v.split(":", 1)[0] not in WEAK]
@@ -477,6 +484,19 @@ def _zh_short_name_in(a: str, b: str) -> bool:
     ending in that character (欧阳雪, 陈晓东)."""
     return any(re.search(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])[\u4e00-\u9fff]?{re.escape(x)}", b)
                for x in _given_shorts(a))
+
+
+# A surname and a two-character given name (唐晓芸): its given name alone is the person too;
+# not a surname and a title (王老师, 李阿姨, 张师傅), which many people share.
+_ZH_FULL_NAME = re.compile(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])([\u4e00-\u9fff]{{2}})")
+_ZH_TITLES = frozenset("老师 阿姨 师傅 医生 大夫 先生 女士 小姐 经理 主任 总监 老板 同学 护士 叔叔 阿姨 大爷 大妈 奶奶 爷爷 "
+                       "姐姐 哥哥 律师 教授 博士 科长 处长 局长 院长 校长 班长 队长 组长 部长 书记".split())
+
+
+def _zh_given_name_in(a: str, b: str) -> bool:
+    """Whether a full name of `b` is in `a` by its two-character given name alone
+    (晓芸 / 唐晓芸, 海鹏 / 覃海鹏)."""
+    return any(m[1] not in _ZH_TITLES and m[1] in a.replace(m[0], "") for m in _ZH_FULL_NAME.finditer(b))
 
 
 def overlap(a: str, b: str) -> tuple[float, int]:
