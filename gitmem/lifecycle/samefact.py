@@ -12,7 +12,7 @@ value or entity is found:
   the reader cannot read there, is unknown on that side, not different ("Rent is
   $1,200." / "Rent is $1,200, due on the 1st"); a number both share with two different
   units, as quantulum3 reads them (gitmem.lifecycle.quantities: "25 ml" / "25 litres");
-- names (capitalised words, not a sentence's first; Chinese names after 叫; 小张, 王总)
+- names (capitalised words, not a sentence's first; Chinese names: gitmem.lifecycle.zh_names)
   on both sides that the other text lacks: "Ask Alice" / "Ask Bob"; in a text of several
   clauses, the clause about what the other text says;
 - a substitution in an otherwise shared template: every stretch where the texts differ
@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gitmem.lifecycle import quantities, values
+from gitmem.lifecycle import quantities, values, zh_names
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
 # A short form and its name (lower case): "Bob" and "Robert" are one person.
@@ -73,15 +73,6 @@ _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
 _NAME = re.compile(r"[^\W\d_\u3400-\u9fff](?:[^\W\u3400-\u9fff]|['-])*")  # not into Chinese text
 _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
 _TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$", re.I)  # "Dr. Okafor": not a sentence's start
-# The commonest Chinese surnames, for the short forms of a name (小张, 老李, 王总).
-ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕"
-               "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤"
-               # less common, and not a word after 小 / 老 or before 总 (not 常, 时, 文, 和...)
-               "覃单易傅萧阎乔赖庞樊殷施洪翟颜倪俞葛伍聂邢岳庄辛祝涂祁舒耿詹苗凌靳甄裴鲍霍翁隋柯阮闵柴瞿戚滕邬臧"
-               "褚娄窦卓岑蔺冼佟栾郜晏鄢谌鞠卞欧温牛季章鲁申尤毕焦柳齐梅莫管")
-_ZH_SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家])"
-                            rf"|([{ZH_SURNAMES}])总")
-_ZH_NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
 
 
 _DIGITS = re.compile(r"\d")
@@ -114,9 +105,9 @@ def _names(text: str) -> set[str]:
                     names.add(NICKNAMES.get(w, w))
     # Chinese has no capitals, but a pet or a person is often introduced by name:
     # 叫豆豆, 名叫旺财的柯基.
-    names.update(m[1] for m in _ZH_NAMED.finditer(text))
+    names.update(m[1] for m in zh_names.NAMED.finditer(text))
     # 小张, 老李, 王总: a person by surname, who may be 张伟 in another text.
-    names.update(m[1] or m[2] for m in _ZH_SHORT_NAME.finditer(text))
+    names.update(m[1] or m[2] for m in zh_names.SHORT_NAME.finditer(text))
     return names
 
 
@@ -406,12 +397,12 @@ def anchors(a: str, b: str) -> bool:
         return True
     # 小周 / 周伟: the surname alone is one character, which many words hold (周报, 盒马):
     # it says "the same person" only beside a word the texts share.
-    if (_zh_name_in(fa, fb) or _zh_name_in(fb, fa) or _zh_short_name_in(a, b) or _zh_short_name_in(b, a)) \
+    if (_zh_name_in(fa, fb) or _zh_name_in(fb, fa) or zh_names.short_name_in(a, b) or zh_names.short_name_in(b, a)) \
             and overlap(a, b)[1] >= 1:
         return True
     # 晓芸 / 唐晓芸: a given name is a pair of characters many words share (服务 in 订单服务):
     # beside a word besides the name
-    if (_zh_given_name_in(a, b) or _zh_given_name_in(b, a)) and overlap(a, b)[1] >= 2:
+    if (zh_names.given_name_in(a, b) or zh_names.given_name_in(b, a)) and overlap(a, b)[1] >= 2:
         return True
     shared = _shared_values(a, b, fa, fb)
     # A weekday or a month alone says little (many things happen on a Tuesday).
@@ -457,46 +448,6 @@ def measured(a: str, b: str) -> bool:
 def _zh_name_in(fa: Fact, fb: Fact) -> bool:
     """Whether a Chinese name of one text (小张: 张) is written out in the other (张伟)."""
     return any(_CJK.match(n) and n in fb.words for n in fa.names)
-
-
-# A person called by the last character of the given name: 小雪 / 阿雪 (欧阳雪), 东哥 (陈晓东),
-# 芸姐 (唐晓芸). Not the everyday words of that shape: 小区, 小时, 阿姨, 表哥, 大姐...
-_ZH_GIVEN_SHORT = re.compile(r"(?:小|阿)([\u4e00-\u9fff])|([\u4e00-\u9fff])(?:哥|姐)")
-_NOT_GIVEN = {"小": set("区时孩学说心姐组吃米猫狗便票费号店事型朋伙儿数部份子们家卖麦品菜写提镇屋院声腿手")
-              | set(ZH_SURNAMES), "阿": set("姨姐哥里拉根富胶公婆爸妈") | set(ZH_SURNAMES),
-              "哥": set("大表堂小老亲师帅学二三四五"), "姐": set("大表堂小老亲师空学二三四五")}
-_ZH_COMPOUND_SURNAMES = "欧阳|司马|上官|诸葛|东方|皇甫|慕容|令狐|司徒|夏侯"
-
-
-@lru_cache(maxsize=65536)
-def _given_shorts(text: str) -> frozenset[str]:
-    out = set()
-    for m in _ZH_GIVEN_SHORT.finditer(text):
-        x, mark = (m[1], m[0][0]) if m[1] else (m[2], m[0][-1])
-        if x not in _NOT_GIVEN[mark]:
-            out.add(x)
-    return frozenset(out)
-
-
-def _zh_short_name_in(a: str, b: str) -> bool:
-    """Whether a name of `a` by its last character (小雪, 东哥) is a full name in `b`: a
-    surname (ZH_SURNAMES or a compound one) and a given name of one or two characters
-    ending in that character (欧阳雪, 陈晓东)."""
-    return any(re.search(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])[\u4e00-\u9fff]?{re.escape(x)}", b)
-               for x in _given_shorts(a))
-
-
-# A surname and a two-character given name (唐晓芸): its given name alone is the person too;
-# not a surname and a title (王老师, 李阿姨, 张师傅), which many people share.
-_ZH_FULL_NAME = re.compile(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])([\u4e00-\u9fff]{{2}})")
-_ZH_TITLES = frozenset("老师 阿姨 师傅 医生 大夫 先生 女士 小姐 经理 主任 总监 老板 同学 护士 叔叔 阿姨 大爷 大妈 奶奶 爷爷 "
-                       "姐姐 哥哥 律师 教授 博士 科长 处长 局长 院长 校长 班长 队长 组长 部长 书记".split())
-
-
-def _zh_given_name_in(a: str, b: str) -> bool:
-    """Whether a full name of `b` is in `a` by its two-character given name alone
-    (晓芸 / 唐晓芸, 海鹏 / 覃海鹏)."""
-    return any(m[1] not in _ZH_TITLES and m[1] in a.replace(m[0], "") for m in _ZH_FULL_NAME.finditer(b))
 
 
 def overlap(a: str, b: str) -> tuple[float, int]:

@@ -318,7 +318,7 @@ def _qty(n: str, unit: str) -> list[str]:
 def _code(m: re.Match) -> list[str] | None:
     code = re.sub(r"[ -]", "", m[0])
     letters = sum(c.isalpha() for c in code)
-    if re.fullmatch(r"x\d+", code):  # "cupcakes x36": times 36
+    if re.fullmatch(r"x\d{1,3}", m[0]):  # "cupcakes x36": times 36 (X1-1000 is a code)
         return None
     return [f"code:{code}"] if letters and len(code) - letters >= 1 and len(code) >= 2 else None
 

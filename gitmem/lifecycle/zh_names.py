@@ -1,0 +1,60 @@
+"""Chinese names, which have no capitals: a person introduced by name (叫豆豆), by surname
+(小张, 老李, 王总), by the last character of the given name (小雪, 东哥, 芸姐) or by the
+given name alone (晓芸), each matched to the full name another text writes out (张伟,
+欧阳雪, 陈晓东, 唐晓芸). gitmem.lifecycle.samefact reads them as names and takes a match,
+beside a shared word, as evidence of one fact."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# The commonest Chinese surnames, for the short forms of a name (小张, 老李, 王总).
+ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕"
+               "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤"
+               # less common, and not a word after 小 / 老 or before 总 (not 常, 时, 文, 和...)
+               "覃单易傅萧阎乔赖庞樊殷施洪翟颜倪俞葛伍聂邢岳庄辛祝涂祁舒耿詹苗凌靳甄裴鲍霍翁隋柯阮闵柴瞿戚滕邬臧"
+               "褚娄窦卓岑蔺冼佟栾郜晏鄢谌鞠卞欧温牛季章鲁申尤毕焦柳齐梅莫管")
+SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家])"
+                            rf"|([{ZH_SURNAMES}])总")
+NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
+
+
+# A person called by the last character of the given name: 小雪 / 阿雪 (欧阳雪), 东哥 (陈晓东),
+# 芸姐 (唐晓芸). Not the everyday words of that shape: 小区, 小时, 阿姨, 表哥, 大姐...
+_ZH_GIVEN_SHORT = re.compile(r"(?:小|阿)([\u4e00-\u9fff])|([\u4e00-\u9fff])(?:哥|姐)")
+_NOT_GIVEN = {"小": set("区时孩学说心姐组吃米猫狗便票费号店事型朋伙儿数部份子们家卖麦品菜写提镇屋院声腿手")
+              | set(ZH_SURNAMES), "阿": set("姨姐哥里拉根富胶公婆爸妈") | set(ZH_SURNAMES),
+              "哥": set("大表堂小老亲师帅学二三四五"), "姐": set("大表堂小老亲师空学二三四五")}
+_ZH_COMPOUND_SURNAMES = "欧阳|司马|上官|诸葛|东方|皇甫|慕容|令狐|司徒|夏侯"
+
+
+@lru_cache(maxsize=65536)
+def _given_shorts(text: str) -> frozenset[str]:
+    out = set()
+    for m in _ZH_GIVEN_SHORT.finditer(text):
+        x, mark = (m[1], m[0][0]) if m[1] else (m[2], m[0][-1])
+        if x not in _NOT_GIVEN[mark]:
+            out.add(x)
+    return frozenset(out)
+
+
+def short_name_in(a: str, b: str) -> bool:
+    """Whether a name of `a` by its last character (小雪, 东哥) is a full name in `b`: a
+    surname (ZH_SURNAMES or a compound one) and a given name of one or two characters
+    ending in that character (欧阳雪, 陈晓东)."""
+    return any(re.search(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])[\u4e00-\u9fff]?{re.escape(x)}", b)
+               for x in _given_shorts(a))
+
+
+# A surname and a two-character given name (唐晓芸): its given name alone is the person too;
+# not a surname and a title (王老师, 李阿姨, 张师傅), which many people share.
+_ZH_FULL_NAME = re.compile(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])([\u4e00-\u9fff]{{2}})")
+_ZH_TITLES = frozenset("老师 阿姨 师傅 医生 大夫 先生 女士 小姐 经理 主任 总监 老板 同学 护士 叔叔 阿姨 大爷 大妈 奶奶 爷爷 "
+                       "姐姐 哥哥 律师 教授 博士 科长 处长 局长 院长 校长 班长 队长 组长 部长 书记".split())
+
+
+def given_name_in(a: str, b: str) -> bool:
+    """Whether a full name of `b` is in `a` by its two-character given name alone
+    (晓芸 / 唐晓芸, 海鹏 / 覃海鹏)."""
+    return any(m[1] not in _ZH_TITLES and m[1] in a.replace(m[0], "") for m in _ZH_FULL_NAME.finditer(b))
