@@ -120,3 +120,50 @@ def test_a_weak_cue_that_restates_the_same_value_is_a_copy(a, b):
 ])
 def test_a_cue_that_changes_something_keeps_the_texts_apart(a, b):
     assert grouping.why_apart(a, b) is not None
+
+
+def _chat(n: int) -> list[str]:
+    topics = ["the marathon", "my new job", "the pottery class", "our dog", "the garden", "the concert",
+              "my sister's wedding", "the bakery", "a road trip", "the book club", "volunteering", "the move"]
+    return [f"Thanks, Maria! {topics[k % len(topics)].capitalize()} went well, {k} people came." for k in range(n)]
+
+
+def test_a_name_every_chat_turn_holds_is_no_anchor():
+    """In a chat the other person is named in turn after turn ("Thanks, Maria!"): dream
+    merged 64 different LoCoMo turns of one conversation on that name."""
+    texts = _chat(40)
+    assert "maria" in grouping.common_names(texts)
+    assert samefact.anchors(texts[0], texts[1])  # alone, the shared name anchors...
+    sims = [(0.7, i, i + 1) for i in range(len(texts) - 1)]  # below the threshold, above it less the margin
+    near = grouping.group(texts, [None] * len(texts), [str(i) for i in range(len(texts))], sims, 0.88, 0.25, 0.45)
+    assert all(len(m) == 1 for m in near.groups.members.values())  # ... but not in a chat that names her always
+    pair = ["Thanks, Maria! The marathon went well, 12 people came.", "For Maria: the marathon went well, 12 people came."]
+    assert grouping.why_apart(*pair) is None
+    few = grouping.group(pair, [None, None], ["0", "1"], [(0.7, 0, 1)], 0.88, 0.25, 0.45)
+    assert sorted(len(m) for m in few.groups.members.values()) == [2]
+
+
+@pytest.mark.parametrize("text", ["Yesterday I went to the market.", "Honestly I'm tired, I've had enough."])
+def test_the_pronoun_i_is_no_name(text):
+    assert samefact.names_of(text) == frozenset()
+
+
+def test_a_little_is_not_one_oclock():
+    a, b = "助手: 刚开始都这样，拍花的时候可以试试靠近一点，把背景虚化。", "助手: 可以慢慢减，每次少放一点盐，口味会逐渐适应的。"
+    assert not samefact.anchors(a, b)
+    assert samefact.read("下午一点开会。").values == {"time": frozenset({"time:13:00"})}
+    assert samefact.read("一点半出发。").values == {"time": frozenset({"time:1:30"})}
+
+
+@pytest.mark.parametrize("a, b", [
+    ("用户: 可乐今年五岁了，有点怕坐车。", "用户: 搬完家了，累死了，房子在桃园站附近，走路五分钟到地铁。"),  # an age, minutes
+    ("用户: 我在学开车，科目二考了两次都没过。", "用户: 我打算下半年开第二家分店，选在大学城附近。"),  # a small number alone
+    ("助手: 周年庆是拉新客的好机会。", "助手: 搬店有风险，老顾客可能流失。"),  # 老顾客 is no person 顾
+])
+def test_chinese_turns_sharing_only_a_number_or_a_word_shape_are_no_anchor(a, b):
+    assert not samefact.anchors(a, b)
+
+
+def test_two_chinese_words_in_common_are_not_enough_when_the_texts_say_much_else():
+    a, b = "用户: 我对猫毛过敏，可是我未婚夫特别想养猫，愁死了。", "用户: 我未婚夫是个程序员，特别不爱拍照，一拍就僵。"
+    assert not grouping.close_enough(a, b, 0.95, 0.88, 0.25, 0.45)

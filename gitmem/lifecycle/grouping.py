@@ -57,6 +57,10 @@ BLOCK_CELLS = 1 << 24  # cosines per block of rows (64 MB of float32)
 # members, and one fact written this many ways in one scope is not a paraphrase cluster
 # but a template (the rest stay apart and may join another group).
 GROUP_MAX = 64
+# A name more than this share of a scope's texts hold (and more than COMMON_MIN) is no
+# anchor (common_names).
+COMMON_SHARE = 0.05
+COMMON_MIN = 16
 # A Chinese word shared by more texts than this says little about any two of them and
 # would make the lexical candidates quadratic.
 POSTINGS_MAX = 32
@@ -129,46 +133,55 @@ def lexical_pairs(texts: list[str], vecs: Any, floor: float, known: list[tuple[f
     return sorted(known + add, key=lambda p: (-p[0], -p[1], -p[2]))
 
 
-def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_margin: float) -> bool:
+def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_margin: float,
+                 common: frozenset[str] = frozenset()) -> bool:
     """Whether cosine `s` and what the texts share make them near duplicates (before
     the guard): above the threshold; `margin` below it with a shared value or name or
     every content word of the shorter text shared; `cjk_margin` below it for two
     Chinese texts with a shared value and a shared word, or any two that share a
     measured value and every content word of the shorter. Two Chinese texts sharing no
-    word, value or name never are."""
+    word, value or name never are. Names in `common` (`common_names`) count for nothing."""
     both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
-    if both_cjk and not samefact.anchors(a, b) and samefact.overlap(a, b)[1] < 2:
+    if both_cjk and not samefact.anchors(a, b, common):
         # The English model maps much of Chinese to one unknown token (two Chinese notes
         # on unrelated things reach 0.9): two Chinese texts are one fact at any cosine
-        # only with a shared value or name, or two shared words.
-        return False
+        # only with a shared value or name, or two shared words that are half the
+        # shorter text's ("我对猫毛过敏，可是我未婚夫特别想养猫" / "我未婚夫是个程序员，特别
+        # 不爱拍照" share 未婚夫 and 特别 and say two things).
+        contained, shared = samefact.overlap(a, b, common)
+        if shared < 2 or contained < 0.5:
+            return False
     if s >= threshold:
         return True
     if s >= threshold - margin:
-        if samefact.anchors(a, b):
+        if samefact.anchors(a, b, common):
             return True
-        contained, shared = samefact.overlap(a, b)
+        contained, shared = samefact.overlap(a, b, common)
         if contained >= 1.0 and shared >= 2:
             return True
     if s >= threshold - cjk_margin and both_cjk:
-        return samefact.anchors(a, b) and samefact.overlap(a, b)[1] >= 1
-    if s >= threshold - cjk_margin and samefact.measured(a, b):
+        return samefact.anchors(a, b, common) and samefact.overlap(a, b, common)[1] >= 1
+    kinds = samefact.measured(a, b) if s >= threshold - cjk_margin else 0
+    if kinds:
         # A measured value (an amount, a date, a time, an address) and every content word of
         # the shorter text in common: "New sofa: GBP 1850." / "the new sofa came to £1.85k"
-        # sit at 0.57, where the vectors read a label against a sentence.
-        contained, shared = samefact.overlap(a, b)
-        return contained >= 1.0 and shared >= 2
+        # sit at 0.57, where the vectors read a label against a sentence; or two kinds (a
+        # date and a time) and a word: "Olivia's piano recital is on Saturday 22 March at
+        # 2:30pm" / "Liv plays her recital on the twenty-second of March at half past two".
+        contained, shared = samefact.overlap(a, b, common)
+        return (contained >= 0.5 and shared >= 2) or (kinds >= 2 and shared >= 1)
     return False
 
 
-def related(a: str, b: str, s: float, threshold: float, margin: float) -> bool:
+def related(a: str, b: str, s: float, threshold: float, margin: float,
+            common: frozenset[str] = frozenset()) -> bool:
     """Whether two members of one group have something of their own in common (weaker
     than close_enough: a group's paraphrases are not all near each other): a shared
     value, name or word, or a cosine within `margin` of the threshold (for two Chinese
     texts, which the English model scores alike whatever they say, never the cosine)."""
     if samefact.is_cjk(a) and samefact.is_cjk(b):
-        return samefact.anchors(a, b) or samefact.overlap(a, b)[1] >= 1
-    if s >= threshold or samefact.anchors(a, b) or samefact.overlap(a, b)[1] >= 1:
+        return samefact.anchors(a, b, common) or samefact.overlap(a, b, common)[1] >= 1
+    if s >= threshold or samefact.anchors(a, b, common) or samefact.overlap(a, b, common)[1] >= 1:
         return True
     return s >= threshold - margin
 
@@ -189,6 +202,19 @@ def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None
     return samefact.conflict(a, b)
 
 
+def common_names(texts: list[str]) -> frozenset[str]:
+    """The names more than COMMON_SHARE of `texts` (and at least COMMON_MIN) hold: in a
+    chat the people it is between ("Hey Mel!", "Thanks, Maria."), whom a turn names
+    whatever it says, so a shared one says nothing of one fact (LoCoMo's turns: dream
+    merged 64 different turns of one conversation on "Maria")."""
+    df: dict[str, int] = {}
+    for t in texts:
+        for n in samefact.names_of(t):
+            df[n] = df.get(n, 0) + 1
+    cut = max(COMMON_MIN, COMMON_SHARE * len(texts))
+    return frozenset(n for n, k in df.items() if k > cut)
+
+
 def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[tuple[float, int, int]],
           threshold: float, margin: float, cjk_margin: float | None = None, vecs: Any = None) -> Near:
     """Group items `texts` (with their stable keys and ids) from the pairs `sims`. With
@@ -207,8 +233,9 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
 
     cjk_margin = margin if cjk_margin is None else cjk_margin
     lowest = threshold - max(margin, cjk_margin)
+    common = common_names(texts)
     for s, a, b in sims:
-        if s < lowest or not close_enough(texts[a], texts[b], s, threshold, margin, cjk_margin):
+        if s < lowest or not close_enough(texts[a], texts[b], s, threshold, margin, cjk_margin, common):
             continue
         why = apart(a, b)
         if why is not None:
@@ -220,7 +247,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
             continue
         if all(apart(x, y) is None and (vecs is None or (x, y) == (a, b) or (x, y) == (b, a)
                                         or related(texts[x], texts[y], float(vecs[x] @ vecs[y]), threshold,
-                                                   margin))
+                                                   margin, common))
                for x in groups.members[ra] for y in groups.members[rb]):
             groups.union(ra, rb)
     return out

@@ -101,7 +101,9 @@ def _names(text: str) -> set[str]:
             starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
             if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1)):
                 w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
-                if not (_DIGITS.search(w) or w in _UNIT_NAMES):  # KX7, Y6: codes (values); GBP: a unit
+                # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
+                pronoun = w.split("'")[0]
+                if not (_DIGITS.search(w) or w in _UNIT_NAMES or (pronoun in STOP and (len(pronoun) > 1 or pronoun == "i"))):
                     names.add(NICKNAMES.get(w, w))
     # Chinese has no capitals, but a pet or a person is often introduced by name:
     # 叫豆豆, 名叫旺财的柯基.
@@ -120,10 +122,16 @@ def _stem(w: str) -> str:
 
 
 @lru_cache(maxsize=65536)
+def names_of(text: str) -> frozenset[str]:
+    """The names `text` states (no values read: cheap enough for every text of a scope)."""
+    return frozenset(_names(values.without_addresses(text)) - set(MONTHS) - set(WEEKDAYS))
+
+
+@lru_cache(maxsize=65536)
 def read(text: str) -> Fact:
     """The values, names and content tokens of `text`."""
     vals, t = values.extract(text)
-    names = _names(values.without_addresses(text)) - set(MONTHS) - set(WEEKDAYS)
+    names = set(names_of(text))
     for a, b in EQUIV.items():
         t = t.replace(a, b)
     values_by_kind = values.by_kind(vals)
@@ -378,9 +386,11 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     # that dimension (its unit word unknown to the reader): "五十五升" / "五十五公斤".
     for x, fy in ((a, fb), (b, fa)):
         dims = {quantities.dimension(v) for v in fy.values.get("qty", frozenset())}
+        # ... a bare number: not one that counts something else there (五岁 is an age, not 五分钟)
+        counted = {"num:" + v[4:].split(" ", 1)[0] for v in fy.values.get("qty", frozenset())}
         for dim, nums in values.raw_numbers(x).items():
             if dim not in dims:
-                shared += [n for n in nums & fy.values.get("num", frozenset()) if n not in shared]
+                shared += [n for n in nums & fy.values.get("num", frozenset()) - counted if n not in shared]
     tol = _tolerance(a, b)
     if tol:
         qb = fb.values.get("qty", frozenset())
@@ -389,11 +399,12 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     return shared
 
 
-def anchors(a: str, b: str) -> bool:
+def anchors(a: str, b: str, common: frozenset[str] = frozenset()) -> bool:
     """Whether the texts share a value or a name (and so, with no conflict, likely
-    state one fact)."""
+    state one fact); a name of `common` (one the store names everywhere: the people of
+    a chat, "Thanks, Maria!") is no evidence."""
     fa, fb = read(a), read(b)
-    if fa.names & fb.names:
+    if (fa.names & fb.names) - common:
         return True
     # 小周 / 周伟: the surname alone is one character, which many words hold (周报, 盒马):
     # it says "the same person" only beside a word the texts share.
@@ -411,6 +422,10 @@ def anchors(a: str, b: str) -> bool:
         return False
     if not (is_cjk(a) or is_cjk(b)) or any(v.startswith("code:") for v in shared):
         return True  # a reference code (G1372, KX7-4418) names one thing on its own
+    # A small number alone ("科目二考了两次" / "开第二家分店") anchors two Chinese texts, which
+    # the vectors do not tell apart, only beside a shared word.
+    if all(v.startswith("num:") and abs(float(v[4:])) < 10 for v in shared):
+        return overlap(a, b)[1] >= 1
     # ... and a value says one fact only when it is said of one thing: two events on one
     # morning share the time and nothing else ("周三上午十点跟客户开会" / "车辆年检在4月22日
     # 上午十点"). English vectors tell such subjects apart; the English model reads much of
@@ -437,12 +452,13 @@ def _content_chars(f: Fact) -> set[str]:
     return {t for t in f.tokens if _CJK.match(t)}
 
 
-def measured(a: str, b: str) -> bool:
-    """Whether the texts share a measured value: an amount with its unit, a date, a clock
-    time, a year or an address (not a bare number, a weekday or a count of people)."""
+def measured(a: str, b: str) -> int:
+    """How many kinds of measured value the texts share (0: none): an amount with its
+    unit, a date, a clock time, a year, an address or a code (not a bare number, a
+    weekday or a count of people)."""
     fa, fb = read(a), read(b)
-    return any(v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS
-               for v in _shared_values(a, b, fa, fb))
+    return len({v.split(":", 1)[0] for v in _shared_values(a, b, fa, fb)
+                if v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS})
 
 
 def _zh_name_in(fa: Fact, fb: Fact) -> bool:
@@ -450,13 +466,16 @@ def _zh_name_in(fa: Fact, fb: Fact) -> bool:
     return any(_CJK.match(n) and n in fb.words for n in fa.names)
 
 
-def overlap(a: str, b: str) -> tuple[float, int]:
+def overlap(a: str, b: str, common: frozenset[str] = frozenset()) -> tuple[float, int]:
     """The lexical channel beside the embeddings: (containment, shared) of the texts'
     content units (English content words by their first PREFIX letters, Chinese pairs
     of adjacent content characters, after dates, times and numbers are read out):
     shared units over the smaller text's. The English model gives Chinese paraphrases
     cosines of 0.5-0.7; their shared words still say they are about one thing."""
     ua, ub = read(a).units, read(b).units
+    if common:  # the people of a chat (grouping.common_names) are no shared word either
+        names = {n[:PREFIX] for n in common}
+        ua, ub = ua - names, ub - names
     if not ua or not ub:
         return 0.0, 0
     shared = len(ua & ub)

@@ -15,7 +15,7 @@ ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑�
                # less common, and not a word after 小 / 老 or before 总 (not 常, 时, 文, 和...)
                "覃单易傅萧阎乔赖庞樊殷施洪翟颜倪俞葛伍聂邢岳庄辛祝涂祁舒耿詹苗凌靳甄裴鲍霍翁隋柯阮闵柴瞿戚滕邬臧"
                "褚娄窦卓岑蔺冼佟栾郜晏鄢谌鞠卞欧温牛季章鲁申尤毕焦柳齐梅莫管")
-SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家])"
+SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家客])"
                             rf"|([{ZH_SURNAMES}])总")
 NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
 

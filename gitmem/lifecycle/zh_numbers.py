@@ -46,6 +46,11 @@ _ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百]+)点([�
 _ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])([一两])(?=个半|个?小时|个?钟头|公斤|公里|千克|千米|厘米|公分|毫升)")
 
 
+# 一点 is one o'clock before minutes or 钟 (一点半, 一点十分, 一点钟) or after a part of the day.
+_ONE_OCLOCK = re.compile(r"\s*(?:[半钟整零〇一二三四五六七八九十\d到]|前|左右)")
+_PERIOD_BEFORE = re.compile(r"(?:凌晨|早上|上午|中午|下午|晚上|夜里|半夜|明天|今天|昨天|周.|星期.)\s*$")
+
+
 @lru_cache(maxsize=1)
 def _cn2an():
     import cn2an  # lazily: dream's code path only (and it costs ~0.1 s to import)
@@ -83,6 +88,9 @@ def _zh_numeral(m: re.Match) -> str:
         return s
     if s == "一" and nxt not in _ZH_ONE:  # 一家, 一只, 一个: the article, not a value
         return s
+    if s == "一" and nxt in "点點" and not _ONE_OCLOCK.match(m.string, m.end() + 1) \
+            and not _PERIOD_BEFORE.search(m.string[:m.start()]):
+        return s  # 靠近一点, 少放一点盐: "a little", not one o'clock (下午一点, 一点半 are)
     try:
         return _fmt(float(_cn2an()(s, "smart")))
     except (ValueError, KeyError, IndexError):
