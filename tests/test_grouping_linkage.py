@@ -167,3 +167,13 @@ def test_chinese_turns_sharing_only_a_number_or_a_word_shape_are_no_anchor(a, b)
 def test_two_chinese_words_in_common_are_not_enough_when_the_texts_say_much_else():
     a, b = "用户: 我对猫毛过敏，可是我未婚夫特别想养猫，愁死了。", "用户: 我未婚夫是个程序员，特别不爱拍照，一拍就僵。"
     assert not grouping.close_enough(a, b, 0.95, 0.88, 0.25, 0.45)
+
+
+def test_small_talk_every_chat_turn_holds_is_no_shared_word():
+    chat = [f"Thanks, Maria! I definitely will. {t}" for t in ("See you soon.", "Bye for now.", "Take care.")] * 7
+    a, b = "John: Got it! Thanks, Maria. I definitely will.", \
+        "John: Thanks, Maria! It was quite a journey, but definitely worth it. I graduated last week!"
+    assert grouping.close_enough(a, b, 0.7, 0.88, 0.25, 0.45)  # alone: every word of the shorter is shared
+    common = grouping.common_names(chat + [a, b])
+    assert {"thank", "defin", "maria"} <= common
+    assert not grouping.close_enough(a, b, 0.7, 0.88, 0.25, 0.45, common)

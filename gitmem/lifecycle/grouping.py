@@ -203,13 +203,14 @@ def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None
 
 
 def common_names(texts: list[str]) -> frozenset[str]:
-    """The names more than COMMON_SHARE of `texts` (and at least COMMON_MIN) hold: in a
-    chat the people it is between ("Hey Mel!", "Thanks, Maria."), whom a turn names
-    whatever it says, so a shared one says nothing of one fact (LoCoMo's turns: dream
-    merged 64 different turns of one conversation on "Maria")."""
+    """The names and content words (samefact.overlap's units) more than COMMON_SHARE of
+    `texts` (and more than COMMON_MIN) hold: in a chat the people it is between ("Hey
+    Mel!", "Thanks, Maria.") and its small talk ("thanks", "definitely"), which a turn
+    holds whatever it says, so sharing one says nothing of one fact (LoCoMo's turns:
+    dream merged 64 different turns of one conversation on "Maria")."""
     df: dict[str, int] = {}
     for t in texts:
-        for n in samefact.names_of(t):
+        for n in samefact.names_of(t) | samefact.read(t).units:
             df[n] = df.get(n, 0) + 1
     cut = max(COMMON_MIN, COMMON_SHARE * len(texts))
     return frozenset(n for n, k in df.items() if k > cut)
