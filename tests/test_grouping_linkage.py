@@ -177,3 +177,19 @@ def test_small_talk_every_chat_turn_holds_is_no_shared_word():
     common = grouping.common_names(chat + [a, b])
     assert {"thank", "defin", "maria"} <= common
     assert not grouping.close_enough(a, b, 0.7, 0.88, 0.25, 0.45, common)
+
+
+@pytest.mark.parametrize("a, b, speakers", [
+    ("User: I run a barbecue joint in Austin. We've been open three years now.",
+     "Assistant: Barbecue is huge in Austin, so lasting three years is no small thing.", frozenset()),
+    ("用户: 我在成都开了一家串串香，开了三年了，生意还行。", "助手: 串串香在成都很受欢迎，三年能稳定下来很不容易。", frozenset()),
+    ("Gina: The store is doing great, Jon!", "Jon: The store is doing great, Gina!", frozenset({"gina", "jon"})),
+])
+def test_two_speakers_turns_are_two_statements(a, b, speakers):
+    assert grouping.why_apart(a, b, speakers=speakers) == "different speakers"
+
+
+def test_a_notes_label_is_no_speaker():
+    texts = ["Roof repair quote: GBP 4750.", "Roof: £4,750"] + [f"Note {k}: buy milk" for k in range(3)]
+    assert grouping.speakers_of(texts) == frozenset()
+    assert grouping.why_apart(texts[0], texts[1], speakers=grouping.speakers_of(texts)) is None

@@ -16,6 +16,7 @@ group share a value, a name or a word, or are near by the vectors (`related`).""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,8 +187,38 @@ def related(a: str, b: str, s: float, threshold: float, margin: float,
     return s >= threshold - margin
 
 
-def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None) -> str | None:
-    """What keeps two texts from being one memory ("different keys", "possible
+# A chat turn's speaker ("User: ...", "Assistant: ...", "助手：...", "Gina: ..."): two turns of
+# two speakers are two statements, however alike.
+_SPEAKER = re.compile(r"^\s*([^\W\d][\w .'-]{0,23}?)\s*[:：]\s")
+
+
+ROLES = frozenset({"user", "assistant", "system", "human", "ai", "bot", "用户", "助手", "系统"})
+
+
+def speaker(text: str) -> str | None:
+    """The label before the first colon of `text` (casefolded), or None: a speaker where
+    the label is a role (ROLES) or one of the store's speakers (`speakers_of`), else a
+    note's label ("Roof: £4,750")."""
+    m = _SPEAKER.match(text)
+    return m[1].casefold() if m else None
+
+
+def speakers_of(texts: list[str]) -> frozenset[str]:
+    """The labels that open more than COMMON_SHARE of `texts` (and more than COMMON_MIN):
+    the people of a chat ("Gina: ...", "Jon: ..."), not a note's label."""
+    df: dict[str, int] = {}
+    for t in texts:
+        who = speaker(t)
+        if who:
+            df[who] = df.get(who, 0) + 1
+    cut = max(COMMON_MIN, COMMON_SHARE * len(texts))
+    return frozenset(n for n, k in df.items() if k > cut)
+
+
+def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None,
+              speakers: frozenset[str] = frozenset()) -> str | None:
+    """What keeps two texts from being one memory ("different keys", "different
+    speakers": two turns of a chat by two of its `speakers` or ROLES, "possible
     update", or samefact.conflict's reason), or None. One text that says something
     changed ("now", "no longer", 现在) and one that does not are an update, not a copy,
     unless the cue is a weak one ("now", "new", not "moved" or "took over") and both
@@ -196,6 +227,9 @@ def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None
     is survived by the newer text, see consolidate.survivor_first)."""
     if key_a and key_b and key_a != key_b:
         return "different keys"
+    sa, sb = speaker(a), speaker(b)
+    if sa and sb and sa != sb and {sa, sb} <= (speakers | ROLES):
+        return "different speakers"  # a user's statement and the assistant's echo of it
     if (updates.cue(a) is None) != (updates.cue(b) is None) and (
             updates.strong_cue(a) or updates.strong_cue(b) or not samefact.restates(a, b)):
         return "possible update"
@@ -229,12 +263,13 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
     def apart(a: int, b: int) -> str | None:
         k = (a, b) if a < b else (b, a)
         if k not in verdict:
-            verdict[k] = why_apart(texts[a], texts[b], keys[a], keys[b])
+            verdict[k] = why_apart(texts[a], texts[b], keys[a], keys[b], speakers)
         return verdict[k]
 
     cjk_margin = margin if cjk_margin is None else cjk_margin
     lowest = threshold - max(margin, cjk_margin)
     common = common_names(texts)
+    speakers = speakers_of(texts)
     for s, a, b in sims:
         if s < lowest or not close_enough(texts[a], texts[b], s, threshold, margin, cjk_margin, common):
             continue
