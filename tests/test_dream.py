@@ -227,9 +227,21 @@ item = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(items=st.lists(item, min_size=1, max_size=10), idle_days=st.sampled_from([0, 3, 40]))
 def test_dream_never_loses_a_memory(items, idle_days):
+    _never_loses(items, idle_days)
+
+
+# The same property on more stores, in the slow run (the default run keeps under its time limit).
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(items=st.lists(item, min_size=1, max_size=10), idle_days=st.sampled_from([0, 3, 40]))
+def test_dream_never_loses_a_memory_on_more_stores(items, idle_days):
+    _never_loses(items, idle_days)
+
+
+def _never_loses(items, idle_days):
     with tempfile.TemporaryDirectory() as tmp:
         store = gitmem.init(tmp)
         store.import_items([{k: v for k, v in it.items() if v is not None} for it in items])
