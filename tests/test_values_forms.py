@@ -366,3 +366,25 @@ def test_a_different_measure_or_model_code_still_differs(a, b):
 
 def test_times_a_number_is_no_code():
     assert vals("School bake sale: cupcakes x36.") == {"num:36"}
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Burst pipe claim ref: CLM 558120", "burst pipe - insurer's ref is CLM558120, quote it on every call"),
+    ("宽带报装的工单号是 GD-88314。", "宽带那边的工单号是 GD 88314，师傅上门要报。"),
+])
+def test_a_code_in_capitals_with_a_space_is_one_code(a, b):
+    assert samefact.conflict(a, b) is None and samefact.anchors(a, b)
+
+
+@pytest.mark.parametrize("text, value", [("New sofa: GBP 1850.", "qty:1850 gbp"), ("UK 2024 tax year", "year:2024")])
+def test_a_currency_or_a_year_after_capitals_is_no_code(text, value):
+    assert value in vals(text) and not any(v.startswith("code:") for v in vals(text))
+
+
+def test_a_code_and_another_number_are_two_identifiers():
+    assert samefact.conflict("Parking permit: RP 20931.", "Work parking: staff car park, permit 311.") == "values differ"
+
+
+def test_capitals_that_spell_a_place_stay_a_name():
+    assert samefact.conflict("The EU Redis cluster has 16 GB of memory.",
+                             "The US Redis cluster has 16 GB of memory.") == "names differ"

@@ -144,3 +144,16 @@ def by_dimension(quantities: frozenset[str]) -> dict[str, frozenset[str]]:
     for v in quantities:
         out.setdefault(dimension(v), set()).add(v)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def measures_differ(qa: frozenset[str], qb: frozenset[str], tolerance: float = 0.0) -> bool:
+    """Known against known, per dimension: each side gives a measure the other does not
+    (not within `tolerance`, a share of the larger, where the texts wrote them in
+    different units)."""
+    ga, gb = by_dimension(qa), by_dimension(qb)
+    for d in ga.keys() & gb.keys():
+        only_a = [x for x in ga[d] if not any(close_measure(x, y, tolerance) for y in gb[d])]
+        only_b = [y for y in gb[d] if not any(close_measure(x, y, tolerance) for x in ga[d])]
+        if only_a and only_b:
+            return True
+    return False

@@ -102,8 +102,10 @@ def _names(text: str) -> set[str]:
             if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1)):
                 w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
                 # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
-                pronoun = w.split("'")[0]
-                if not (_DIGITS.search(w) or w in _UNIT_NAMES or (pronoun in STOP and (len(pronoun) > 1 or pronoun == "i"))):
+                pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
+                said = m.group(0).split("'")[0]
+                if not (_DIGITS.search(w) or w in _UNIT_NAMES
+                        or (pronoun in STOP and (pronoun == "i" or (len(pronoun) > 1 and not said.isupper())))):
                     names.add(NICKNAMES.get(w, w))
     # Chinese has no capitals, but a pet or a person is often introduced by name:
     # 叫豆豆, 名叫旺财的柯基.
@@ -317,10 +319,12 @@ def conflict(a: str, b: str) -> str | None:
         # a length against a length ("1.85 m" / "185 cm" agree), never a duration against
         # an amount of money ("一年三万八" / "每年三万八千块": the year is not the fee).
         if kind == "qty":
-            if _measures_differ(a, b, fa.values[kind], fb.values[kind]):
+            if quantities.measures_differ(fa.values[kind], fb.values[kind], _tolerance(a, b)):
                 return "values differ"
         elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"
+    if _code_against_number(fa, fb) or _code_against_number(fb, fa):
+        return "values differ"
     shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
     # quantulum3 is asked about a shared number the hand-written units read on one side at most
     measured = [{v[4:].split(" ", 1)[0] for v in f.values.get("qty", frozenset())} for f in (fa, fb)]
@@ -340,6 +344,16 @@ def conflict(a: str, b: str) -> str | None:
                 return None
         return "entities differ"
     return None
+
+
+def _code_against_number(fa: Fact, fb: Fact) -> bool:
+    """A code on one side ("RP 20931") and, where the other has none, a number of three
+    digits or more that is not in it ("permit 311"): two identifiers."""
+    codes = fa.values.get("code", frozenset())
+    if not codes or "code" in fb.values:
+        return False
+    nums = [v[4:] for v in fb.values.get("num", frozenset()) if v[4:].isdigit() and len(v[4:]) >= 3]
+    return any(not any(n in c for c in codes) for n in nums)
 
 
 @lru_cache(maxsize=65536)
@@ -363,19 +377,6 @@ ROUNDING = 0.015
 
 def _tolerance(a: str, b: str) -> float:
     return ROUNDING if values.source_units(a) != values.source_units(b) else 0.0
-
-
-def _measures_differ(a: str, b: str, qa: frozenset[str], qb: frozenset[str]) -> bool:
-    """Known against known, per dimension: each side gives a measure the other does not
-    (in different units, not within ROUNDING)."""
-    tol = _tolerance(a, b)
-    ga, gb = quantities.by_dimension(qa), quantities.by_dimension(qb)
-    for d in ga.keys() & gb.keys():
-        only_a = [x for x in ga[d] if not any(quantities.close_measure(x, y, tol) for y in gb[d])]
-        only_b = [y for y in gb[d] if not any(quantities.close_measure(x, y, tol) for x in ga[d])]
-        if only_a and only_b:
-            return True
-    return False
 
 
 def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:

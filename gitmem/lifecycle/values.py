@@ -161,6 +161,7 @@ _NUM = _re(_N)
 # or keyed one character at a time ("K X 7 4 4 1 8"): `code:` as one string, separators
 # dropped, so "KX7-4418" / "kx74418" / "K X 7 4 4 1 8" are one code (and "X50" / "X60" two).
 _CODE = re.compile(r"(?<![a-z0-9])(?:[a-z]+\d[a-z0-9]*|[a-z]{1,3}-\d{3,}[a-z0-9]*)(?:[ -]\d{3,})?(?![a-z0-9])")
+_CODE_CAPS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,4}[ -]\d{3,}(?:-\d{2,})*(?![A-Za-z0-9])")
 _CODE_KEYED = re.compile(r"(?<![a-z0-9])[a-z0-9](?: [a-z0-9]){4,}(?![a-z0-9])")
 # A measure in two units, the larger first: "7lb 8oz", "5 ft 10 in", "1 m 80 cm", "3 kg 400 g".
 _COMPOUND = _re(rf"(?<![\d.])({_N})\s*(lbs?|ft|m|kg)\s+(?:and\s+)?({_N})\s*(oz|in|inches|cm|g)(?![a-z])")
@@ -383,6 +384,10 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
     vals: list[str] = []
     addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
     vals += addrs
+    if _DIGIT.search(t):  # capitals, a space or hyphen, digits: "CLM 558120", "GD-88314" (before casefold)
+        t = _take(_CODE_CAPS, t, lambda m: None if re.fullmatch(r"[A-Z]+ (?:19|20)\d\d", m[0])  # "UK 2024": a year
+                  or m[0][:-len(m[0].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))].casefold() in _UNIT_OF  # GBP 1850
+                  else [f"code:{re.sub(r'[ -]', '', m[0]).casefold()}"], vals)
     t = t.casefold()
     if _DIGIT.search(t):
         t = _take(_CODE_KEYED, t, lambda m: _code(m) if sum(c.isdigit() for c in m[0]) >= 2 else None, vals)
