@@ -144,6 +144,8 @@ def test_a_clause_about_the_same_thing_that_names_another_keeps_two_texts_apart(
     ("My car is a blue Honda.", "My wife's car is a blue Honda."),
     ("我的护照2027年3月到期。", "我老婆的护照2027年3月到期。"),
     ("会议室A可以坐12个人。", "会议室B可以坐12个人。"),  # a Latin label inside Chinese text is a name
+    ("我的医保卡放在书房的抽屉里。", "儿子的医保卡放在书房的抽屉里。"),  # the speaker's own against another's
+    ("My car is in the garage.", "Tom's car is in the garage."),
 ])
 def test_another_owner_or_label_is_another_entity(a, b):
     assert samefact.conflict(a, b) is not None and samefact.conflict(b, a) is not None

@@ -191,12 +191,15 @@ def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether `b` is `a` with an owner put before what it says ("我的护照…" / "我老婆的护照…",
     "My car is…" / "My wife's car is…"): the one stretch `b` adds, with content, ends in
     a possessive (的, 's) and comes before the rest of the text, which both share."""
-    if not a or not b or len(b) <= len(a):
+    if not a or not b:
         return False
     ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if len(ops) != 1 or ops[0][0] != "insert":
+    if len(ops) != 1 or ops[0][0] not in ("insert", "replace"):
         return False
-    _, i1, _, j1, j2 = ops[0]
+    tag, i1, i2, j1, j2 = ops[0]
+    # ... or put for the speaker's own: "我的医保卡…" / "儿子的医保卡…", "My car…" / "Tom's car…"
+    if tag == "replace" and not all(t in STOP or t in ZH_STOP for t in a[i1:i2]):
+        return False
     added = b[j1:j2]
     # 我的老婆的护照 against 我的护照 may align as 我 + 的老婆 + 的护照: the 的 after it counts
     possessive = added[-1] == "的" or added[-1].endswith("'s") or (j2 < len(b) and b[j2] == "的")
