@@ -390,3 +390,8 @@ def test_a_code_and_another_number_are_two_identifiers():
 def test_capitals_that_spell_a_place_stay_a_name():
     assert samefact.conflict("The EU Redis cluster has 16 GB of memory.",
                              "The US Redis cluster has 16 GB of memory.") == "names differ"
+
+
+@pytest.mark.parametrize("zh_form, n", [("百分之七", "7"), ("百分之十二", "12"), ("百分之七点五", "7.5")])
+def test_a_chinese_percentage_is_its_number(zh_form, n):
+    assert vals(f"公积金缴存比例是{zh_form}。") == {f"num:{n}"} == vals(f"公积金缴存比例：{n}%。")

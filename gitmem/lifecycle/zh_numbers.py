@@ -51,6 +51,16 @@ _ONE_OCLOCK = re.compile(r"\s*(?:[半钟整零〇一二三四五六七八九十\
 _PERIOD_BEFORE = re.compile(r"(?:凌晨|早上|上午|中午|下午|晚上|夜里|半夜|明天|今天|昨天|周.|星期.)\s*$")
 
 
+_PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+(?:点[零〇一二三四五六七八九]+)?|\d+(?:\.\d+)?)")
+
+
+def _percent(m: re.Match) -> str:
+    try:
+        return _fmt(float(_cn2an()(m[1], "smart"))) + "%"
+    except (ValueError, KeyError, IndexError):
+        return m[0]
+
+
 @lru_cache(maxsize=1)
 def _cn2an():
     import cn2an  # lazily: dream's code path only (and it costs ~0.1 s to import)
@@ -102,6 +112,8 @@ def in_digits(t: str) -> str:
     comes back unchanged."""
     if "拾" in t or "佰" in t or "仟" in t or "萬" in t:
         t = _ZH_FINANCIAL.sub(lambda m: m[0].translate(_FINANCIAL), t)
+    if "百分之" in t:  # 百分之七, 百分之七点五: a percentage, written as one
+        t = _PERCENT.sub(_percent, t)
     if _ZH_DIGIT.search(t):
         t = _ZH_AFTER_METRE.sub(lambda m: m[1] + m[2].translate(_ZH_DIGITS), t)
         t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
