@@ -172,6 +172,10 @@ def misses(store, ctx, parts: list[str]) -> list[str]:
         if new is None or (old is not None and old < new):
             out.append(f"  {u['id']}: newer at {new}, older at {old} | {u['question']} | older: {u['older']['text']}"
                        f" | newer: {u['newer']['text']}")
+        elif new != 1:  # above the older one, not at rank 1: what is above it
+            top = store.recall(u["question"], k=1, record=False)[0]
+            out.append(f"  {u['id']}: newer at {new}, not first | {u['question']} | first: {top.text} | newer: "
+                       f"{u['newer']['text']}")
     return out
 
 
@@ -204,7 +208,7 @@ def main(argv=None) -> int:
     ap.add_argument("--set", choices=sorted(SETS), help="A set by name (v3: consolidation_v3.json); overrides --data.")
     ap.add_argument("--part", default="all",
                     help="A part of the set (tuning, heldout, heldout2 ...) or `all` (every part it has).")
-    ap.add_argument("--why", action="store_true", help="list, per stage, the updates whose newer is not above the older")
+    ap.add_argument("--why", action="store_true", help="list, per stage, the updates whose newer is not above the older, or not first")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
     data = json.loads(Path(SETS[args.set] if args.set else args.data).read_text(encoding="utf-8"))

@@ -141,3 +141,18 @@ def test_a_current_successor_is_not_passed_by_a_later_note_sharing_only_a_word_t
     assert settled([a, x]) == ["a", "x"]  # a is current by a supersession: only a close match passes it
     close = hit("n", "手机号已经转到电信了，套餐也换了。", "2024-06-01T00:00:00Z")  # most words shared
     assert settled([a, close]) == ["n", "a"]
+
+
+def test_a_pair_of_function_characters_is_no_shared_subject():
+    """"需求管理用的是 Jira" and "阳台现在种的是番茄" share 的是 and nothing they are about:
+    the second, with its cue 现在, went above the first for a question about the first."""
+    from gitmem.memories import updates
+
+    old, new = "我们组的需求管理用的是 Jira。", "阳台现在种的是番茄和辣椒，多肉都送给邻居了。"
+    v = updates.judge(old, new, 0.6, older_created="2022-01-01", newer_created="2024-01-01", strict=True,
+                      on_topic=True)
+    assert v.kind != "update"
+    # ... while a subject with a function character in it still is one (我爸)
+    v = updates.judge("我爸每天要抽一包烟。", "我爸已经两年没碰过烟了。", 0.6, older_created="2022-01-01",
+                      newer_created="2024-01-01", strict=True, on_topic=True)
+    assert v.kind == "update"
