@@ -146,6 +146,8 @@ def test_a_clause_about_the_same_thing_that_names_another_keeps_two_texts_apart(
     ("会议室A可以坐12个人。", "会议室B可以坐12个人。"),  # a Latin label inside Chinese text is a name
     ("我的医保卡放在书房的抽屉里。", "儿子的医保卡放在书房的抽屉里。"),  # the speaker's own against another's
     ("My car is in the garage.", "Tom's car is in the garage."),
+    ("我家的冰箱是海尔的，买了五年了。", "爸妈家的冰箱是海尔的，买了五年了。"),  # the possessive one character on
+    ("小叔在宁波港开吊车。", "小叔的儿子在宁波港开吊车。"),  # what someone has, put after them
 ])
 def test_another_owner_or_label_is_another_entity(a, b):
     assert samefact.conflict(a, b) is not None and samefact.conflict(b, a) is not None

@@ -201,10 +201,13 @@ def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     if tag == "replace" and not all(t in STOP or t in ZH_STOP for t in a[i1:i2]):
         return False
     added = b[j1:j2]
-    # 我的老婆的护照 against 我的护照 may align as 我 + 的老婆 + 的护照: the 的 after it counts
-    possessive = added[-1] == "的" or added[-1].endswith("'s") or (j2 < len(b) and b[j2] == "的")
+    # 我的老婆的护照 against 我的护照 may align as 我 + 的老婆 + 的护照: the 的 after it counts,
+    # and one character on (爸妈家的冰箱 / 我家的冰箱)
+    possessive = added[-1] == "的" or added[-1].endswith("'s") or "的" in b[j2:j2 + 2]
     content = [t for t in added if t not in STOP and t not in ZH_STOP and t != "\x00"]
-    return possessive and bool(content) and i1 < len(a)
+    # ... or what someone has put after them: 小叔的儿子在宁波港 / 小叔在宁波港
+    possessed = tag == "insert" and added[0] == "的" and 0 < i1 < len(a)
+    return (possessive or possessed) and bool(content) and i1 < len(a)
 
 
 def _prefixed(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
