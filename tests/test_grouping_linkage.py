@@ -132,7 +132,7 @@ def test_a_name_every_chat_turn_holds_is_no_anchor():
     """In a chat the other person is named in turn after turn ("Thanks, Maria!"): dream
     merged 64 different LoCoMo turns of one conversation on that name."""
     texts = _chat(40)
-    assert "maria" in grouping.common_names(texts)
+    assert "maria" in grouping.common_terms(texts)
     assert samefact.anchors(texts[0], texts[1])  # alone, the shared name anchors...
     sims = [(0.7, i, i + 1) for i in range(len(texts) - 1)]  # below the threshold, above it less the margin
     near = grouping.group(texts, [None] * len(texts), [str(i) for i in range(len(texts))], sims, 0.88, 0.25, 0.45)
@@ -174,7 +174,7 @@ def test_small_talk_every_chat_turn_holds_is_no_shared_word():
     a, b = "John: Got it! Thanks, Maria. I definitely will.", \
         "John: Thanks, Maria! It was quite a journey, but definitely worth it. I graduated last week!"
     assert grouping.close_enough(a, b, 0.7, 0.88, 0.25, 0.45)  # alone: every word of the shorter is shared
-    common = grouping.common_names(chat + [a, b])
+    common = grouping.common_terms(chat + [a, b])
     assert {"thank", "defin", "maria"} <= common
     assert not grouping.close_enough(a, b, 0.7, 0.88, 0.25, 0.45, common)
 

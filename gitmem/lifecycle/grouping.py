@@ -12,15 +12,19 @@ Chinese pairs that share a word are candidates even when the vectors do not rank
 among each other's nearest (`lexical_pairs`). Single linkage on similarity, complete
 linkage on conflicts: a group never holds two texts that differ in a value or an
 entity; with the vectors, complete linkage on evidence too: every two members of a
-group share a value, a name or a word, or are near by the vectors (`related`)."""
+group share a value, a name or a word, or are near by the vectors (`related`).
+
+A chat is not a set of paraphrases: the names and words most of a scope's texts hold
+(its people, its small talk: `common_terms`) are no evidence of one fact, and two turns
+by two speakers (`speakers_of`, ROLES) are two statements (`why_apart`)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from gitmem.lifecycle import samefact, updates
+from gitmem.memories import updates as judged
 
 
 class Groups:
@@ -59,7 +63,7 @@ BLOCK_CELLS = 1 << 24  # cosines per block of rows (64 MB of float32)
 # but a template (the rest stay apart and may join another group).
 GROUP_MAX = 64
 # A name more than this share of a scope's texts hold (and more than COMMON_MIN) is no
-# anchor (common_names).
+# anchor (common_terms).
 COMMON_SHARE = 0.05
 COMMON_MIN = 16
 # A Chinese word shared by more texts than this says little about any two of them and
@@ -140,8 +144,10 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     the guard): above the threshold; `margin` below it with a shared value or name or
     every content word of the shorter text shared; `cjk_margin` below it for two
     Chinese texts with a shared value and a shared word, or any two that share a
-    measured value and every content word of the shorter. Two Chinese texts sharing no
-    word, value or name never are. Names in `common` (`common_names`) count for nothing."""
+    measured value and two content words that are half the shorter text's, or two kinds
+    of measured value and a word. Two Chinese texts sharing no value or name are one
+    fact only with two shared words that are half the shorter one's. Names and words in
+    `common` (`common_terms`) count for nothing."""
     both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
     if both_cjk and not samefact.anchors(a, b, common):
         # The English model maps much of Chinese to one unknown token (two Chinese notes
@@ -187,20 +193,17 @@ def related(a: str, b: str, s: float, threshold: float, margin: float,
     return s >= threshold - margin
 
 
-# A chat turn's speaker ("User: ...", "Assistant: ...", "助手：...", "Gina: ..."): two turns of
-# two speakers are two statements, however alike.
-_SPEAKER = re.compile(r"^\s*([^\W\d][\w .'-]{0,23}?)\s*[:：]\s")
-
-
+# Roles of a chat log, speakers whatever the scope holds: two turns of two speakers are
+# two statements, however alike.
 ROLES = frozenset({"user", "assistant", "system", "human", "ai", "bot", "用户", "助手", "系统"})
 
 
 def speaker(text: str) -> str | None:
-    """The label before the first colon of `text` (casefolded), or None: a speaker where
-    the label is a role (ROLES) or one of the store's speakers (`speakers_of`), else a
-    note's label ("Roof: £4,750")."""
-    m = _SPEAKER.match(text)
-    return m[1].casefold() if m else None
+    """The speaker label a text opens with (gitmem.memories.updates.speaker: "User:",
+    "助手：", "Gina:"), casefolded, or None. A speaker where the label is one of ROLES or
+    of the scope's `speakers_of`, else a note's label ("Roof: £4,750")."""
+    who = judged.speaker(text)
+    return who.casefold() if who else None
 
 
 def speakers_of(texts: list[str]) -> frozenset[str]:
@@ -222,9 +225,10 @@ def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None
     update", or samefact.conflict's reason), or None. One text that says something
     changed ("now", "no longer", 现在) and one that does not are an update, not a copy,
     unless the cue is a weak one ("now", "new", not "moved" or "took over") and both
-    give the same particulars (samefact.restates) and nothing tells them apart: "pickle is six and a half kilos now" / "Pickle weighs 6.5 kg" restate one
-    weight (an update changes a value or a name; a much later restatement that merges
-    is survived by the newer text, see consolidate.survivor_first)."""
+    give the same particulars (samefact.restates) and nothing tells them apart: "pickle
+    is six and a half kilos now" / "Pickle weighs 6.5 kg" restate one weight (an update
+    changes a value or a name; a much later restatement that merges is survived by the
+    newer text, see consolidate.survivor_first)."""
     if key_a and key_b and key_a != key_b:
         return "different keys"
     sa, sb = speaker(a), speaker(b)
@@ -236,7 +240,7 @@ def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None
     return samefact.conflict(a, b)
 
 
-def common_names(texts: list[str]) -> frozenset[str]:
+def common_terms(texts: list[str]) -> frozenset[str]:
     """The names and content words (samefact.overlap's units) more than COMMON_SHARE of
     `texts` (and more than COMMON_MIN) hold: in a chat the people it is between ("Hey
     Mel!", "Thanks, Maria.") and its small talk ("thanks", "definitely"), which a turn
@@ -268,7 +272,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
 
     cjk_margin = margin if cjk_margin is None else cjk_margin
     lowest = threshold - max(margin, cjk_margin)
-    common = common_names(texts)
+    common = common_terms(texts)
     speakers = speakers_of(texts)
     for s, a, b in sims:
         if s < lowest or not close_enough(texts[a], texts[b], s, threshold, margin, cjk_margin, common):

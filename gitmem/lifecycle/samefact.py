@@ -480,7 +480,7 @@ def overlap(a: str, b: str, common: frozenset[str] = frozenset()) -> tuple[float
     shared units over the smaller text's. The English model gives Chinese paraphrases
     cosines of 0.5-0.7; their shared words still say they are about one thing."""
     ua, ub = read(a).units, read(b).units
-    if common:  # the people of a chat (grouping.common_names) are no shared word either
+    if common:  # the people of a chat (grouping.common_terms) are no shared word either
         names = {n[:PREFIX] for n in common}
         ua, ub = ua - names, ub - names
     if not ua or not ub:
