@@ -85,6 +85,8 @@ def test_a_chinese_name_by_its_last_character_is_the_full_name(a, b):
     ("行政那边的晓芸负责这次搬办公室。", "这次搬办公室由行政的唐晓芸牵头。"),  # the given name alone
     ("同学会：海鹏负责。", "这次同学会由班长覃海鹏张罗。"),  # ... with a less common surname
     ("工长老单负责咱家装修。", "装修工长：单卫东。"),  # 老 + a less common surname
+    ("义诊是皇甫主任带队的", "这次社区义诊由市中医院的皇甫立新主任带队。"),  # a surname and a title
+    ("新物业经理是卢经理，全名卢嘉豪", "小区新来的物业经理叫卢嘉豪。"),  # a name after 叫, written out
 ])
 def test_a_chinese_name_by_its_given_name_or_a_rarer_surname_is_the_full_name(a, b):
     assert samefact.anchors(a, b) and samefact.conflict(a, b) is None
@@ -95,6 +97,7 @@ def test_a_chinese_name_by_its_given_name_or_a_rarer_surname_is_the_full_name(a,
     ("表哥下周来玩。", "表哥的公司在高新区。"),
     ("语文王老师的电话尾号是 4417。", "我老婆在一家幼儿园当老师。"),  # a surname and a title
     ("订单服务部署在阿里云上。", "线上服务跑在 Python 3.8 上。"),  # 单 + 服务 is a word, not 单服务
+    ("助手: 太棒了，恭喜王老师！这是学摄影以来第一次入选吧？", "助手: 王老师您好！教书三十年真不容易。"),  # one person addressed twice
 ])
 def test_everyday_words_of_that_shape_are_no_name(a, b):
     assert not samefact.anchors(a, b)

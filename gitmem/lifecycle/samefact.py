@@ -415,8 +415,8 @@ def anchors(a: str, b: str, common: frozenset[str] = frozenset()) -> bool:
         return True
     # 小周 / 周伟: the surname alone is one character, which many words hold (周报, 盒马):
     # it says "the same person" only beside a word the texts share.
-    if (_zh_name_in(fa, fb) or _zh_name_in(fb, fa) or zh_names.short_name_in(a, b) or zh_names.short_name_in(b, a)) \
-            and overlap(a, b)[1] >= 1:
+    if (_zh_name_in(fa, b) or _zh_name_in(fb, a) or zh_names.short_name_in(a, b) or zh_names.short_name_in(b, a)
+            or zh_names.titled_name_in(a, b) or zh_names.titled_name_in(b, a)) and overlap(a, b)[1] >= 1:
         return True
     # 晓芸 / 唐晓芸: a given name is a pair of characters many words share (服务 in 订单服务):
     # beside a word besides the name
@@ -468,9 +468,10 @@ def measured(a: str, b: str) -> int:
                 if v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS})
 
 
-def _zh_name_in(fa: Fact, fb: Fact) -> bool:
-    """Whether a Chinese name of one text (小张: 张) is written out in the other (张伟)."""
-    return any(_CJK.match(n) and n in fb.words for n in fa.names)
+def _zh_name_in(fa: Fact, b: str) -> bool:
+    """Whether a Chinese name of one text (小张: 张, 叫卢嘉豪: 卢嘉豪) is written out in the
+    other text `b` (张伟, 全名卢嘉豪)."""
+    return any(_CJK.match(n) and n in b for n in fa.names)
 
 
 def overlap(a: str, b: str, common: frozenset[str] = frozenset()) -> tuple[float, int]:

@@ -1,5 +1,5 @@
 """Chinese names, which have no capitals: a person introduced by name (叫豆豆), by surname
-(小张, 老李, 王总), by the last character of the given name (小雪, 东哥, 芸姐) or by the
+(小张, 老李, 王总, 皇甫主任, 卢经理), by the last character of the given name (小雪, 东哥, 芸姐) or by the
 given name alone (晓芸), each matched to the full name another text writes out (张伟,
 欧阳雪, 陈晓东, 唐晓芸). gitmem.lifecycle.samefact reads them as names and takes a match,
 beside a shared word, as evidence of one fact."""
@@ -15,8 +15,13 @@ ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑�
                # less common, and not a word after 小 / 老 or before 总 (not 常, 时, 文, 和...)
                "覃单易傅萧阎乔赖庞樊殷施洪翟颜倪俞葛伍聂邢岳庄辛祝涂祁舒耿詹苗凌靳甄裴鲍霍翁隋柯阮闵柴瞿戚滕邬臧"
                "褚娄窦卓岑蔺冼佟栾郜晏鄢谌鞠卞欧温牛季章鲁申尤毕焦柳齐梅莫管")
+_ZH_COMPOUND_SURNAMES = "欧阳|司马|上官|诸葛|东方|皇甫|慕容|令狐|司徒|夏侯"
+# A surname before a title (皇甫主任, 卢经理, 王老师): the person, who may be 皇甫立新 elsewhere
+# (titled_name_in; two texts that both say 王老师 address one person, they need not say one thing).
+_TITLE_AFTER = "主任|经理|老师|医生|大夫|师傅|律师|教授|总监|科长|处长|局长|院长|校长|主管|老板"
 SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家客])"
-                            rf"|([{ZH_SURNAMES}])总")
+                        rf"|([{ZH_SURNAMES}])总")
+_TITLED = re.compile(rf"({_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])(?:{_TITLE_AFTER})")
 NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
 
 
@@ -26,7 +31,6 @@ _ZH_GIVEN_SHORT = re.compile(r"(?:小|阿)([\u4e00-\u9fff])|([\u4e00-\u9fff])(?:
 _NOT_GIVEN = {"小": set("区时孩学说心姐组吃米猫狗便票费号店事型朋伙儿数部份子们家卖麦品菜写提镇屋院声腿手")
               | set(ZH_SURNAMES), "阿": set("姨姐哥里拉根富胶公婆爸妈") | set(ZH_SURNAMES),
               "哥": set("大表堂小老亲师帅学二三四五"), "姐": set("大表堂小老亲师空学二三四五")}
-_ZH_COMPOUND_SURNAMES = "欧阳|司马|上官|诸葛|东方|皇甫|慕容|令狐|司徒|夏侯"
 
 
 @lru_cache(maxsize=65536)
@@ -58,3 +62,9 @@ def given_name_in(a: str, b: str) -> bool:
     """Whether a full name of `b` is in `a` by its two-character given name alone
     (晓芸 / 唐晓芸, 海鹏 / 覃海鹏)."""
     return any(m[1] not in _ZH_TITLES and m[1] in a.replace(m[0], "") for m in _ZH_FULL_NAME.finditer(b))
+
+
+def titled_name_in(a: str, b: str) -> bool:
+    """Whether a person `a` names by surname and title (皇甫主任, 卢经理) is written out in
+    `b` by surname and given name (皇甫立新, 卢嘉豪), not by the title again."""
+    return any(re.search(rf"{m[1]}(?!{_TITLE_AFTER})[\u4e00-\u9fff]", b) for m in _TITLED.finditer(a))
