@@ -397,3 +397,11 @@ def test_capitals_that_spell_a_place_stay_a_name():
 @pytest.mark.parametrize("zh_form, n", [("百分之七", "7"), ("百分之十二", "12"), ("百分之七点五", "7.5")])
 def test_a_chinese_percentage_is_its_number(zh_form, n):
     assert vals(f"公积金缴存比例是{zh_form}。") == {f"num:{n}"} == vals(f"公积金缴存比例：{n}%。")
+
+
+@pytest.mark.parametrize("a,b", [
+    ("Trailer max load: 0.75 t.", "The trailer can carry up to 750 kg."),
+    ("这车能拉两吨。", "这车载重2000公斤。"),
+])
+def test_tonnes_are_a_mass(a, b):
+    assert samefact.conflict(a, b) is None and samefact.anchors(a, b)

@@ -98,7 +98,7 @@ def _next_words(text: str, number: str) -> frozenset[str]:
 # two units reads as one value. Chinese 斤 is defined as half a kilogram.
 MEASURES = {"year": "year", "month": "month", "week": "week", "day": "day", "hour": "hour", "minute": "minute",
             "second": "second", "km": "kilometer", "kg": "kilogram", "m": "meter", "cm": "centimeter",
-            "mm": "millimeter", "inch": "inch", "ft": "foot", "mile": "mile", "g": "gram", "jin": "jin",
+            "mm": "millimeter", "inch": "inch", "ft": "foot", "mile": "mile", "g": "gram", "t": "tonne", "jin": "jin",
             "lb": "pound", "oz": "ounce", "ml": "milliliter", "l": "liter", "m3": "meter ** 3", "kb": "kilobyte", "mb": "megabyte",
             "gb": "gigabyte", "tb": "terabyte"}
 

@@ -70,6 +70,7 @@ UNITS = {
     "inch": ("inch", "inches", '"', "″", "”"), "ft": ("ft", "foot", "feet"),
     "mile": ("mile", "miles", "mi"),
     "g": ("g", "gram", "grams", "gramme", "grammes", "克"), "jin": ("斤",),
+    "t": ("t", "tonne", "tonnes", "吨"),
     "lb": ("lb", "lbs"), "oz": ("oz", "ounce", "ounces"),
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
     "l": ("l", "litre", "litres", "liter", "liters", "升", "公升"),
