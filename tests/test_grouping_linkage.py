@@ -107,6 +107,7 @@ def test_everyday_words_of_that_shape_are_no_name(a, b):
     ("There are 24 bottles of wine in the rack.", "The wine rack currently has twenty-four bottles in it."),
     ("Pickle the puppy weighs 6.5 kg.", "pickle is six and a half kilos now"),
     ("宝宝体重：7400克。", "宝宝现在体重七点四公斤。"),
+    ("小区新来的物业经理叫卢嘉豪。", "新物业经理是卢经理，全名卢嘉豪"),  # one name, introduced or written out
 ])
 def test_a_weak_cue_that_restates_the_same_value_is_a_copy(a, b):
     assert grouping.why_apart(a, b) is None

@@ -452,7 +452,9 @@ def restates(a: str, b: str) -> bool:
     fa, fb = read(a), read(b)
     fb = _aliased(fa, fb)
     fa = _aliased(fb, fa)
-    return fa.names == fb.names and {k for k in fa.values if k not in WEAK} == {k for k in fb.values if k not in WEAK}
+    named = all(n in fb.names or n in b.casefold() for n in fa.names) and \
+        all(n in fa.names or n in a.casefold() for n in fb.names)  # 叫卢嘉豪 / 全名卢嘉豪
+    return named and {k for k in fa.values if k not in WEAK} == {k for k in fb.values if k not in WEAK}
 
 
 def _content_chars(f: Fact) -> set[str]:
