@@ -405,3 +405,16 @@ def test_a_chinese_percentage_is_its_number(zh_form, n):
 ])
 def test_tonnes_are_a_mass(a, b):
     assert samefact.conflict(a, b) is None and samefact.anchors(a, b)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("fencing bloke quoted 2380 quid for the new fence", "New fence: GBP 2,380 according to the quote."),
+    ("The greenhouse heater is set to 7°C.", "Greenhouse thermostat = 7 degrees C."),
+    ("骑到绿道入口六公里半。", "绿道入口离家6500米。"),
+])
+def test_quid_celsius_and_half_a_unit(a, b):
+    assert samefact.conflict(a, b) is None and samefact.anchors(a, b)
+
+
+def test_another_temperature_differs():
+    assert samefact.conflict("The greenhouse heater is set to 7°C.", "Greenhouse thermostat = 9 degrees C.") == "values differ"

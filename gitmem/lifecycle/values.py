@@ -51,7 +51,7 @@ WEEKDAYS = {d: i for i, names in enumerate((("mon", "monday"), ("tue", "tues", "
 UNITS = {
     "usd": ("$", "usd", "dollar", "dollars", "bucks", "美元", "美金"),
     "eur": ("€", "eur", "euro", "euros", "欧元"),
-    "gbp": ("£", "gbp", "pound", "pounds", "英镑"),
+    "gbp": ("£", "gbp", "pound", "pounds", "quid", "英镑"),
     "cny": ("¥", "cny", "rmb", "yuan", "元", "块钱", "块", "人民币"),
     "kb": ("kb", "kilobyte", "kilobytes"), "mb": ("mb", "megabyte", "megabytes", "兆"),
     "gb": ("gb", "gig", "gigs", "gigabyte", "gigabytes"), "tb": ("tb", "terabyte", "terabytes"),
@@ -71,6 +71,7 @@ UNITS = {
     "mile": ("mile", "miles", "mi"),
     "g": ("g", "gram", "grams", "gramme", "grammes", "克"), "jin": ("斤",),
     "t": ("t", "tonne", "tonnes", "吨"),
+    "degc": ("°c", "℃", "degrees c", "degrees celsius", "celsius", "摄氏度"),
     "lb": ("lb", "lbs"), "oz": ("oz", "ounce", "ounces"),
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
     "l": ("l", "litre", "litres", "liter", "liters", "升", "公升"),
@@ -180,7 +181,7 @@ _TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
 # 一个钟头半: an hour and a half
-_HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头)半")
+_HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头|公里|千米|米|公斤|千克|斤|吨|升)半")  # 六公里半: 6.5 km
 # a code keyed digit by digit: 4-8-2-9 (single digits only: 2024-05-31 is a date)
 _DIGIT_CODE = _re(r"(?<![\d-])\d(?:-\d){3,}(?![\d-])")
 # A hyphen inside a phrase ("thirteen-hour", "parent-teacher"), not inside a number word ("twenty-five").
