@@ -418,3 +418,19 @@ def test_quid_celsius_and_half_a_unit(a, b):
 
 def test_another_temperature_differs():
     assert samefact.conflict("The greenhouse heater is set to 7°C.", "Greenhouse thermostat = 9 degrees C.") == "values differ"
+
+
+@pytest.mark.parametrize("a,b", [
+    ("合同期限为二年。", "合同签了2年。"),
+    ("我的签证有效期到2026年5月31日。", "我的签证有效至26年5月31号。"),
+])
+def test_a_chinese_fact_said_in_more_or_fewer_characters_is_reworded(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+@pytest.mark.parametrize("a,b", [
+    ("公司的年假是十五天。", "公司的病假是十五天。"),  # a word swapped for one of its length
+    ("Harriet's ballet exam is on 14 June.", "Harriet's tap-dance exam is on 14 June."),  # in English any swap
+])
+def test_one_template_with_a_word_swapped_is_two_facts(a, b):
+    assert samefact.conflict(a, b) == "entities differ"

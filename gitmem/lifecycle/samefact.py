@@ -248,7 +248,14 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
     if not any((v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS)
                or (v.startswith("num:") and abs(float(v[4:])) >= 10) for v in shared):
         return False
-    return len(_slots(*_prefixed(fa.tokens, fb.tokens))) == 1 and not _substitution(fa.full, fb.full)
+    # In Chinese, one template with a word swapped for another of its length (年假 / 病假)
+    # is two facts; a stretch said in more or fewer characters (期限为 / 签了, 有效期到 /
+    # 有效至) is the fact reworded. In English any swap in one template is two ("ballet" /
+    # "tap dance").
+    template = _substitution(fa.full, fb.full)
+    if template and _CJK.search("".join(fa.full)):
+        template = all(m == n for m, n in _slots(fa.full, fb.full))
+    return len(_slots(*_prefixed(fa.tokens, fb.tokens))) == 1 and not template
 
 
 def _names_differ(fa: Fact, fb: Fact) -> bool:
@@ -329,7 +336,7 @@ def conflict(a: str, b: str) -> str | None:
                 return "values differ"
         elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"
-    if _code_against_number(fa, fb) or _code_against_number(fb, fa):
+    if values.code_against_number(fa.values, fb.values) or values.code_against_number(fb.values, fa.values):
         return "values differ"
     shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
     # quantulum3 is asked about a shared number the hand-written units read on one side at most
@@ -350,16 +357,6 @@ def conflict(a: str, b: str) -> str | None:
                 return None
         return "entities differ"
     return None
-
-
-def _code_against_number(fa: Fact, fb: Fact) -> bool:
-    """A code on one side ("RP 20931") and, where the other has none, a number of three
-    digits or more that is not in it ("permit 311"): two identifiers."""
-    codes = fa.values.get("code", frozenset())
-    if not codes or "code" in fb.values:
-        return False
-    nums = [v[4:] for v in fb.values.get("num", frozenset()) if v[4:].isdigit() and len(v[4:]) >= 3]
-    return any(not any(n in c for c in codes) for n in nums)
 
 
 @lru_cache(maxsize=65536)

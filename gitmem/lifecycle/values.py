@@ -457,3 +457,14 @@ def by_kind(values: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
     for v in values:
         out.setdefault(v.split(":", 1)[0], set()).add(v)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def code_against_number(va: dict[str, frozenset[str]], vb: dict[str, frozenset[str]]) -> bool:
+    """Values by kind (`by_kind`) of two texts: a code on one side ("RP 20931") and, where
+    the other has none, a number of three digits or more that is not in it ("permit
+    311"): two identifiers."""
+    codes = va.get("code", frozenset())
+    if not codes or "code" in vb:
+        return False
+    nums = [v[4:] for v in vb.get("num", frozenset()) if v[4:].isdigit() and len(v[4:]) >= 3]
+    return any(not any(n in c for c in codes) for n in nums)
