@@ -434,3 +434,16 @@ def test_a_chinese_fact_said_in_more_or_fewer_characters_is_reworded(a, b):
 ])
 def test_one_template_with_a_word_swapped_is_two_facts(a, b):
     assert samefact.conflict(a, b) == "entities differ"
+
+
+def test_a_chinese_clock_time_with_no_part_of_the_day_reads_both_ways():
+    assert vals("女儿的晚自习九点二十下课。") == {"time:9:20", "time:21:20"}
+    assert vals("晚自习结束时间：二十一时二十分。") == {"time:21:20"}  # 时: a 24-hour clock
+    assert vals("下午三点半开会。") == {"time:15:30"}
+    assert samefact.conflict("女儿的晚自习九点二十下课。", "晚自习结束时间：二十一时二十分。") is None
+
+
+def test_a_count_of_mu_is_a_value_and_a_second_value_is_no_restatement():
+    a, b = "外公年纪大了，二十亩茶园转包出去了，现在自己只种三亩。", "外公家自己种着二十亩茶园。"
+    assert vals(a) == {"num:20", "num:3"}
+    assert not samefact.restates(a, b)

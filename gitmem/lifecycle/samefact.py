@@ -440,8 +440,8 @@ def anchors(a: str, b: str, common: frozenset[str] = frozenset()) -> bool:
 
 def restates(a: str, b: str) -> bool:
     """Whether the texts give the same particulars: they share a value or a name
-    (`anchors`), and neither states a name, or a value of a kind (not a weekday or a
-    month alone), that the other lacks. A text that says something changed ("now",
+    (`anchors`), and neither states a name, or a value (not a weekday or a month alone),
+    that the other lacks. A text that says something changed ("now",
     现在) restates a text that does not only so: "We switched our CI from Jenkins to
     GitHub Actions" names what "My team uses Jenkins for CI" lacks."""
     if not anchors(a, b):
@@ -451,7 +451,8 @@ def restates(a: str, b: str) -> bool:
     fa = _aliased(fb, fa)
     named = all(n in fb.names or n in b.casefold() for n in fa.names) and \
         all(n in fa.names or n in a.casefold() for n in fb.names)  # 叫卢嘉豪 / 全名卢嘉豪
-    return named and {k for k in fa.values if k not in WEAK} == {k for k in fb.values if k not in WEAK}
+    return named and {k: v for k, v in fa.values.items() if k not in WEAK} == \
+        {k: v for k, v in fb.values.items() if k not in WEAK}  # the same values, none more
 
 
 def _content_chars(f: Fact) -> set[str]:

@@ -239,6 +239,16 @@ def _either_half(h: int, m: int, period: str | None) -> list[str] | None:
     return [f"time:{h}:{m:02d}", f"time:{h + 12}:{m:02d}"]
 
 
+def _zh_clock(m: re.Match) -> list[str] | None:
+    """下午三点半, 9点20, 二十一时二十分: with no part of the day, N点 (1-11) reads both ways
+    (晚自习九点二十下课 is 21:20), as "half seven" does; N时 is a 24-hour clock."""
+    h, mins = int(m[2]), (int(m[3] or 0) if not (m[4] or m[5] or m[6]) else 30 if m[4] else 15 if m[5] else 45)
+    if m[1] is None and "时" not in m[0]:
+        return _either_half(h, mins, None)
+    got = _time(h, mins, m[1])
+    return [got] if got else None
+
+
 def _time(h: int, m: int, period: str | None = None) -> str | None:
     h = _hour(h, period)
     return f"time:{h}:{m:02d}" if 0 <= h <= 24 and 0 <= m < 60 else None
@@ -412,9 +422,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]),
                                                                  None if m[2].startswith("0") else m[1])] if x]
                   or None, vals)
-        t = _take(_ZH_TIME, t, lambda m: [x for x in [_time(int(m[2]), int(m[3] or 0) if not (m[4] or m[5] or m[6])
-                                                             else (30 if m[4] else 15 if m[5] else 45), m[1])] if x]
-                  or None, vals)
+        t = _take(_ZH_TIME, t, _zh_clock, vals)
         t = _take(_TIME_QUARTER, t, _quarter, vals)
         t = _take(_TIME_HALF_HOUR, t, lambda m: _either_half(int(m[1]), 30, m[2]), vals)
         t = _take(_TIME_COLON, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
