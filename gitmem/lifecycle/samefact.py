@@ -73,8 +73,6 @@ _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
 _NAME = re.compile(r"[^\W\d_\u3400-\u9fff](?:[^\W\u3400-\u9fff]|['-])*")  # not into Chinese text
 _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
 _TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$", re.I)  # "Dr. Okafor": not a sentence's start
-
-
 _DIGITS = re.compile(r"\d")
 _UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 
@@ -441,9 +439,9 @@ def anchors(a: str, b: str, common: frozenset[str] = frozenset()) -> bool:
 def restates(a: str, b: str) -> bool:
     """Whether the texts give the same particulars: they share a value or a name
     (`anchors`), and neither states a name, or a value (not a weekday or a month alone),
-    that the other lacks. A text that says something changed ("now",
-    现在) restates a text that does not only so: "We switched our CI from Jenkins to
-    GitHub Actions" names what "My team uses Jenkins for CI" lacks."""
+    that the other lacks. A text that says something changed ("now", 现在) restates a
+    text that does not only so: "We switched our CI from Jenkins to GitHub Actions"
+    names what "My team uses Jenkins for CI" lacks."""
     if not anchors(a, b):
         return False
     fa, fb = read(a), read(b)

@@ -157,7 +157,6 @@ _QTY_CODE = _re(rf"\b(usd|eur|gbp|cny|rmb)\s?({_N})")  # "GBP 1850": a currency 
 _BY = _re(rf"(?<![\d.])({_N})\s*(?:[×x*]|by)\s*({_N})\s*({_UNIT_WORDS})(?![a-z])")
 _QTY_SUFFIX = _re(rf"(?<![\d.])({_N})(?:\s|-)?({_UNIT_WORDS})(?![a-z])")  # 13 hours, 13h, 13-hour
 _NUM = _re(_N)
-# "55 in." at the end of a clause: inches (not "in" the preposition, which goes on)
 # A reference code (a booking, a permit, a train): letters then a digit, or letters, a
 # hyphen and digits, with a group of digits after a space ("KX7 4418", "RP-20931", "G1372"),
 # or keyed one character at a time ("K X 7 4 4 1 8"): `code:` as one string, separators
@@ -169,6 +168,7 @@ _CODE_KEYED = re.compile(r"(?<![a-z0-9])[a-z0-9](?: [a-z0-9]){4,}(?![a-z0-9])")
 _COMPOUND = _re(rf"(?<![\d.])({_N})\s*(lbs?|ft|m|kg)\s+(?:and\s+)?({_N})\s*(oz|in|inches|cm|g)(?![a-z])")
 _PARTS = {("lb", "oz"): 16, ("lbs", "oz"): 16, ("ft", "in"): 12, ("ft", "inches"): 12, ("m", "cm"): 100,
           ("kg", "g"): 1000}
+# "55 in." at the end of a clause: inches (not "in" the preposition, which goes on)
 _INCH_IN = _re(rf"(?<![\d.])({_N})\s*in\b(?=\.?\s*(?:[,;)]|$))")
 _DIGIT = _re(r"\d")
 _HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a half ml: n.5
@@ -199,8 +199,6 @@ def _alpha2digit():
     from text_to_num import alpha2digit  # lazily: dream's code path only
 
     return alpha2digit
-
-
 
 
 def _english_numbers(t: str) -> str:
@@ -336,6 +334,13 @@ def _code(m: re.Match) -> list[str] | None:
     return [f"code:{code}"] if letters and len(code) - letters >= 1 and len(code) >= 2 else None
 
 
+def _code_caps(m: re.Match) -> list[str] | None:
+    letters = re.match(r"[A-Z]+", m[0])[0]
+    if letters.casefold() in _UNIT_OF or re.fullmatch(r"[A-Z]+ (?:19|20)\d\d", m[0]):
+        return None  # "GBP 1850": an amount; "UK 2024": a year
+    return [f"code:{re.sub(r'[ -]', '', m[0]).casefold()}"]
+
+
 def _compound(m: re.Match) -> str:
     parts = _PARTS.get((m[2], m[4]))
     return f"{_fmt(float(m[1]) + float(m[3]) / parts)} {m[2]}" if parts else m[0]
@@ -397,9 +402,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
     addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
     vals += addrs
     if _DIGIT.search(t):  # capitals, a space or hyphen, digits: "CLM 558120", "GD-88314" (before casefold)
-        t = _take(_CODE_CAPS, t, lambda m: None if re.fullmatch(r"[A-Z]+ (?:19|20)\d\d", m[0])  # "UK 2024": a year
-                  or m[0][:-len(m[0].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))].casefold() in _UNIT_OF  # GBP 1850
-                  else [f"code:{re.sub(r'[ -]', '', m[0]).casefold()}"], vals)
+        t = _take(_CODE_CAPS, t, _code_caps, vals)
     t = t.casefold()
     if _DIGIT.search(t):
         t = _take(_CODE_KEYED, t, lambda m: _code(m) if sum(c.isdigit() for c in m[0]) >= 2 else None, vals)

@@ -3,8 +3,9 @@
 Everyday numerals (四千五, 两年, 三个), 大写 numerals (陆仟肆佰), decimals before a unit
 (七点四公斤, not the time 7:04), 斤 and 两 as one weight (十四斤八两), a numeral after 米
 (一米六), a lone 一 or 两 before a unit (一小时, 两个钟头), and digits with Chinese
-multipliers (3千5百, 4.5万): each becomes plain digits in the text, so the value reader
-sees one number written one way. Numbers are read by cn2an, imported on first use (dream's
+multipliers (3千5百, 4.5万), percentages (百分之七点五): each becomes plain digits in the
+text, so the value reader sees one number written one way. 一点 stays a word ("a little")
+unless a clock time is meant (下午一点, 一点半). Numbers are read by cn2an, imported on first use (dream's
 code path only)."""
 
 from __future__ import annotations
@@ -44,21 +45,10 @@ _ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百]+)点([�
                          r"公斤|千克|克|斤|米|厘米|公分|毫米|公里|千米|升|毫升|万|亿|元|块|倍|个?小时|分钟|年|岁|%))")
 # 一小时, 两个钟头, 一个半小时: a lone 一 or 两 before a unit of two characters is a value
 _ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])([一两])(?=个半|个?小时|个?钟头|公斤|公里|千克|千米|厘米|公分|毫升)")
-
-
 # 一点 is one o'clock before minutes or 钟 (一点半, 一点十分, 一点钟) or after a part of the day.
 _ONE_OCLOCK = re.compile(r"\s*(?:[半钟整零〇一二三四五六七八九十\d到]|前|左右)")
 _PERIOD_BEFORE = re.compile(r"(?:凌晨|早上|上午|中午|下午|晚上|夜里|半夜|明天|今天|昨天|周.|星期.)\s*$")
-
-
 _PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+(?:点[零〇一二三四五六七八九]+)?|\d+(?:\.\d+)?)")
-
-
-def _percent(m: re.Match) -> str:
-    try:
-        return _fmt(float(_cn2an()(m[1], "smart"))) + "%"
-    except (ValueError, KeyError, IndexError):
-        return m[0]
 
 
 @lru_cache(maxsize=1)
@@ -68,27 +58,31 @@ def _cn2an():
     return cn2an.cn2an
 
 
-def _zh_mixed(m: re.Match) -> str:
+def _number(s: str) -> str | None:
+    """A Chinese (or mixed) numeral in plain digits, read by cn2an; None where it cannot read it."""
     try:
-        return _fmt(float(_cn2an()(m[0], "smart")))
+        return _fmt(float(_cn2an()(s, "smart")))
     except (ValueError, KeyError, IndexError):
-        return m[0]
+        return None
+
+
+def _percent(m: re.Match) -> str:
+    n = _number(m[1])
+    return m[0] if n is None else n + "%"
+
+
+def _zh_mixed(m: re.Match) -> str:
+    return _number(m[0]) or m[0]
 
 
 def _zh_decimal(m: re.Match) -> str:
-    try:
-        return _fmt(float(_cn2an()(m[1], "smart"))) + "." + m[2].translate(_ZH_DIGITS)
-    except (ValueError, KeyError, IndexError):
-        return m[0]
+    n = _number(m[1])
+    return m[0] if n is None else n + "." + m[2].translate(_ZH_DIGITS)
 
 
 def _jin_liang(m: re.Match) -> str:
-    try:
-        jin = m[1] if m[1].isdigit() else _fmt(float(_cn2an()(m[1], "smart")))
-        liang = m[2].translate(_ZH_DIGITS)
-        return f"{jin}.{liang}斤"
-    except (ValueError, KeyError, IndexError):
-        return m[0]
+    jin = m[1] if m[1].isdigit() else _number(m[1])
+    return m[0] if jin is None else f"{jin}.{m[2].translate(_ZH_DIGITS)}斤"
 
 
 def _zh_numeral(m: re.Match) -> str:
@@ -101,10 +95,7 @@ def _zh_numeral(m: re.Match) -> str:
     if s == "一" and nxt in "点點" and not _ONE_OCLOCK.match(m.string, m.end() + 1) \
             and not _PERIOD_BEFORE.search(m.string[:m.start()]):
         return s  # 靠近一点, 少放一点盐: "a little", not one o'clock (下午一点, 一点半 are)
-    try:
-        return _fmt(float(_cn2an()(s, "smart")))
-    except (ValueError, KeyError, IndexError):
-        return s
+    return _number(s) or s
 
 
 def in_digits(t: str) -> str:

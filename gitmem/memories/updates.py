@@ -160,9 +160,9 @@ def _cue_words(found: Iterable[str]) -> set[str]:
 def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     """The words two texts share that can name a subject: not a change cue of either
     (two updates of different things share "现在", "换", "now"), not a speaker label,
-    and in CJK text a two-character word with no function character, not a lone
-    character (上, 了) nor a pair of function characters (的是: "需求管理用的是 Jira" and
-    "阳台现在种的是番茄" share no subject; 我爸 is one)."""
+    and in CJK text a word of two characters or more, not a lone character (上, 了) nor
+    one made only of function characters (的是: "需求管理用的是 Jira" and "阳台现在种的是
+    番茄" share no subject; 我爸 is one)."""
     a, b = _body(older), _body(newer)
     shared = (_words(a) & _words(b)) - _cue_words(cues(a) + cues(b))
     return {w for w in shared if len(w) >= 2 and not set(w) <= CJK_STOP_CHARS} if cjk else shared
