@@ -20,11 +20,12 @@ written as tuning data); --set v5 the clean held-out half (abstain_v5.json, part
   of the hit's relevance, evidence hits against every hit of a question the store does
   not hold.
 
-    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|v3|v4|v5|v6|v7|everyday|all|every]
+    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|v3|v4|v5|v6|v7|v8|everyday|all|every]
         [--data FILE] [--write]
     .venv/bin/python benchmarks/abstain.py --fit --set every   # refit the Chinese gate (tuning sets)
     .venv/bin/python benchmarks/abstain.py --set every --dump /tmp/every.json
     .venv/bin/python benchmarks/abstain.py --analyse /tmp/every.json   # pooled floors, prompt by rank vs relevance
+    .venv/bin/python benchmarks/abstain.py --retrieval ../shared/data/locomo-dev.json --floor 0.25   # another floor
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def questions_v2(spec: dict, lang: str) -> list[dict]:
 
 
 SETS = {"v1": ["abstain.json"], "v2": ["abstain_v2.json"], "v3": ["abstain_v3.json"], "v4": ["abstain_v4.json"],
-        "v5": ["abstain_v5.json"], "v6": ["abstain_v6.json"], "v7": ["abstain_v7.json"], "everyday": ["abstain_everyday.json"],
+        "v5": ["abstain_v5.json"], "v6": ["abstain_v6.json"], "v7": ["abstain_v7.json"], "v8": ["abstain_v8.json"], "everyday": ["abstain_everyday.json"],
         "all": ["abstain.json", "abstain_v2.json"],
         "every": ["abstain.json", "abstain_v2.json", "abstain_v3.json", "abstain_v4.json", "abstain_everyday.json"]}
 
@@ -324,16 +325,17 @@ def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: st
     return "\n".join(out)
 
 
-def retrieval(model_path: str | None, locomo: str) -> str:
+def retrieval(model_path: str | None, locomo: str, floor: float | None = None) -> str:
     """The retrieval benchmarks with the floor off (min_relevance 0) and at the shipped
-    default, per fold: each LoCoMo development conversation, each dialogue set's part."""
+    default (or `floor`), per fold: each LoCoMo development conversation, each dialogue
+    set's part."""
     import tempfile
 
     from recall_chinese import dialogue_scores
     from recall_locomo import build as build_locomo
     from recall_locomo import load, per_question, set_recall
 
-    floor = float(SCHEMA_DEFAULT("min_relevance"))
+    floor = float(SCHEMA_DEFAULT("min_relevance")) if floor is None else floor
     names = ("R_any@10", "R_all@10", "MRR@10")
     out = ["| set | fold | questions | " + " | ".join(f"{m} floor 0 → {floor:g}" for m in names) + " |",
            "|---|---|---|" + "---|" * len(names)]
@@ -407,17 +409,18 @@ def main(argv=None) -> int:
                          "all: both; v3: abstain_v3.json (held_out3); "
                          "v4: abstain_v4.json (held_out4); everyday: abstain_everyday.json (tuning_everyday); "
                          "every: abstain, v2, v3, v4 and everyday (the tuning sets); "
-                         "v5: abstain_v5.json (held_out5, read since: tuning); v6, v7: abstain_v6.json, abstain_v7.json (held_out6, held_out7; each measured once, tuning since).")
+                         "v5: abstain_v5.json (held_out5, read since: tuning); v6, v7, v8: abstain_v6.json … abstain_v8.json (held_out6 … held_out8; each measured once, tuning since).")
     ap.add_argument("--data", nargs="+", type=Path, help="Instead of --set: these files (abstain_v2.json's shape).")
     ap.add_argument("--retrieval", metavar="LOCOMO_JSON",
                     help="Instead: LoCoMo (this file) and the dialogue sets with the floor off and on, per fold.")
+    ap.add_argument("--floor", type=float, help="With --retrieval: this recall floor instead of the shipped one.")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
     if args.analyse:
         print(analyse(json.loads(Path(args.analyse).read_text())))
         return 0
     if args.retrieval:
-        text = retrieval(args.model_path, args.retrieval)
+        text = retrieval(args.model_path, args.retrieval, args.floor)
         print(text)
         if args.write:
             write_section("<!-- abstain-retrieval:begin -->", "<!-- abstain-retrieval:end -->", text,

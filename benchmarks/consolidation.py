@@ -53,10 +53,8 @@ import gitmem  # noqa: E402
 from recall_locomo import DEFAULT_MODEL, set_recall  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "consolidation.json"
-SETS = {"v1": DATA, "v2": DATA.with_name("consolidation_v2.json"), "v3": DATA.with_name("consolidation_v3.json"),
-        "v4": DATA.with_name("consolidation_v4.json"), "v5": DATA.with_name("consolidation_v5.json"),
-        "v6": DATA.with_name("consolidation_v6.json"), "v7": DATA.with_name("consolidation_v7.json"),
-        "v8": DATA.with_name("consolidation_v8.json")}
+# Every set by its suffix: v1 is consolidation.json, vN consolidation_vN.json (as dream_consolidation.py's --set).
+SETS = {"v1": DATA} | {p.stem.split("_")[1]: p for p in sorted(DATA.parent.glob("consolidation_v*.json"))}
 K = 10
 
 
@@ -83,9 +81,11 @@ def load(store, data: dict) -> dict[str, Any]:
     return ctx
 
 
-def _ranks(store, u) -> tuple[int | None, int | None]:
-    hits = [h.id for h in store.recall(u["question"], k=K, record=False)]
-    rank = {i: n for n, i in enumerate(hits, 1)}
+def _ranks(store, u, hits=None) -> tuple[int | None, int | None]:
+    """(newer's rank, older's rank) among the update question's top K (`hits`, when already
+    recalled), None where absent."""
+    hits = store.recall(u["question"], k=K, record=False) if hits is None else hits
+    rank = {h.id: n for n, h in enumerate(hits, 1)}
     return rank.get(u["newer_id"]), rank.get(u["older_id"])
 
 
@@ -168,13 +168,13 @@ def misses(store, ctx, parts: list[str]) -> list[str]:
     for u in ctx["updates"]:
         if u.get("part") not in parts:
             continue
-        new, old = _ranks(store, u)
+        hits = store.recall(u["question"], k=K, record=False)
+        new, old = _ranks(store, u, hits)
         if new is None or (old is not None and old < new):
             out.append(f"  {u['id']}: newer at {new}, older at {old} | {u['question']} | older: {u['older']['text']}"
                        f" | newer: {u['newer']['text']}")
         elif new != 1:  # above the older one, not at rank 1: what is above it
-            top = store.recall(u["question"], k=1, record=False)[0]
-            out.append(f"  {u['id']}: newer at {new}, not first | {u['question']} | first: {top.text} | newer: "
+            out.append(f"  {u['id']}: newer at {new}, not first | {u['question']} | first: {hits[0].text} | newer: "
                        f"{u['newer']['text']}")
     return out
 

@@ -194,6 +194,9 @@ def test_two_speakers_turns_are_two_statements(a, b, speakers):
 
 
 def test_a_notes_label_is_no_speaker():
-    texts = ["Roof repair quote: GBP 4750.", "Roof: £4,750"] + [f"Note {k}: buy milk" for k in range(3)]
-    assert grouping.speakers_of(texts) == frozenset()
-    assert grouping.why_apart(texts[0], texts[1], speakers=grouping.speakers_of(texts)) is None
+    """A label that opens many of the scope's texts is a speaker; one that opens a few is a
+    note's label, even beside a chat."""
+    texts = ["Roof repair quote: GBP 4750.", "Roof: £4,750"] + [f"Gina: turn {k} of the chat" for k in range(20)]
+    speakers = grouping.speakers_of(texts)
+    assert speakers == frozenset({"gina"})
+    assert grouping.why_apart(texts[0], texts[1], speakers=speakers) is None
