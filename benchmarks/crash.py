@@ -165,6 +165,35 @@ def spawn_and_kill(env: dict[str, str], args: list[str], delay: float | None,
     return (None if rc == -signal.SIGKILL else rc), out, err, info
 
 
+def wait_git_orphans(*paths: Path, timeout: float = 30.0) -> None:
+    """Wait for git processes that name one of these paths to exit. `gitmem sync` runs
+    `git push` in a session of its own (so ssh cannot open the terminal): a SIGKILL of
+    gitmem's process group leaves that push, and the receive-pack it started, running to
+    its end. fsck racing them sees a ref that moved after it listed the objects as
+    pointing at a missing commit. Linux reads /proc; elsewhere a short sleep."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        time.sleep(1.0)
+        return
+    needles = [str(p).encode() for p in paths]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        busy = False
+        for d in proc.iterdir():
+            if not d.name.isdigit() or int(d.name) == os.getpid():
+                continue
+            try:
+                cmd = (d / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"git" in cmd and any(n in cmd for n in needles):
+                busy = True
+                break
+        if not busy:
+            return
+        time.sleep(0.05)
+
+
 def fsck(git_dir: Path) -> list[str]:
     """`git fsck --strict` problems ([] when clean), background maintenance waited for."""
     def run():
@@ -515,6 +544,7 @@ class Sync(Op):
         return ["sync", "--json", "--quiet"]
 
     def after(self, i, rc, out, err=""):
+        wait_git_orphans(self.home, self.remote)
         probs = [f"fsck: remote: {p}" for p in fsck(self.remote)]
         on_remote = ids_in(self.remote)
         mine = {m for m in self.acked if m in ids_in(self.git_dir)}
