@@ -121,9 +121,60 @@ def test_english_pair_a_little_apart_by_vectors_goes_by_the_words_the_query_name
         return [h.id for h in currency.newest_first([older, newer], _Snap(_pair_at(cos)), q)]
 
     assert run(0.44, terms) == ["n", "a"]  # two subject words the query names: the newer goes first
-    assert run(0.44, ["breakfast"]) == ["a", "n"]  # one named word is not enough below NEWEST_COS
+    assert run(0.44, ["breakfast"]) == ["n", "a"]  # one is enough for a pair of its own (a weak link)
+    assert run(0.44, ["kibbl"]) == ["a", "n"]  # a word only one of them has is none
     assert run(0.30, terms) == ["a", "n"]  # nor is any number of words this far apart
     assert run(0.60, ["breakfast"]) == ["n", "a"]  # close by the vectors alone, as before
+
+
+def test_a_weak_link_does_not_extend_a_chain():
+    """The current statement (n, which replaced a) is not passed by a later note that
+    shares only the entity the query names (Mum), not what it asks about; on its own the
+    same one-word link still pairs."""
+    a = hit("a", "Mum collects her prescriptions from the chemist on the high street.", "2020-11-09T00:00:00Z")
+    n = hit("n", "Mum's repeat prescriptions are posted to her by an online pharmacy.", "2023-02-27T00:00:00Z")
+    x = hit("x", "Mum's supermarket delivery slot is Tuesday evening.", "2024-02-12T00:00:00Z")
+    for i, h in enumerate((n, a, x)):
+        h.doc = i
+    import numpy as np
+
+    # n-a close by two named words (mum, prescript) at cosine 0.45; x-n at 0.45 by one (mum)
+    vecs = np.array([[1.0, 0.0, 0.0], [0.45, np.sqrt(1 - 0.45 ** 2), 0.0], [0.45, 0.0, np.sqrt(1 - 0.45 ** 2)]])
+    terms = ["mum", "prescript"]
+    got = [h.id for h in currency.newest_first([n, a, x], _Snap(vecs), terms)]
+    assert got == ["n", "a", "x"]
+    a.doc, x.doc = 0, 1
+    got = [h.id for h in currency.newest_first([a, x], _Snap(_pair_at(0.45)), terms)]
+    assert got == ["x", "a"]  # no chain: the one-word link stands (a and x are each other's closest)
+
+
+def test_a_terse_note_mostly_in_latin_letters_pairs_by_its_chinese_words():
+    """"链路追踪：Jaeger + OpenTelemetry SDK" is mostly Latin letters; it was kept from
+    pairing with the Chinese sentence it updates as if the two were in two languages."""
+    older = hit("a", "项目的链路追踪用的是 SkyWalking。", "2021-06-08T00:00:00Z")
+    newer = hit("n", "链路追踪：Jaeger + OpenTelemetry SDK", "2024-01-16T00:00:00Z")
+    assert order([older, newer], terms=["项目", "链路", "路追", "追踪"]) == ["n", "a"]
+    english = hit("e", "Tracing: Jaeger with the OpenTelemetry SDK", "2024-01-16T00:00:00Z")
+    assert order([older, english], terms=["项目", "链路", "路追", "追踪"]) == ["a", "e"]
+
+
+def test_chinese_pairs_go_by_the_words_the_query_names_not_the_vectors():
+    """The English model scores any two Chinese sentences 0.4-0.8: the closest later hit
+    is the one sharing most words the query names, whatever the cosine says; 自己 (and
+    other GENERIC_ZH words) names no subject."""
+    import numpy as np
+
+    older = hit("a", "我们的数据看板用的是 Metabase。", "2021-11-03T00:00:00Z")
+    other = hit("x", "用户中心服务的数据库最大连接数是两百。", "2024-07-09T00:00:00Z")
+    newer = hit("n", "数据看板：帆软 FineBI，周报直接从里面导。", "2022-02-14T00:00:00Z")
+    for i, h in enumerate((older, other, newer)):
+        h.doc = i
+    vecs = np.array([[1.0, 0.0, 0.0], [0.59, np.sqrt(1 - 0.59 ** 2), 0.0], [0.51, 0.0, np.sqrt(1 - 0.51 ** 2)]])
+    terms = ["数据", "据看", "看板", "工具"]
+    assert [h.id for h in currency.newest_first([older, other, newer], _Snap(vecs), terms)] == ["n", "a", "x"]
+    mine = hit("m", "外公家自己种着二十亩茶园。", "2018-04-02T00:00:00Z")
+    plate = hit("p", "我从来记不住自己的车牌号。", "2024-04-29T00:00:00Z")
+    assert order([mine, plate], terms=["外公", "自己", "茶园"]) == ["m", "p"]
 
 
 def test_a_current_successor_is_not_passed_by_a_later_note_sharing_only_a_word_the_query_names():

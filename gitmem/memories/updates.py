@@ -80,6 +80,15 @@ _EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(CUES_EN, ke
 # One word, or two capitalised ones: "Deploy day: Thursday" is a note, not a turn.
 _SPEAKER_RE = re.compile(r"^\s*(?:[A-Z][\w'.-]* [A-Z][\w'.-]*|[^\W\d_][\w'.-]*)\s*(?::\s|：)")
 
+# Chinese words that name no subject however rare they are in a store: reflexives and
+# pronouns of two characters, connectives and adverbs ("外公家自己种着二十亩茶园" and
+# "我从来记不住自己的车牌号" share 自己 and no subject), and times of day or year (a
+# shuttle at 7:20 in the morning and a hike at 6:30 in the morning). Not a stop list for search:
+# only `word_overlap`, the words two statements share, leaves them out.
+GENERIC_ZH = frozenset(("自己 我们 咱们 你们 他们 她们 大家 别人 人家 可以 没有 还是 就是 只是 但是 因为 所以 如果 "
+                        "一直 一起 一下 一些 时候 觉得 知道 应该 可能 需要 还有 然后 比较 非常 特别 真的 已经 "
+                        "早上 上午 中午 下午 晚上 今天 明天 昨天 每天 今年 去年 明年 每年").split())
+
 SUBJECT_COS = 0.42     # same subject (English text, a real model's cosine)
 DUPLICATE_COS = 0.92   # the same fact again, no cue
 SUBJECT_SHARED = 0.25  # same subject by shared words (token Jaccard), any language
@@ -170,13 +179,15 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
 
 def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:
     """(share, words): the subject words two texts share (no change cue; in CJK text a
-    two-character word with no function character, so not 用的 / 的是 across two words)
+    two-character word with no function character, so not 用的 / 的是 across two words,
+    and no GENERIC_ZH word)
     and their share of all the words of both, counted on the whole text (a terse note
     "接口超时：30 秒" reads as a speaker label to `_body`)."""
     cjk = is_cjk(older) or is_cjk(newer)
     a, b = _words(older), _words(newer)
     if cjk:
-        a, b = ({w for w in x if len(w) >= 2 and not CJK_STOP_CHARS.intersection(w)} for x in (a, b))
+        a, b = ({w for w in x if len(w) >= 2 and not CJK_STOP_CHARS.intersection(w) and w not in GENERIC_ZH}
+                for x in (a, b))
     shared = (a & b) - _cue_words(cues(older) + cues(newer))
     return len(shared) / max(1, len(a | b)), shared
 

@@ -15,11 +15,12 @@ changes no score, only what is shown and in which order:
   set of hits and so recall@k are unchanged.
   `newest_first`, the same preference with no change cue (most later statements say
   none: "Sprint length for the team: three weeks"): two hits of one query, both on its
-  topic, written at least NEWEST_DAYS apart, each the other's nearest in time among
-  the hits (the older's nearest later hit, the newer's nearest earlier one) and close
-  enough (English: cosine NEWEST_COS, or NEWEST_COS_NAMED with NEWEST_NAMED shared
-  words the query names; Chinese, or no vectors: a shared word that the query names
-  too, or SUBJECT_SHARED of their words) — the newer one goes above.
+  topic, written at least NEWEST_DAYS apart, each the other's closest among the hits
+  (the older's closest later hit, the newer's closest earlier one) and close enough
+  (English: cosine NEWEST_COS, or NEWEST_COS_NAMED with NEWEST_NAMED shared words the
+  query names; text with Chinese in it, or no vectors: a shared word that the query
+  names too, or SUBJECT_SHARED of their words, closest by the words the query names) —
+  the newer one goes above.
 
 `detect` is the write side: the live memories a new memory probably updates or
 repeats, found by one recall of its text (BENCHMARKS.md, "Issue 22")."""
@@ -32,6 +33,7 @@ import numpy as np
 
 from gitmem.core import model
 from gitmem.core.errors import UsageError
+from gitmem.core.tokens import CJK_CHAR
 from gitmem.memories import succession, updates
 
 if TYPE_CHECKING:
@@ -49,11 +51,13 @@ WINDOW = 20
 # shared words). Read off the tuning sets (BENCHMARKS.md, "Issue 22, fourth round").
 NEWEST_DAYS = 30.0
 NEWEST_COS = 0.55
-# ... or, in English, this close by their vectors and sharing NEWEST_NAMED subject words
-# that the query names too ("Penny ... breakfast" / "Penny's breakfast is now ...", asked
-# "What does Penny eat for breakfast?": a new value says little the old one said).
+# ... or, in English, this close by their vectors and sharing NEWEST_NAMED subject word
+# that the query names too ("Gus, our tortoise, lives in a pen" / "Gus's enclosure is a
+# heated table", asked "Where is Gus the tortoise kept?": a new value says little the
+# old one said). One word is a weak link: it does not extend a chain (newest_first).
 NEWEST_COS_NAMED = 0.35
-NEWEST_NAMED = 2
+NEWEST_NAMED = 1
+STRONG_NAMED = 2  # named words (or, in Chinese, words) from which a link is no longer weak
 # Two hits both at least this relevant (gitmem.recall.relevance: even odds) are about
 # what the query asks: a weak change cue between them is about that subject.
 ON_TOPIC = 0.5
@@ -304,7 +308,8 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     change cue needed (module docstring). Each older hit pairs with at most one newer
     (its nearest later hit, which must take it as its own nearest earlier one), so a
     note merely sharing the topic does not pass it; chains (a, b, c over the years)
-    come out newest first. Superseded hits (keys of `hidden`, superseded id -> its
+    come out newest first, except that a weak link (one word the query names, below
+    NEWEST_COS) does not extend one. Superseded hits (keys of `hidden`, superseded id -> its
     successors) neither move nor are passed; a hit that replaced another (a successor:
     a supersession said it is the current one) is passed only by a newer hit close by
     the strict rule (NEWEST_COS; Chinese: SUBJECT_SHARED of their words), never by a
@@ -319,7 +324,10 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     if len(idx) < 2 or max(day) - min(day) < NEWEST_DAYS:
         return hits
     texts = [top[i].text or top[i].snippet or "" for i in idx]
-    cjk = [updates.is_cjk(t) for t in texts]
+    # Judged by words when either text has Chinese in it: a terse note is often mostly
+    # names in Latin letters ("链路追踪：Jaeger + OpenTelemetry SDK"), and the English
+    # model reads neither side. Two texts meet only when both have Chinese or neither has.
+    han = [bool(CJK_CHAR.search(t)) for t in texts]
     # A chat turn (a speaker label, or longer than a statement: STRICT_WORDS) says
     # "now" and revisits topics across sessions without updating anything.
     turn = [updates.speaker(t) is not None or not updates.short(t) for t in texts]
@@ -329,22 +337,25 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     current = {s for succ in hidden.values() for s in succ if s in shown} if hidden else set()
     m = len(idx)
     sim = np.full((m, m), -1.0)
+    weak = np.zeros((m, m), dtype=bool)  # close by one word the query names, nothing more
     for a in range(m):
         for b in range(a + 1, m):
-            if cjk[a] != cjk[b] or (turn[a] and turn[b]) or abs(day[b] - day[a]) < NEWEST_DAYS:
+            if han[a] != han[b] or (turn[a] and turn[b]) or abs(day[b] - day[a]) < NEWEST_DAYS:
                 continue
             va, vb = vecs[a], vecs[b]
             cos = float(np.dot(va, vb)) if va is not None and vb is not None else None
             # the older of the two, when a supersession made it the current one, yields only to a close match
             settled = top[idx[a] if day[a] < day[b] else idx[b]].id in current
-            if not cjk[a] and cos is not None:
+            if not han[a] and cos is not None:
                 named = len(updates.word_overlap(texts[a], texts[b])[1] & query) if cos < NEWEST_COS else 0
                 near = cos
                 close = cos >= NEWEST_COS or (not settled and cos >= NEWEST_COS_NAMED and named >= NEWEST_NAMED)
-            else:  # by words; the vectors, where there are any, only say which is nearest
+                weak[a, b] = weak[b, a] = cos < NEWEST_COS and named < STRONG_NAMED
+            else:  # by words: the words the query names first, then the share; the cosine breaks ties
                 share, shared = updates.word_overlap(texts[a], texts[b])
                 close = share >= updates.SUBJECT_SHARED or (not settled and bool(shared & query))
-                near = share + len(shared & query) if cos is None else cos  # a word the query names counts most
+                near = len(shared & query) + share + (0.0 if cos is None else 0.01 * cos)
+                weak[a, b] = weak[b, a] = share < updates.SUBJECT_SHARED and len(shared & query) < STRONG_NAMED
             if close:
                 sim[a, b] = sim[b, a] = near
 
@@ -352,11 +363,17 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
         side = [b for b in range(m) if sim[a, b] > -1.0 and (day[b] > day[a]) == later]
         return max(side, key=lambda b: (sim[a, b], -b)) if side else None
 
-    pairs = []
+    links = []
     for a in range(m):
         b = nearest(a, later=True)
         if b is not None and nearest(b, later=False) == a:
-            pairs.append((top[idx[a]], top[idx[b]]))
+            links.append((a, b))
+    # A weak link does not extend a chain: one word of the query ("Mum", "school") is
+    # the entity, not the attribute, and the note after the current statement is as
+    # likely about something else of that entity ("Mum's delivery slot" after "Mum's
+    # prescriptions are posted ...").
+    newer_ends = {b for _, b in links}
+    pairs = [(top[idx[a]], top[idx[b]]) for a, b in links if not (weak[a, b] and a in newer_ends)]
     if not pairs:
         return hits
     for old, new in sorted(pairs, key=lambda p: _days(p[1].created) or 0.0):  # a chain a, b, c: c ends first
