@@ -200,3 +200,19 @@ def test_a_notes_label_is_no_speaker():
     speakers = grouping.speakers_of(texts)
     assert speakers == frozenset({"gina"})
     assert grouping.why_apart(texts[0], texts[1], speakers=speakers) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Thames Water acct no.: 90214477365", "thames water account # 9021-4477-365"),
+    ("Dentist appt on 3 May at 9:40", "dentist appointment 3 May, 9:40"),
+])
+def test_an_abbreviated_word_is_the_word(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("My sister works nights at the Royal Free.", "My sister-in-law works nights at the Royal Free."),
+    ("The cat sleeps in the blue basket.", "The coat hangs in the blue basket."),
+])
+def test_a_longer_word_or_a_sibling_one_letter_apart_is_no_abbreviation(a, b):
+    assert samefact.conflict(a, b) is not None

@@ -447,3 +447,24 @@ def test_a_count_of_mu_is_a_value_and_a_second_value_is_no_restatement():
     a, b = "外公年纪大了，二十亩茶园转包出去了，现在自己只种三亩。", "外公家自己种着二十亩茶园。"
     assert vals(a) == {"num:20", "num:3"}
     assert not samefact.restates(a, b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=10, max_value=9999), min_size=2, max_size=4), st.sampled_from([" ", "-"]))
+def test_a_long_number_keyed_in_groups_is_one_number(groups, sep):
+    """An account or ticket number written in groups, with spaces or hyphens, reads as the
+    same number written straight (9021 4477 365 / 90214477365), once it has nine digits."""
+    parts = [str(g) for g in groups]
+    digits = "".join(parts)
+    grouped = values.extract(f"Account number {sep.join(parts)}.")[0]
+    if len(digits) >= 9:
+        assert grouped == values.extract(f"Account number {digits}.")[0] == (f"num:{int(digits)}",)
+    else:  # short runs stay apart: scores (21-14), ranges (301-305), a date has eight digits at most
+        assert len(grouped) >= 1 and f"num:{int(digits)}" not in grouped
+
+
+def test_quarter_to_an_hour_with_no_part_of_the_day_reads_both_ways():
+    assert set(values.extract("last entry quarter to seven")[0]) == {"time:6:45", "time:18:45"}
+    assert values.extract("last entry quarter to seven in the evening")[0] == ("time:18:45",)
+    assert samefact.conflict("lido last entry quarter to seven (hartsfield)",
+                             "Hartsfield lido: no entry after 6.45 p.m.") != "values differ"

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gitmem.lifecycle import quantities, values, zh_names
+from gitmem.lifecycle import quantities, shortforms, values, zh_names
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
 # A short form and its name (lower case): "Bob" and "Robert" are one person.
@@ -286,30 +286,14 @@ def _clause_names_differ(a: str, b: str) -> bool:
     return bool(read(best).units & ua) and _names_differ(read(a), read(best))
 
 
-@lru_cache(maxsize=1)
-def _nicknamer():
-    from nicknames import NickNamer  # lazily: dream's code path only
-
-    return NickNamer()
-
-
-@lru_cache(maxsize=65536)
-def _nickname_of(x: str, y: str) -> bool:
-    """Whether one of two lower-case words is a short form of the other by the nicknames
-    dataset (maggie / margaret, liz / elizabeth, jo / joanna), beyond NICKNAMES."""
-    if x == y or not (x.isalpha() and y.isalpha() and x.isascii() and y.isascii()):
-        return False
-    nn = _nicknamer()
-    return y in nn.canonicals_of(x) or x in nn.canonicals_of(y)
-
-
 def _aliased(fa: Fact, fb: Fact) -> Fact:
-    """`fb` with each word that is a short form (or the full form) of a name of `fa`
-    written as `fa` writes it, so "Maggie Oduya" / "margaret oduya" is one name. Only
-    names of `fa` (capitalised words) are looked up: "will" and "bill" stay words."""
-    if not fa.names:
-        return fb
-    alias = {y: x for x in fa.names for y in fb.words if _nickname_of(x, y)}
+    """`fb` with each word that is a short form (or the full form) of a word of `fa`
+    written as `fa` writes it (gitmem.lifecycle.shortforms): a nickname of one of its
+    names, so "Maggie Oduya" / "margaret oduya" is one name (only names, capitalised
+    words, are looked up: "will" and "bill" stay words), or an abbreviation (acct /
+    account)."""
+    alias = {y: x for x in fa.names for y in fb.words if shortforms.nickname_of(x, y)}
+    alias |= {y: x for x in fa.words for y in fb.words if shortforms.abbreviation(x, y)}
     if not alias:
         return fb
     def m(ws):

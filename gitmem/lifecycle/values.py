@@ -184,6 +184,10 @@ _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs
 _HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头|公里|千米|米|公斤|千克|斤|吨|升)半")  # 六公里半: 6.5 km
 # a code keyed digit by digit: 4-8-2-9 (single digits only: 2024-05-31 is a date)
 _DIGIT_CODE = _re(r"(?<![\d-])\d(?:-\d){3,}(?![\d-])")
+# An account or ticket number keyed in groups ("9021 4477 365", "2504-130622"): groups of
+# 2-6 digits joined by one space or hyphen, nine digits or more in all (a date has at
+# most eight), are one number.
+_DIGIT_GROUPS = _re(r"(?<![\d.,:/-])\d{2,6}(?:[ -]\d{2,6})+(?![\d,:/-]|\.\d)")
 # A hyphen inside a phrase ("thirteen-hour", "parent-teacher"), not inside a number word ("twenty-five").
 _HYPHEN = _re(r"(?<=[a-z])-(?!(?:one|two|three|four|five|six|seven|eight|nine)\b)(?=[a-z])")
 _REPEAT = _re(r"\b(twice|thrice)\b")
@@ -298,15 +302,20 @@ def _zh_weekday(c: str) -> int:
     return int(c) - 1 if c.isdigit() else 6 if c in "日天" else "一二三四五六".index(c)
 
 
+def _joined(groups: str) -> str:
+    digits = groups.replace(" ", "").replace("-", "")
+    return digits if len(digits) >= 9 else groups
+
+
 def _quarter(m: re.Match) -> list[str] | None:
+    """"quarter to seven": with no part of the day, morning or evening (as "half seven")."""
     amount = {"quarter": 15, "half": 30}.get(m[1]) or int(m[1].split()[0])
     h = int(m[3])
     if m[2] in ("to", "before"):
         h, mins = (h - 1) % 24, 60 - amount
     else:
         mins = amount
-    got = _time(h, mins, m[4]) if 0 < amount < 60 else None
-    return [got] if got else None
+    return _either_half(h, mins, m[4]) if 0 < amount < 60 else None
 
 
 def _word_hour(m: re.Match) -> list[str] | None:
@@ -417,6 +426,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
         t = _HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t))
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
+        t = _DIGIT_GROUPS.sub(lambda m: _joined(m[0]), t)
         t = _H_MM.sub(lambda m: _fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
         t = _ZH_METRE.sub(r"\1.\3\2", t)
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)

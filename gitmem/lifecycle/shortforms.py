@@ -1,0 +1,47 @@
+"""Short forms of a word that dream's guard (gitmem.lifecycle.samefact) reads as the word
+itself: nicknames of a name (Maggie / Margaret, by the nicknames dataset) and
+abbreviations of an ordinary word (acct / account, appt / appointment, dept /
+department), so one fact written tersely is not read as another entity."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+
+@lru_cache(maxsize=1)
+def _nicknamer():
+    from nicknames import NickNamer  # lazily: dream's code path only
+
+    return NickNamer()
+
+
+@lru_cache(maxsize=65536)
+def nickname_of(x: str, y: str) -> bool:
+    """Whether one of two lower-case words is a short form of the other by the nicknames
+    dataset (maggie / margaret, liz / elizabeth, jo / joanna), beyond samefact.NICKNAMES."""
+    if x == y or not (x.isalpha() and y.isalpha() and x.isascii() and y.isascii()):
+        return False
+    nn = _nicknamer()
+    return y in nn.canonicals_of(x) or x in nn.canonicals_of(y)
+
+
+# An abbreviation is at most this share of the word's letters: acct / account (4 of 7),
+# not coat / cat or boat / bat (siblings one letter apart); and at most ABBREV_MAX
+# letters: a longer one is a word of its own (sister / sister-in-law, grand / grandmother).
+ABBREV_SHARE = 0.6
+ABBREV_MAX = 4
+
+
+@lru_cache(maxsize=65536)
+def abbreviation(x: str, y: str) -> bool:
+    """Whether one of two lower-case words abbreviates the other: both letters only, the
+    shorter one of two to ABBREV_MAX letters, begins and ends as letters of the longer one do
+    in order (a subsequence with the same first letter), and is at most ABBREV_SHARE of
+    its length (acct / account, dept / department, mgr / manager)."""
+    short, long_ = sorted((x, y), key=len)
+    if short == long_ or not 2 <= len(short) <= ABBREV_MAX or len(short) > ABBREV_SHARE * len(long_):
+        return False
+    if not (short.isalpha() and long_.isalpha() and short.isascii() and long_.isascii()) or short[0] != long_[0]:
+        return False
+    rest = iter(long_[1:])
+    return all(c in rest for c in short[1:])
