@@ -293,7 +293,7 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
     words, are looked up: "will" and "bill" stay words), or an abbreviation (acct /
     account)."""
     alias = {y: x for x in fa.names for y in fb.words if shortforms.nickname_of(x, y)}
-    alias |= {y: x for x in fa.words for y in fb.words if shortforms.abbreviation(x, y)}
+    alias |= shortforms.abbreviated(fa.words, fb.words)
     if not alias:
         return fb
     def m(ws):

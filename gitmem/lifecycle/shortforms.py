@@ -45,3 +45,29 @@ def abbreviation(x: str, y: str) -> bool:
         return False
     rest = iter(long_[1:])
     return all(c in rest for c in short[1:])
+
+
+@lru_cache(maxsize=16384)
+def _index(words: frozenset[str]) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """A text's words of 2-ABBREV_MAX letters, and all its words by their first letter."""
+    by_initial: dict[str, list[str]] = {}
+    for w in words:
+        by_initial.setdefault(w[:1], []).append(w)
+    return tuple(w for w in words if 2 <= len(w) <= ABBREV_MAX), {k: tuple(v) for k, v in by_initial.items()}
+
+
+def abbreviated(words: frozenset[str], others: frozenset[str]) -> dict[str, str]:
+    """{word of `others`: the word of `words` it abbreviates or is abbreviated by}. Only
+    a word of 2-ABBREV_MAX letters on one side is tried, against the words of the other
+    that begin with its letter (dream asks this of every pair it compares)."""
+    out: dict[str, str] = {}
+    (short_a, initial_a), (short_b, initial_b) = _index(words), _index(others)
+    for x in short_a:
+        for y in initial_b.get(x[:1], ()):
+            if len(y) > len(x) and abbreviation(x, y):
+                out[y] = x
+    for y in short_b:
+        for x in initial_a.get(y[:1], ()):
+            if len(x) > len(y) and abbreviation(x, y):
+                out[y] = x
+    return out
