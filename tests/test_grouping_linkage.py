@@ -210,9 +210,6 @@ def test_an_abbreviated_word_is_the_word(a, b):
     assert samefact.conflict(a, b) is None
 
 
-@pytest.mark.parametrize("a, b", [
-    ("My sister works nights at the Royal Free.", "My sister-in-law works nights at the Royal Free."),
-    ("The cat sleeps in the blue basket.", "The coat hangs in the blue basket."),
-])
-def test_a_longer_word_or_a_sibling_one_letter_apart_is_no_abbreviation(a, b):
-    assert samefact.conflict(a, b) is not None
+def test_a_sibling_one_letter_apart_is_no_abbreviation():
+    # (sister / sister-in-law, a word of its own: tests/test_values_forms.py)
+    assert samefact.conflict("The cat sleeps in the blue basket.", "The coat sleeps in the blue basket.") is not None

@@ -127,6 +127,16 @@ def test_english_pair_a_little_apart_by_vectors_goes_by_the_words_the_query_name
     assert run(0.60, ["breakfast"]) == ["n", "a"]  # close by the vectors alone, as before
 
 
+def _star(hits, first: float, second: float) -> _Snap:
+    """A snapshot where hits[0] sits at cosine `first` from hits[1] and `second` from
+    hits[2] (those two at first * second from each other); each hit's doc set to its row."""
+    import numpy as np
+
+    for i, h in enumerate(hits):
+        h.doc = i
+    return _Snap([[1.0, 0.0, 0.0], [first, np.sqrt(1 - first ** 2), 0.0], [second, 0.0, np.sqrt(1 - second ** 2)]])
+
+
 def test_a_weak_link_does_not_extend_a_chain():
     """The current statement (n, which replaced a) is not passed by a later note that
     shares only the entity the query names (Mum), not what it asks about; on its own the
@@ -134,14 +144,9 @@ def test_a_weak_link_does_not_extend_a_chain():
     a = hit("a", "Mum collects her prescriptions from the chemist on the high street.", "2020-11-09T00:00:00Z")
     n = hit("n", "Mum's repeat prescriptions are posted to her by an online pharmacy.", "2023-02-27T00:00:00Z")
     x = hit("x", "Mum's supermarket delivery slot is Tuesday evening.", "2024-02-12T00:00:00Z")
-    for i, h in enumerate((n, a, x)):
-        h.doc = i
-    import numpy as np
-
     # n-a close by two named words (mum, prescript) at cosine 0.45; x-n at 0.45 by one (mum)
-    vecs = np.array([[1.0, 0.0, 0.0], [0.45, np.sqrt(1 - 0.45 ** 2), 0.0], [0.45, 0.0, np.sqrt(1 - 0.45 ** 2)]])
     terms = ["mum", "prescript"]
-    got = [h.id for h in currency.newest_first([n, a, x], _Snap(vecs), terms)]
+    got = [h.id for h in currency.newest_first([n, a, x], _star([n, a, x], 0.45, 0.45), terms)]
     assert got == ["n", "a", "x"]
     a.doc, x.doc = 0, 1
     got = [h.id for h in currency.newest_first([a, x], _Snap(_pair_at(0.45)), terms)]
@@ -162,16 +167,12 @@ def test_chinese_pairs_go_by_the_words_the_query_names_not_the_vectors():
     """The English model scores any two Chinese sentences 0.4-0.8: the closest later hit
     is the one sharing most words the query names, whatever the cosine says; 自己 (and
     other GENERIC_ZH words) names no subject."""
-    import numpy as np
-
     older = hit("a", "我们的数据看板用的是 Metabase。", "2021-11-03T00:00:00Z")
     other = hit("x", "用户中心服务的数据库最大连接数是两百。", "2024-07-09T00:00:00Z")
     newer = hit("n", "数据看板：帆软 FineBI，周报直接从里面导。", "2022-02-14T00:00:00Z")
-    for i, h in enumerate((older, other, newer)):
-        h.doc = i
-    vecs = np.array([[1.0, 0.0, 0.0], [0.59, np.sqrt(1 - 0.59 ** 2), 0.0], [0.51, 0.0, np.sqrt(1 - 0.51 ** 2)]])
+    snap = _star([older, other, newer], 0.59, 0.51)  # the vectors put the other note nearer
     terms = ["数据", "据看", "看板", "工具"]
-    assert [h.id for h in currency.newest_first([older, other, newer], _Snap(vecs), terms)] == ["n", "a", "x"]
+    assert [h.id for h in currency.newest_first([older, other, newer], snap, terms)] == ["n", "a", "x"]
     mine = hit("m", "外公家自己种着二十亩茶园。", "2018-04-02T00:00:00Z")
     plate = hit("p", "我从来记不住自己的车牌号。", "2024-04-29T00:00:00Z")
     assert order([mine, plate], terms=["外公", "自己", "茶园"]) == ["m", "p"]
