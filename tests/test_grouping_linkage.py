@@ -213,3 +213,19 @@ def test_an_abbreviated_word_is_the_word(a, b):
 def test_a_sibling_one_letter_apart_is_no_abbreviation():
     # (sister / sister-in-law, a word of its own: tests/test_values_forms.py)
     assert samefact.conflict("The cat sleeps in the blue basket.", "The coat sleeps in the blue basket.") is not None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("I had my Covid booster at Boots on 14 October.", "I had my flu jab at Boots on 14 October."),
+    ("My work pension is with Aviva.", "My life insurance is with Aviva."),  # and "is" abbreviates no "insurance"
+])
+def test_one_sentence_with_a_few_content_words_swapped_is_two_facts(a, b):
+    assert samefact.conflict(a, b) == samefact.conflict(b, a) == "entities differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Boat length: 57 ft.", "the narrowboat's fifty-seven foot"),
+    ("Pickle the puppy weighs 6.5 kg.", "PICKLE weighed in at 14.3 lb."),
+])
+def test_a_reworded_stretch_with_function_words_is_no_swap(a, b):
+    assert samefact.conflict(a, b) is None

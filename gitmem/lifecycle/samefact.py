@@ -231,6 +231,21 @@ def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return swapped(a, b) and swapped(*_prefixed(a, b))
 
 
+def _one_swap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether b is a with one stretch of content words (at most SWAP_MAX, no function
+    word: "the puppy weighs" / "weighed in at" is a rewording) swapped for another and
+    every other word, SWAP_FRAME of them at least, the same."""
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if len(ops) != 1 or ops[0][0] != "replace" or len(a) - (ops[0][2] - ops[0][1]) < SWAP_FRAME:
+        return False
+    _, i1, i2, j1, j2 = ops[0]
+    return all(0 < len(x) <= SWAP_MAX and not any(t in STOP or t == "\x00" for t in x) for x in (a[i1:i2], b[j1:j2]))
+
+
+SWAP_MAX = 3
+SWAP_FRAME = 4
+
+
 def _reworded(fa: Fact, fb: Fact) -> bool:
     """Whether two texts whose content words differ in one swapped stretch still state
     one fact: they share a specific value (a date, time, quantity, address or a number
@@ -293,7 +308,7 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
     words, are looked up: "will" and "bill" stay words), or an abbreviation (acct /
     account)."""
     alias = {y: x for x in fa.names for y in fb.words if shortforms.nickname_of(x, y)}
-    alias |= shortforms.abbreviated(fa.words, fb.words)
+    alias |= shortforms.abbreviated(fa.words - STOP, fb.words - STOP)  # "is" abbreviates no "insurance"
     if not alias:
         return fb
     def m(ws):
@@ -330,7 +345,11 @@ def conflict(a: str, b: str) -> str | None:
         return "names differ"
     if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full):
         return "entities differ"
-    if _substitution(fa.tokens, fb.tokens) and not _reworded(fa, fb):
+    # Content words alone, or in English one sentence with one short stretch swapped where
+    # the content words are too few to share half ("I had my Covid booster at Boots on 14
+    # October" / "… my flu jab …").
+    swapped = _substitution(fa.tokens, fb.tokens) or (not is_cjk(a) and not is_cjk(b) and _one_swap(fa.full, fb.full))
+    if swapped and not _reworded(fa, fb):
         if shared_numbers and not is_cjk(a) and not is_cjk(b):
             # "8 ft" / "eight feet": a unit the hand-written lists lack is a word of the value
             units = quantities.unit_words(a) | quantities.unit_words(b)
