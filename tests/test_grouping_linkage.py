@@ -229,3 +229,16 @@ def test_one_sentence_with_a_few_content_words_swapped_is_two_facts(a, b):
 ])
 def test_a_reworded_stretch_with_function_words_is_no_swap(a, b):
     assert samefact.conflict(a, b) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The polls open at 7am on Thursday at St Columba's Church Hall.", "Thu: polls open 7:00am, St Columba's CH"),
+    ("DofE bronze expedition (Linus): Sat 20 – Sun 21 Jun",
+     "Linus is away on his Bronze Duke of Edinburgh's Award expedition on Saturday 20 and Sunday 21 June."),
+])
+def test_an_acronym_of_the_other_texts_words_is_no_other_name(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+def test_initials_that_spell_no_run_of_words_are_a_name():
+    assert samefact.conflict("The meeting with Ann Lee is in Room 4.", "The meeting with BT is in Room 4.") == "names differ"

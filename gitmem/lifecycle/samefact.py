@@ -274,7 +274,8 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
 def _names_differ(fa: Fact, fb: Fact) -> bool:
     def lacks(f: Fact, n: str) -> bool:  # an initial ("Dr C. Adeyemi") stands for a name it begins
         return n not in f.words and n not in f.names and not (
-            len(n) == 1 and n.isalpha() and any(w.startswith(n) for w in f.names | f.words if len(w) > 1))
+            len(n) == 1 and n.isalpha() and any(w.startswith(n) for w in f.names | f.words if len(w) > 1)
+        ) and not shortforms.acronym_of(n, f.full) and not any(shortforms.abbreviation(n, w) for w in f.words)
     only_a = {n for n in fa.names if lacks(fb, n)}
     only_b = {n for n in fb.names if lacks(fa, n)}
     return bool(only_a and only_b)

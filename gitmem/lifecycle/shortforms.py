@@ -71,3 +71,28 @@ def abbreviated(words: frozenset[str], others: frozenset[str]) -> dict[str, str]
             if len(x) > len(y) and abbreviation(x, y):
                 out[y] = x
     return out
+
+
+# Words an acronym may spell out whole or pass over: DofE (Duke of Edinburgh), B&Q.
+_LINKS = ("of", "and", "the", "for")
+
+
+@lru_cache(maxsize=65536)
+def acronym_of(name: str, words: tuple[str, ...]) -> bool:
+    """Whether a lower-case name of 2-6 letters is the initials of two or more consecutive
+    `words` (TH / Town Hall, LM / line manager, DofE / Duke of Edinburgh): each word gives
+    its first letter, and "of", "and", "the", "for" may give themselves or nothing."""
+    if not (2 <= len(name) <= 6 and name.isalpha() and name.isascii()):
+        return False
+
+    def spells(rest: str, i: int, used: int) -> bool:
+        if not rest:
+            return used >= 2
+        if i >= len(words):
+            return False
+        w = words[i]
+        if w in _LINKS and (spells(rest, i + 1, used) or (rest.startswith(w) and spells(rest[len(w):], i + 1, used))):
+            return True
+        return w[:1] == rest[:1] and spells(rest[1:], i + 1, used + 1)
+
+    return any(spells(name, i, 0) for i, w in enumerate(words) if w[:1] == name[:1])
