@@ -208,3 +208,15 @@ def test_a_pair_of_function_characters_is_no_shared_subject():
     v = updates.judge("我爸每天要抽一包烟。", "我爸已经两年没碰过烟了。", 0.6, older_created="2022-01-01",
                       newer_created="2024-01-01", strict=True, on_topic=True)
     assert v.kind == "update"
+
+
+def test_chinese_numerals_are_no_shared_subject():
+    """"…挂牌价降到一百六十五万了" and "招行信用卡提额了，现在额度五万八" share 五万, a
+    number; the second, with its cue 现在, went above the first for a question about it."""
+    from gitmem.memories import updates
+
+    old, new = "看房的人太少，老房子挂牌价降到一百六十五万了。", "招行信用卡提额了，现在额度五万八。"
+    v = updates.judge(old, new, 0.6, older_created="2023-02-26", newer_created="2023-08-21", strict=True,
+                      on_topic=True)
+    assert v.kind != "update"
+    assert updates.word_overlap("工资一万二", "存款一万五")[1] == set()

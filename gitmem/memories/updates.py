@@ -89,6 +89,9 @@ GENERIC_ZH = frozenset(("自己 我们 咱们 你们 他们 她们 大家 别人
                         "一直 一起 一下 一些 时候 觉得 知道 应该 可能 需要 还有 然后 比较 非常 特别 真的 已经 "
                         "早上 上午 中午 下午 晚上 今天 明天 昨天 每天 今年 去年 明年 每年").split())
 
+# Chinese numerals: a pair of them (五万 in 一百六十五万 and 五万八) is a number, not a subject.
+ZH_NUMERALS = frozenset("零〇一二两三四五六七八九十百千万亿")
+
 SUBJECT_COS = 0.42     # same subject (English text, a real model's cosine)
 DUPLICATE_COS = 0.92   # the same fact again, no cue
 SUBJECT_SHARED = 0.25  # same subject by shared words (token Jaccard), any language
@@ -171,10 +174,11 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     (two updates of different things share "现在", "换", "now"), not a speaker label,
     and in CJK text a word of two characters or more, not a lone character (上, 了) nor
     one made only of function characters (的是: "需求管理用的是 Jira" and "阳台现在种的是
-    番茄" share no subject; 我爸 is one)."""
+    番茄" share no subject; 我爸 is one) or only of numerals (五万)."""
     a, b = _body(older), _body(newer)
     shared = (_words(a) & _words(b)) - _cue_words(cues(a) + cues(b))
-    return {w for w in shared if len(w) >= 2 and not set(w) <= CJK_STOP_CHARS} if cjk else shared
+    return {w for w in shared if len(w) >= 2 and not set(w) <= CJK_STOP_CHARS and not set(w) <= ZH_NUMERALS} if cjk \
+        else shared
 
 
 def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:
@@ -186,8 +190,8 @@ def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:
     cjk = is_cjk(older) or is_cjk(newer)
     a, b = _words(older), _words(newer)
     if cjk:
-        a, b = ({w for w in x if len(w) >= 2 and not CJK_STOP_CHARS.intersection(w) and w not in GENERIC_ZH}
-                for x in (a, b))
+        a, b = ({w for w in x if len(w) >= 2 and not CJK_STOP_CHARS.intersection(w) and w not in GENERIC_ZH
+                 and not set(w) <= ZH_NUMERALS} for x in (a, b))
     shared = (a & b) - _cue_words(cues(older) + cues(newer))
     return len(shared) / max(1, len(a | b)), shared
 
