@@ -242,3 +242,15 @@ def test_an_acronym_of_the_other_texts_words_is_no_other_name(a, b):
 
 def test_initials_that_spell_no_run_of_words_are_a_name():
     assert samefact.conflict("The meeting with Ann Lee is in Room 4.", "The meeting with BT is in Room 4.") == "names differ"
+
+
+def test_a_word_of_the_chat_is_no_short_form_of_a_name():
+    """Two turns of a chat, one to "Melanie", one to "Mel": "me" and "mean" abbreviate no
+    "melanie" (the nicknames dataset decides about names), so the turns stay apart as
+    before abbreviations were read."""
+    from gitmem.lifecycle import shortforms
+
+    a = "Caroline: Thanks, Melanie! Your kind words mean a lot."
+    b = "Caroline: Thanks Mel, really appreciate your kind words. It means a lot to me that you can feel it."
+    assert samefact.conflict(a, b) == "names differ"
+    assert not shortforms.abbreviation("mean", "melanie") and shortforms.abbreviation("bldg", "building")

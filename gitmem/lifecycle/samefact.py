@@ -242,8 +242,7 @@ def _one_swap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return all(0 < len(x) <= SWAP_MAX and not any(t in STOP or t == "\x00" for t in x) for x in (a[i1:i2], b[j1:j2]))
 
 
-SWAP_MAX = 3
-SWAP_FRAME = 4
+SWAP_MAX, SWAP_FRAME = 3, 4
 
 
 def _reworded(fa: Fact, fb: Fact) -> bool:
@@ -271,13 +270,16 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
     return len(_slots(*_prefixed(fa.tokens, fb.tokens))) == 1 and not template
 
 
-def _names_differ(fa: Fact, fb: Fact) -> bool:
-    def lacks(f: Fact, n: str) -> bool:  # an initial ("Dr C. Adeyemi") stands for a name it begins
+def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "") -> bool:
+    """Whether each side names what the other lacks. An initial stands for a name it begins
+    (Dr C. Adeyemi), capitals in `a`/`b` for words (TH / Town Hall), Bldg for a word."""
+    def lacks(f: Fact, n: str, caps: frozenset[str]) -> bool:
         return n not in f.words and n not in f.names and not (
             len(n) == 1 and n.isalpha() and any(w.startswith(n) for w in f.names | f.words if len(w) > 1)
-        ) and not shortforms.acronym_of(n, f.full) and not any(shortforms.abbreviation(n, w) for w in f.words)
-    only_a = {n for n in fa.names if lacks(fb, n)}
-    only_b = {n for n in fb.names if lacks(fa, n)}
+        ) and not (n in caps and shortforms.acronym_of(n, f.full)) and not shortforms.abbreviated(
+            frozenset([n]), f.words - f.names - STOP)
+    only_a = {n for n in fa.names if lacks(fb, n, shortforms.capitals(a))}
+    only_b = {n for n in fb.names if lacks(fa, n, shortforms.capitals(b))}
     return bool(only_a and only_b)
 
 
@@ -309,7 +311,7 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
     words, are looked up: "will" and "bill" stay words), or an abbreviation (acct /
     account)."""
     alias = {y: x for x in fa.names for y in fb.words if shortforms.nickname_of(x, y)}
-    alias |= shortforms.abbreviated(fa.words - STOP, fb.words - STOP)  # "is" abbreviates no "insurance"
+    alias |= shortforms.abbreviated(fa.words - STOP - fa.names, fb.words - STOP - fb.names)  # Mel: nicknames
     if not alias:
         return fb
     def m(ws):
@@ -342,13 +344,12 @@ def conflict(a: str, b: str) -> str | None:
     shared_numbers -= measured[0] & measured[1]
     if shared_numbers and not is_cjk(a) and not is_cjk(b) and quantities.units_differ(a, b, shared_numbers):
         return "units differ"
-    if _names_differ(fa, fb) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))):
+    if _names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))):
         return "names differ"
     if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full):
         return "entities differ"
-    # Content words alone, or in English one sentence with one short stretch swapped where
-    # the content words are too few to share half ("I had my Covid booster at Boots on 14
-    # October" / "… my flu jab …").
+    # Content words alone, or in English one sentence with one short stretch swapped where the
+    # content words are too few to share half ("I had my Covid booster / my flu jab at Boots").
     swapped = _substitution(fa.tokens, fb.tokens) or (not is_cjk(a) and not is_cjk(b) and _one_swap(fa.full, fb.full))
     if swapped and not _reworded(fa, fb):
         if shared_numbers and not is_cjk(a) and not is_cjk(b):

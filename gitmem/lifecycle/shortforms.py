@@ -5,6 +5,7 @@ department), so one fact written tersely is not read as another entity."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 
@@ -35,13 +36,18 @@ ABBREV_MAX = 4
 @lru_cache(maxsize=65536)
 def abbreviation(x: str, y: str) -> bool:
     """Whether one of two lower-case words abbreviates the other: both letters only, the
-    shorter one of two to ABBREV_MAX letters, begins and ends as letters of the longer one do
-    in order (a subsequence with the same first letter), and is at most ABBREV_SHARE of
-    its length (acct / account, dept / department, mgr / manager)."""
+    shorter one of two to ABBREV_MAX letters with one vowel at most, its letters in the
+    longer one's order from the same first letter (a subsequence), at most ABBREV_SHARE of
+    its length, and either its start (temp / temperature) or ending on its last letter
+    (acct / account, dept / department, mgr / manager)."""
     short, long_ = sorted((x, y), key=len)
     if short == long_ or not 2 <= len(short) <= ABBREV_MAX or len(short) > ABBREV_SHARE * len(long_):
         return False
     if not (short.isalpha() and long_.isalpha() and short.isascii() and long_.isascii()) or short[0] != long_[0]:
+        return False
+    # cut short (temp / temperature) or contracted to its last letter (acct, bldg, mgr),
+    # with one vowel at most: "mean" is no short form of "melanie", nor "me"
+    if not (long_.startswith(short) or short[-1] == long_[-1]) or sum(c in "aeiou" for c in short) > 1:
         return False
     rest = iter(long_[1:])
     return all(c in rest for c in short[1:])
@@ -71,6 +77,16 @@ def abbreviated(words: frozenset[str], others: frozenset[str]) -> dict[str, str]
             if len(x) > len(y) and abbreviation(x, y):
                 out[y] = x
     return out
+
+
+_CAPS = re.compile(r"(?<![A-Za-z])[A-Za-z&]*[A-Z][A-Za-z&]*[A-Z][A-Za-z&]*(?![A-Za-z])")
+
+
+@lru_cache(maxsize=65536)
+def capitals(text: str) -> frozenset[str]:
+    """The words of `text` with two capitals or more (TH, DofE, SENCO), lower case: the
+    only names `acronym_of` is asked about ("Mel" is no acronym of "means a lot")."""
+    return frozenset(w.lower().replace("&", "") for w in _CAPS.findall(text or ""))
 
 
 # Words an acronym may spell out whole or pass over: DofE (Duke of Edinburgh), B&Q.
