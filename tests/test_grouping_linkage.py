@@ -254,3 +254,12 @@ def test_a_word_of_the_chat_is_no_short_form_of_a_name():
     b = "Caroline: Thanks Mel, really appreciate your kind words. It means a lot to me that you can feel it."
     assert samefact.conflict(a, b) == "names differ"
     assert not shortforms.abbreviation("mean", "melanie") and shortforms.abbreviation("bldg", "building")
+
+
+def test_a_surname_after_an_initial_is_a_name():
+    """"Mrs G. Abernethy-Osei": the full stop of the initial ends no sentence, so the
+    surname is read and the label names the same person as the sentence."""
+    assert samefact.names_of("Ask J. Smith about the lease") >= {"j", "smith"}
+    assert samefact.conflict("The new SENCo at Tobias's school is Mrs Gwendolyn Abernethy-Osei.",
+                             "Tobias's school SENCO: Mrs G. Abernethy-Osei") is None
+    assert samefact.conflict("Ask J. Smith about the lease", "Ask J. Jones about the lease") == "names differ"

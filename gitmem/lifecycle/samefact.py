@@ -72,7 +72,8 @@ WEAK = frozenset({"day", "month"})
 _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
 _NAME = re.compile(r"[^\W\d_\u3400-\u9fff](?:[^\W\u3400-\u9fff]|['-])*")  # not into Chinese text
 _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
-_TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$", re.I)  # "Dr. Okafor": not a sentence's start
+# "Dr. Okafor", "J. Smith" (a title, an initial): not a sentence's start
+_TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$|(?<![\w.])(?-i:[A-Z])\.\s*$", re.I)
 _DIGITS = re.compile(r"\d")
 _UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 
