@@ -277,8 +277,8 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "") -> bool:
     def lacks(f: Fact, n: str, caps: frozenset[str]) -> bool:
         return n not in f.words and n not in f.names and not (
             len(n) == 1 and n.isalpha() and any(w.startswith(n) for w in f.names | f.words if len(w) > 1)
-        ) and not (n in caps and shortforms.acronym_of(n, f.full)) and not shortforms.abbreviated(
-            frozenset([n]), f.words - f.names - STOP)
+        ) and not (n in caps and shortforms.acronym_of(n, f.full)) and not any(
+            shortforms.abbreviation(n, w) for w in f.words - f.names - STOP)
     only_a = {n for n in fa.names if lacks(fb, n, shortforms.capitals(a))}
     only_b = {n for n in fb.names if lacks(fa, n, shortforms.capitals(b))}
     return bool(only_a and only_b)

@@ -169,6 +169,12 @@ def _cue_words(found: Iterable[str]) -> set[str]:
     return out
 
 
+def _zh_word(w: str) -> bool:
+    """A token of CJK text that can name a subject at all: two characters or more, not
+    only numerals."""
+    return len(w) >= 2 and not set(w) <= ZH_NUMERALS
+
+
 def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     """The words two texts share that can name a subject: not a change cue of either
     (two updates of different things share "现在", "换", "now"), not a speaker label,
@@ -177,8 +183,7 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     番茄" share no subject; 我爸 is one) or only of numerals (五万)."""
     a, b = _body(older), _body(newer)
     shared = (_words(a) & _words(b)) - _cue_words(cues(a) + cues(b))
-    return {w for w in shared if len(w) >= 2 and not set(w) <= CJK_STOP_CHARS and not set(w) <= ZH_NUMERALS} if cjk \
-        else shared
+    return {w for w in shared if _zh_word(w) and not set(w) <= CJK_STOP_CHARS} if cjk else shared
 
 
 def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:
@@ -190,8 +195,8 @@ def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:
     cjk = is_cjk(older) or is_cjk(newer)
     a, b = _words(older), _words(newer)
     if cjk:
-        a, b = ({w for w in x if len(w) >= 2 and not CJK_STOP_CHARS.intersection(w) and w not in GENERIC_ZH
-                 and not set(w) <= ZH_NUMERALS} for x in (a, b))
+        a, b = ({w for w in x if _zh_word(w) and not CJK_STOP_CHARS.intersection(w) and w not in GENERIC_ZH}
+                for x in (a, b))
     shared = (a & b) - _cue_words(cues(older) + cues(newer))
     return len(shared) / max(1, len(a | b)), shared
 

@@ -306,7 +306,7 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
                  hidden: "dict[str, tuple[str, ...]] | None" = None) -> "list[Hit]":
     """Move the newer of two hits about one subject to just above the older, with no
     change cue needed (module docstring). Each older hit pairs with at most one newer
-    (its nearest later hit, which must take it as its own nearest earlier one), so a
+    (its closest later hit, which must take it as its own closest earlier one), so a
     note merely sharing the topic does not pass it; chains (a, b, c over the years)
     come out newest first, except that a weak link (one word the query names, below
     NEWEST_COS) does not extend one. Superseded hits (keys of `hidden`, superseded id -> its
