@@ -148,9 +148,21 @@ def test_a_clause_about_the_same_thing_that_names_another_keeps_two_texts_apart(
     ("My car is in the garage.", "Tom's car is in the garage."),
     ("我家的冰箱是海尔的，买了五年了。", "爸妈家的冰箱是海尔的，买了五年了。"),  # the possessive one character on
     ("小叔在宁波港开吊车。", "小叔的儿子在宁波港开吊车。"),  # what someone has, put after them
+    ("车是白色的。", "同事的车是白色的。"), ("电脑是联想的。", "公司的电脑是联想的。"),  # a person, a body
+    ("生日是5月9日。", "王芳的生日是5月9日。"), ("车是白色的。", "欧阳雪的车是白色的。"),  # a name
 ])
 def test_another_owner_or_label_is_another_entity(a, b):
     assert samefact.conflict(a, b) is not None and samefact.conflict(b, a) is not None
+
+
+@pytest.mark.parametrize("a,b", [
+    ("书房的书架高两米一。", "书架高2.1米。"),  # where it is
+    ("新买的鱼缸长一米二。", "鱼缸：长1.2米"),  # what it is like
+    ("快递寄来的荔枝净重五公斤。", "荔枝：净重5kg"),  # how it came
+    ("新做的鞋柜深三十五厘米。", "鞋柜深三十五公分"),
+])
+def test_a_chinese_modifier_that_names_no_owner_is_the_same_thing(a, b):
+    assert samefact.conflict(a, b) is None and samefact.conflict(b, a) is None
 
 
 def test_an_owner_word_that_is_not_added_before_the_rest_is_no_owner():

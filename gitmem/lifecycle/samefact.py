@@ -190,10 +190,8 @@ def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether `b` is `a` with an owner put before what it says ("我的护照…" / "我老婆的护照…",
     "My car is…" / "My wife's car is…"): the one stretch `b` adds, with content, ends in
     a possessive (的, 's) and comes before the rest of the text, which both share."""
-    if not a or not b:
-        return False
     ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if len(ops) != 1 or ops[0][0] not in ("insert", "replace"):
+    if not a or not b or len(ops) != 1 or ops[0][0] not in ("insert", "replace"):
         return False
     tag, i1, i2, j1, j2 = ops[0]
     # ... or put for the speaker's own: "我的医保卡…" / "儿子的医保卡…", "My car…" / "Tom's car…"
@@ -204,9 +202,11 @@ def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     # and one character on (爸妈家的冰箱 / 我家的冰箱)
     possessive = added[-1] == "的" or added[-1].endswith("'s") or "的" in b[j2:j2 + 2]
     content = [t for t in added if t not in STOP and t not in ZH_STOP and t != "\x00"]
-    # ... or what someone has put after them: 小叔的儿子在宁波港 / 小叔在宁波港
+    # ... or what someone has put after them: 小叔的儿子在宁波港 / 小叔在宁波港. In Chinese
+    # what is put before must be an owner: 书房的书架 / 书架 is one shelf (zh_names.owner_in).
     possessed = tag == "insert" and added[0] == "的" and 0 < i1 < len(a)
-    return (possessive or possessed) and bool(content) and i1 < len(a)
+    zh = "".join(t for t in content if _CJK.match(t))
+    return (possessive or possessed) and bool(content) and (possessed or not zh or zh_names.owner_in(zh)) and i1 < len(a)
 
 
 def _prefixed(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
