@@ -467,3 +467,11 @@ def test_quarter_to_an_hour_with_no_part_of_the_day_reads_both_ways():
     assert values.extract("last entry quarter to seven in the evening")[0] == ("time:18:45",)
     assert samefact.conflict("lido last entry quarter to seven (hartsfield)",
                              "Hartsfield lido: no entry after 6.45 p.m.") != "values differ"
+
+
+def test_a_number_hyphened_onto_a_word_is_part_of_a_name_not_a_measure():
+    # Larkspur-5G is a network's name, not five grams; 5g alone and 2-3kg stay measures.
+    assert not any(v.startswith("qty:") for v in vals("Our main Wi-Fi network is called Larkspur-5G."))
+    assert vals("The bag weighs 5g.") == {"qty:0.005 [mass]"} and "qty:3 [mass]" in vals("a 2-3kg bag")
+    main, guest = "Our main Wi-Fi network is called Larkspur-5G.", "Our guest Wi-Fi network is called Larkspur-Guest."
+    assert samefact.conflict(main, guest) is not None and samefact.conflict(guest, main) is not None

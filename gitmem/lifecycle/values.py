@@ -155,7 +155,7 @@ _QTY_PREFIX = _re(rf"([$€£¥])\s?({_N})")
 _QTY_CODE = _re(rf"\b(usd|eur|gbp|cny|rmb)\s?({_N})")  # "GBP 1850": a currency code before the number
 # "200×300 厘米", "2 x 3 m": the unit after the second number is the first's too
 _BY = _re(rf"(?<![\d.])({_N})\s*(?:[×x*]|by)\s*({_N})\s*({_UNIT_WORDS})(?![a-z])")
-_QTY_SUFFIX = _re(rf"(?<![\d.])({_N})(?:\s|-)?({_UNIT_WORDS})(?![a-z])")  # 13 hours, 13h, 13-hour
+_QTY_SUFFIX = _re(rf"(?<![\d.])(?<![a-z]-)({_N})(?:\s|-)?({_UNIT_WORDS})(?![a-z])")  # 13 hours, 13h, 13-hour
 _NUM = _re(_N)
 # A reference code (a booking, a permit, a train): letters then a digit, or letters, a
 # hyphen and digits, with a group of digits after a space ("KX7 4418", "RP-20931", "G1372"),
