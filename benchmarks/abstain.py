@@ -6,10 +6,10 @@ on-topic questions with evidence, the same questions asked in another user's sco
 tuning (u1-u3) and held-out (u4-u6) halves; --set v2 / all adds tests/data/abstain_v2.json,
 a second held-out half (new questions for u4-u6, part "held_out2"); --set v3 reads
 tests/data/abstain_v3.json (part "held_out3", same shape), --data FILE any file of that
-shape. --set every reads every tuning set: abstain.json, v2, v3, v4 (their figures are
+shape. --set every reads every tuning set: abstain.json, v2 to v10 (their figures are
 in BENCHMARKS.md) and abstain_everyday.json (everyday questions no store answers,
-written as tuning data); --set v5 the clean held-out half (abstain_v5.json, part
-"held_out5"). Reported per half at the shipped defaults
+written as tuning data); --set vN one of them, v11 the newest half (abstain_v11.json,
+part "held_out11", measured once in BENCHMARKS.md). Reported per half at the shipped defaults
 ([recall] min_relevance for recall, prompt_min_relevance for the prompt path):
 
 - unrelated / other / nonsense empty: share of those questions left with no hit;
@@ -20,7 +20,7 @@ written as tuning data); --set v5 the clean held-out half (abstain_v5.json, part
   of the hit's relevance, evidence hits against every hit of a question the store does
   not hold.
 
-    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|v2|v3|v4|v5|v6|v7|v8|everyday|all|every]
+    .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|...|v11|everyday|all|every]
         [--data FILE] [--write]
     .venv/bin/python benchmarks/abstain.py --fit --set every   # refit the Chinese gate (tuning sets)
     .venv/bin/python benchmarks/abstain.py --set every --dump /tmp/every.json
@@ -87,9 +87,12 @@ def questions_v2(spec: dict, lang: str) -> list[dict]:
 
 
 SETS = {"v1": ["abstain.json"], "v2": ["abstain_v2.json"], "v3": ["abstain_v3.json"], "v4": ["abstain_v4.json"],
-        "v5": ["abstain_v5.json"], "v6": ["abstain_v6.json"], "v7": ["abstain_v7.json"], "v8": ["abstain_v8.json"], "everyday": ["abstain_everyday.json"],
+        "v5": ["abstain_v5.json"], "v6": ["abstain_v6.json"], "v7": ["abstain_v7.json"], "v8": ["abstain_v8.json"],
+        "v9": ["abstain_v9.json"], "v10": ["abstain_v10.json"], "v11": ["abstain_v11.json"], "everyday": ["abstain_everyday.json"],
         "all": ["abstain.json", "abstain_v2.json"],
-        "every": ["abstain.json", "abstain_v2.json", "abstain_v3.json", "abstain_v4.json", "abstain_everyday.json"]}
+        "every": ["abstain.json", "abstain_v2.json", "abstain_v3.json", "abstain_v4.json", "abstain_everyday.json",
+                  "abstain_v5.json", "abstain_v6.json", "abstain_v7.json", "abstain_v8.json", "abstain_v9.json",
+                  "abstain_v10.json"]}
 
 
 def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Path] | None = None) -> list[dict]:
@@ -192,10 +195,11 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.n
     return beta
 
 
-# Every part of abstain.json, abstain_v2.json, abstain_v3.json and abstain_v4.json (their
-# figures are in BENCHMARKS.md, so they are tuning data now) and abstain_everyday.json
-# (written as tuning data): --set every.
-TUNING_PARTS = ("tuning", "held_out", "held_out2", "held_out3", "held_out4", "tuning_everyday")
+# Every part of abstain.json and abstain_v2.json to abstain_v10.json (their figures are in
+# BENCHMARKS.md, so they are tuning data now) and abstain_everyday.json (written as tuning
+# data): --set every.
+TUNING_PARTS = ("tuning", "held_out", "held_out2", "held_out3", "held_out4", "tuning_everyday", "held_out5",
+                "held_out6", "held_out7", "held_out8", "held_out9", "held_out10")
 HYBRID_TERMS = ("cov", "cos", "both", "tcov", "tcos")
 CJK_WORDS_TERMS = ("cov", "known", "tcov")   # cjk: the hit's words model (relevance.CJK_WORDS)
 GATE_TERMS = ("tcov", "tcos", "run")          # cjk with vectors: the query's gate (relevance.CJK_GATE)
