@@ -75,6 +75,7 @@ def titled_name_in(a: str, b: str) -> bool:
 # like) and 快递寄来的荔枝 (how it came) name no other owner: the bare 书架 is the same one.
 _ZH_OWNER = re.compile(r"[我你您他她咱俺妈爸爹娘哥姐弟妹爷奶姥叔伯姨舅姑嫂婶侄甥孙儿女夫妻婆媳婿友邻师家司校]"
                        r"|老板|房东|同事|同学|领导|客户|医生|大夫|先生|女士|小姐|经理|主任")
+_ZH_NAME = re.compile(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])[\u4e00-\u9fff]{{1,2}}")  # 王芳, 陈晓东
 
 
 def owner_in(words: str) -> bool:
@@ -84,5 +85,3 @@ def owner_in(words: str) -> bool:
     of two owners, as every added possessive did before."""
     return bool(_ZH_OWNER.search(words) or SHORT_NAME.search(words) or _ZH_NAME.fullmatch(words))
 
-
-_ZH_NAME = re.compile(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])[\u4e00-\u9fff]{{1,2}}")
