@@ -263,3 +263,18 @@ def test_a_surname_after_an_initial_is_a_name():
     assert samefact.conflict("The new SENCo at Tobias's school is Mrs Gwendolyn Abernethy-Osei.",
                              "Tobias's school SENCO: Mrs G. Abernethy-Osei") is None
     assert samefact.conflict("Ask J. Smith about the lease", "Ask J. Jones about the lease") == "names differ"
+
+
+def test_a_name_in_short_form_is_the_same_name():
+    """Rd for Road between two names (a short form with no vowel), P. for Philomena when
+    asking whether two texts give the same particulars, words a hyphen joined."""
+    road, rd = ("The Quarry Road WhatsApp group has 63 households in it.",
+                "Street WhatsApp group (Quarry Rd): 63 households")
+    assert samefact.conflict(road, rd) is None and samefact.restates(road, rd)
+    new, label = ("The new practice manager at the Linden Road surgery is Philomena Gathercole-Nkemelu.",
+                  "Linden Rd surgery practice manager: Mrs P. Gathercole-Nkemelu")
+    assert samefact.conflict(new, label) is None and samefact.restates(new, label)
+    assert grouping.why_apart(new, label) is None  # "new" restates one person: no update
+    # Another road, and another surname after one initial, stay other names.
+    assert samefact.conflict(road, road.replace("Road", "Lane")) == "names differ"
+    assert samefact.conflict("Ask J. Smith about the lease", "Ask J. Jones about the lease") == "names differ"

@@ -271,16 +271,16 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
     return len(_slots(*_prefixed(fa.tokens, fb.tokens))) == 1 and not template
 
 
+def _lacks(f: Fact, n: str, caps: frozenset[str], initials: bool = False) -> bool:
+    """Whether `f` lacks the name `n` of a text whose capitals are `caps`, in every form
+    (shortforms.holds_name: an initial, an acronym, an abbreviation, hyphened words)."""
+    return not shortforms.holds_name(n, f.words, f.names, f.full, caps, f.words - STOP, initials)
+
+
 def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "") -> bool:
-    """Whether each side names what the other lacks. An initial stands for a name it begins
-    (Dr C. Adeyemi), capitals in `a`/`b` for words (TH / Town Hall), Bldg for a word."""
-    def lacks(f: Fact, n: str, caps: frozenset[str]) -> bool:
-        return n not in f.words and n not in f.names and not (
-            len(n) == 1 and n.isalpha() and any(w.startswith(n) for w in f.names | f.words if len(w) > 1)
-        ) and not (n in caps and shortforms.acronym_of(n, f.full)) and not any(
-            shortforms.abbreviation(n, w) for w in f.words - f.names - STOP)
-    only_a = {n for n in fa.names if lacks(fb, n, shortforms.capitals(a))}
-    only_b = {n for n in fb.names if lacks(fa, n, shortforms.capitals(b))}
+    """Whether each side names what the other lacks (_lacks)."""
+    only_a = {n for n in fa.names if _lacks(fb, n, shortforms.capitals(a))}
+    only_b = {n for n in fb.names if _lacks(fa, n, shortforms.capitals(b))}
     return bool(only_a and only_b)
 
 
@@ -453,8 +453,8 @@ def restates(a: str, b: str) -> bool:
     fa, fb = read(a), read(b)
     fb = _aliased(fa, fb)
     fa = _aliased(fb, fa)
-    named = all(n in fb.names or n in b.casefold() for n in fa.names) and \
-        all(n in fa.names or n in a.casefold() for n in fb.names)  # 叫卢嘉豪 / 全名卢嘉豪
+    named = all(n in b.casefold() or not _lacks(fb, n, shortforms.capitals(a), True) for n in fa.names) and \
+        all(n in a.casefold() or not _lacks(fa, n, shortforms.capitals(b), True) for n in fb.names)  # 叫卢嘉豪
     return named and {k: v for k, v in fa.values.items() if k not in WEAK} == \
         {k: v for k, v in fb.values.items() if k not in WEAK}  # the same values, none more
 

@@ -112,3 +112,27 @@ def acronym_of(name: str, words: tuple[str, ...]) -> bool:
         return w[:1] == rest[:1] and spells(rest[1:], i + 1, used + 1)
 
     return any(spells(name, i, 0) for i, w in enumerate(words) if w[:1] == name[:1])
+
+
+_VOWEL = re.compile("[aeiou]")
+
+
+def holds_name(n: str, words: frozenset[str], names: frozenset[str], full: tuple[str, ...],
+               caps: frozenset[str], content: frozenset[str], initials: bool = False) -> bool:
+    """Whether a text (its `words`, `names`, tokens in order `full`, content words `content`)
+    holds the name `n` of another text whose capitals are `caps`: as it stands, an initial as
+    a name it begins (C. / Chris), with `initials` a name as an initial it begins (Philomena /
+    P.: not when telling names apart, where J. Smith / J. Jones would meet on J.), as the
+    capitals' words (TH / Town Hall), as a short form either way, a name or not (Bldg /
+    Building, Rd / Road), or as the words a hyphen joined (gathercole nkemelu /
+    Gathercole-Nkemelu)."""
+    if n in words or n in names or (n in caps and acronym_of(n, full)):
+        return True
+    if len(n) == 1 and n.isalpha():
+        return any(w.startswith(n) for w in names | words if len(w) > 1)
+    # Between two names a short form with a vowel is a nickname's question (Mel / Melanie, by
+    # the nicknames dataset; "me" abbreviates no Melanie), one with none an abbreviation (Rd).
+    return (initials and any(len(w) == 1 and n.startswith(w) for w in names)) or any(
+        (abbreviation(n, w) and (w not in names or not _VOWEL.search(n)))
+        or (abbreviation(w, n) and not _VOWEL.search(w)) for w in content) or any(
+        "".join(full[i:i + k]) == n for k in (2, 3) for i in range(len(full) - k + 1))
