@@ -475,3 +475,11 @@ def test_a_number_hyphened_onto_a_word_is_part_of_a_name_not_a_measure():
     assert vals("The bag weighs 5g.") == {"qty:0.005 [mass]"} and "qty:3 [mass]" in vals("a 2-3kg bag")
     main, guest = "Our main Wi-Fi network is called Larkspur-5G.", "Our guest Wi-Fi network is called Larkspur-Guest."
     assert samefact.conflict(main, guest) is not None and samefact.conflict(guest, main) is not None
+
+
+def test_a_quarter_of_a_year_is_its_year_and_quarter_not_a_code():
+    assert vals("Project Heron's launch is planned for Q3 2024.") == {"quarter:3", "year:2024"} == vals("launch: 2024-Q3")
+    assert samefact.conflict("Heron goes live on 3 February 2025.", "Project Heron's launch is planned for Q3 2024.") \
+        == "values differ"
+    assert samefact.conflict("Heron launches in Q3 2024.", "Project Heron's launch is planned for Q3 2024.") is None
+    assert vals("ref Q32024X") == {"code:q32024x"}

@@ -183,6 +183,8 @@ _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs
 # 一个钟头半: an hour and a half
 _HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头|公里|千米|米|公斤|千克|斤|吨|升)半")  # 六公里半: 6.5 km
 # a code keyed digit by digit: 4-8-2-9 (single digits only: 2024-05-31 is a date)
+# A year's quarter, "Q3 2024" or "2024-Q3": the year and the quarter, not a code q32024
+_BIZ_QUARTER = _re(r"\bq([1-4])[\s/-]*((?:19|20)\d\d)\b|\b((?:19|20)\d\d)[\s/-]*q([1-4])\b")
 _DIGIT_CODE = _re(r"(?<![\d-])\d(?:-\d){3,}(?![\d-])")
 # An account or ticket number keyed in groups ("9021 4477 365", "2504-130622"): groups of
 # 2-6 digits joined by one space or hyphen, nine digits or more in all (a date has at
@@ -414,6 +416,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _take(_CODE_CAPS, t, _code_caps, vals)
     t = t.casefold()
     if _DIGIT.search(t):
+        t = _take(_BIZ_QUARTER, t, lambda m: [f"quarter:{m[1] or m[4]}", f"year:{m[2] or m[3]}"], vals)
         t = _take(_CODE_KEYED, t, lambda m: _code(m) if sum(c.isdigit() for c in m[0]) >= 2 else None, vals)
         t = _take(_CODE, t, _code, vals)
     t = zh_numbers.in_digits(t)
