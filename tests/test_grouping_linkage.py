@@ -278,3 +278,12 @@ def test_a_name_in_short_form_is_the_same_name():
     # Another road, and another surname after one initial, stay other names.
     assert samefact.conflict(road, road.replace("Road", "Lane")) == "names differ"
     assert samefact.conflict("Ask J. Smith about the lease", "Ask J. Jones about the lease") == "names differ"
+
+
+def test_a_note_in_lower_case_names_whom_the_other_names():
+    """A note with no capitals cannot mark a name: its words may be the names the other text
+    capitalises (hyphened ones too), and those anchor the pair; a text with capitals that
+    writes "pride" names no "Pride"."""
+    a, b = "siobhan mcallister reid is our new line manager", "Line manager from Monday: Siobhan (Shiv) McAllister-Reid."
+    assert samefact.anchors(a, b) and samefact.anchors(b, a) and grouping.why_apart(a, b) is None
+    assert not samefact.anchors("We marched in the Pride parade downtown.", "I felt such pride watching them march.")

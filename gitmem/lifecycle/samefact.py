@@ -272,8 +272,7 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
 
 
 def _lacks(f: Fact, n: str, caps: frozenset[str], initials: bool = False) -> bool:
-    """Whether `f` lacks the name `n` of a text whose capitals are `caps`, in every form
-    (shortforms.holds_name: an initial, an acronym, an abbreviation, hyphened words)."""
+    """Whether `f` lacks the name `n` of a text with capitals `caps` (shortforms.holds_name)."""
     return not shortforms.holds_name(n, f.words, f.names, f.full, caps, f.words - STOP, initials)
 
 
@@ -412,7 +411,8 @@ def anchors(a: str, b: str, common: frozenset[str] = frozenset()) -> bool:
     state one fact); a name of `common` (one the store names everywhere: the people of
     a chat, "Thanks, Maria!") is no evidence."""
     fa, fb = read(a), read(b)
-    if (fa.names & fb.names) - common:
+    if (fa.names & fb.names) - common or (b.islower() and shortforms.written_out(fa.names - common, fb.words, fb.full)) \
+            or (a.islower() and shortforms.written_out(fb.names - common, fa.words, fa.full)):
         return True
     # 小周 / 周伟: the surname alone is one character, which many words hold (周报, 盒马):
     # it says "the same person" only beside a word the texts share.
@@ -479,11 +479,10 @@ def _zh_name_in(fa: Fact, b: str) -> bool:
 
 
 def overlap(a: str, b: str, common: frozenset[str] = frozenset()) -> tuple[float, int]:
-    """The lexical channel beside the embeddings: (containment, shared) of the texts'
-    content units (English content words by their first PREFIX letters, Chinese pairs
-    of adjacent content characters, after dates, times and numbers are read out):
-    shared units over the smaller text's. The English model gives Chinese paraphrases
-    cosines of 0.5-0.7; their shared words still say they are about one thing."""
+    """The lexical channel beside the embeddings: (containment, shared) of the texts' content
+    units (English content words by their first PREFIX letters, Chinese pairs of adjacent
+    content characters, after dates, times and numbers are read out): shared units over the
+    smaller text's. Chinese paraphrases an English model scores 0.5-0.7 share these words."""
     ua, ub = read(a).units, read(b).units
     if common:  # the people of a chat (grouping.common_terms) are no shared word either
         names = {n[:PREFIX] for n in common}

@@ -134,5 +134,19 @@ def holds_name(n: str, words: frozenset[str], names: frozenset[str], full: tuple
     # the nicknames dataset; "me" abbreviates no Melanie), one with none an abbreviation (Rd).
     return (initials and any(len(w) == 1 and n.startswith(w) for w in names)) or any(
         (abbreviation(n, w) and (w not in names or not _VOWEL.search(n)))
-        or (abbreviation(w, n) and not _VOWEL.search(w)) for w in content) or any(
-        "".join(full[i:i + k]) == n for k in (2, 3) for i in range(len(full) - k + 1))
+        or (abbreviation(w, n) and not _VOWEL.search(w)) for w in content) or joined(n, full)
+
+
+def joined(n: str, full: tuple[str, ...]) -> bool:
+    """Whether two or three tokens in a row of `full` make the name `n` (a hyphened name
+    is read as one: Gathercole-Nkemelu / gathercole nkemelu)."""
+    return any("".join(full[i:i + k]) == n for k in (2, 3) for i in range(len(full) - k + 1))
+
+
+def written_out(names: frozenset[str], words: frozenset[str], full: tuple[str, ...]) -> bool:
+    """Whether a text written all in lower case (`words`, tokens in order `full`) writes one
+    of another's `names` (four letters or more), as a word or as the words a hyphen joined:
+    "siobhan mcallister reid is our new line manager" and "Line manager from Monday: Siobhan
+    McAllister-Reid" share a name. (A text with capitals that writes "pride" does not name
+    the "Pride" of another: the caller asks only of a text with no capitals.)"""
+    return any(len(n) >= 4 and (n in words or joined(n, full)) for n in names)
