@@ -150,6 +150,9 @@ def test_a_clause_about_the_same_thing_that_names_another_keeps_two_texts_apart(
     ("小叔在宁波港开吊车。", "小叔的儿子在宁波港开吊车。"),  # what someone has, put after them
     ("车是白色的。", "同事的车是白色的。"), ("电脑是联想的。", "公司的电脑是联想的。"),  # a person, a body
     ("生日是5月9日。", "王芳的生日是5月9日。"), ("车是白色的。", "欧阳雪的车是白色的。"),  # a name
+    # someone's relative, though another word changes too
+    ("My neighbour Odile's husband is a porter at the Rosie.", "My neighbour Odile is a midwife at the Rosie."),
+    ("Uncle Crispin's neighbour keeps llamas near Ludlow.", "Uncle Crispin keeps alpacas near Ludlow."),
 ])
 def test_another_owner_or_label_is_another_entity(a, b):
     assert samefact.conflict(a, b) is not None and samefact.conflict(b, a) is not None
@@ -483,3 +486,7 @@ def test_a_quarter_of_a_year_is_its_year_and_quarter_not_a_code():
         == "values differ"
     assert samefact.conflict("Heron launches in Q3 2024.", "Project Heron's launch is planned for Q3 2024.") is None
     assert vals("ref Q32024X") == {"code:q32024x"}
+
+
+def test_a_relative_both_texts_name_is_one_person():
+    assert samefact.conflict("Anna, Tom's wife, teaches piano.", "Tom's wife Anna teaches piano.") is None

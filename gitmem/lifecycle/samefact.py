@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from gitmem.lifecycle import quantities, shortforms, values, zh_names
+from gitmem.lifecycle.relatives import relative_added
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
 # A short form and its name (lower case): "Bob" and "Robert" are one person.
@@ -346,7 +347,7 @@ def conflict(a: str, b: str) -> str | None:
         return "units differ"
     if _names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))):
         return "names differ"
-    if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full):
+    if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a):
         return "entities differ"
     # Content words alone, or in English one sentence with one short stretch swapped where the
     # content words are too few to share half ("I had my Covid booster / my flu jab at Boots").
