@@ -218,6 +218,8 @@ def test_a_sibling_one_letter_apart_is_no_abbreviation():
 @pytest.mark.parametrize("a, b", [
     ("I had my Covid booster at Boots on 14 October.", "I had my flu jab at Boots on 14 October."),
     ("My work pension is with Aviva.", "My life insurance is with Aviva."),  # and "is" abbreviates no "insurance"
+    # two stretches swapped in one frame
+    ("The carbon monoxide alarm in the kitchen was tested on 2 March.", "The smoke alarm in the hallway was tested on 2 March."),
 ])
 def test_one_sentence_with_a_few_content_words_swapped_is_two_facts(a, b):
     assert samefact.conflict(a, b) == samefact.conflict(b, a) == "entities differ"
@@ -226,6 +228,8 @@ def test_one_sentence_with_a_few_content_words_swapped_is_two_facts(a, b):
 @pytest.mark.parametrize("a, b", [
     ("Boat length: 57 ft.", "the narrowboat's fifty-seven foot"),
     ("Pickle the puppy weighs 6.5 kg.", "PICKLE weighed in at 14.3 lb."),
+    # several swaps around one name: the frame holds too few content words
+    ("Castlegate Paving quoted £6,200 to resurface the driveway.", "castlegate want 6200 quid to redo the drive"),
 ])
 def test_a_reworded_stretch_with_function_words_is_no_swap(a, b):
     assert samefact.conflict(a, b) is None

@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gitmem.lifecycle import quantities, shortforms, values, zh_names
+from gitmem.lifecycle import alignment, quantities, shortforms, values, zh_names
 from gitmem.lifecycle.relatives import relative_added
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
@@ -65,7 +65,7 @@ EQUIV = {"session": "meeting", "会议": "会", "出生": "生日"}
 # The lexical channel (`overlap`): an English content word counts by its first letters
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
 PREFIX = 5
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK = alignment.HAN
 # Values specific enough that two texts sharing one are likely about one fact.
 SPECIFIC = frozenset({"date", "time", "qty", "addr", "year", "code"})
 WEAK = frozenset({"day", "month"})
@@ -157,36 +157,6 @@ def read(text: str) -> Fact:
     return Fact(values_by_kind, frozenset(names), tuple(tokens), words, frozenset(units), full)
 
 
-def _slots(a: tuple[str, ...], b: tuple[str, ...]) -> list[list[int]]:
-    """The stretches where b differs from a, as [tokens from a, tokens from b] each, when
-    they share at least half of the longer; [] otherwise."""
-    if not a or not b:
-        return []
-    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    shared = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
-    if shared == 0 or shared * 2 < max(len(a), len(b)):
-        return []
-    slots: list[list[int]] = []  # per slot: [tokens from a, tokens from b]
-    gap_ok, last = True, ""
-    for tag, i1, i2, j1, j2 in ops:
-        if tag == "equal":
-            # A one-character match inside a Chinese slot (儿子/女儿: 儿 moved within
-            # the word) does not end it; between two deletions or two insertions it does.
-            gap_ok = i2 - i1 == 1 and _CJK.match(a[i1]) is not None
-            if not gap_ok:
-                slots.append([0, 0])
-            continue
-        if slots and gap_ok and last and "replace" not in (tag, last) and tag == last:
-            gap_ok = False
-        if not slots or not gap_ok:
-            slots.append([0, 0])
-            gap_ok = True
-        slots[-1][0] += i2 - i1
-        slots[-1][1] += j2 - j1
-        last = tag
-    return [s for s in slots if s != [0, 0]]
-
-
 def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether `b` is `a` with an owner put before what it says ("我的护照…" / "我老婆的护照…",
     "My car is…" / "My wife's car is…"): the one stretch `b` adds, with content, ends in
@@ -210,43 +180,6 @@ def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return (possessive or possessed) and bool(content) and (possessed or not zh or zh_names.owner_in(zh)) and i1 < len(a)
 
 
-def _prefixed(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """`a` and `b` with an English word written as a shorter word of either text that
-    begins it and lacks at most an ending (accountant / account, logs / log: one word
-    where a template is looked for; grandfather / grandmother and timestamp / time stay
-    two)."""
-    words = sorted({t for t in a + b if t.isascii() and len(t) >= 3}, key=len)
-    short = {}
-    for w in words:
-        short[w] = next((v for v in words if len(v) < len(w) <= len(v) + 3 and w.startswith(v)), w)
-    return tuple(short.get(t, t) for t in a), tuple(short.get(t, t) for t in b)
-
-
-def _substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether b is a with one or more slots swapped for other content and nothing else:
-    the shape of two true facts about different entities."""
-    def swapped(x: tuple[str, ...], y: tuple[str, ...]) -> bool:
-        slots = _slots(x, y)
-        return bool(slots) and all(m > 0 and n > 0 for m, n in slots)
-
-    # Word endings only take a swap away (accounts / accountant), never make one.
-    return swapped(a, b) and swapped(*_prefixed(a, b))
-
-
-def _one_swap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether b is a with one stretch of content words (at most SWAP_MAX, no function
-    word: "the puppy weighs" / "weighed in at" is a rewording) swapped for another and
-    every other word, SWAP_FRAME of them at least, the same."""
-    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if len(ops) != 1 or ops[0][0] != "replace" or len(a) - (ops[0][2] - ops[0][1]) < SWAP_FRAME:
-        return False
-    _, i1, i2, j1, j2 = ops[0]
-    return all(0 < len(x) <= SWAP_MAX and not any(t in STOP or t == "\x00" for t in x) for x in (a[i1:i2], b[j1:j2]))
-
-
-SWAP_MAX, SWAP_FRAME = 3, 4
-
-
 def _reworded(fa: Fact, fb: Fact) -> bool:
     """Whether two texts whose content words differ in one swapped stretch still state
     one fact: they share a specific value (a date, time, quantity, address or a number
@@ -266,10 +199,10 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
     # is two facts; a stretch said in more or fewer characters (期限为 / 签了, 有效期到 /
     # 有效至) is the fact reworded. In English any swap in one template is two ("ballet" /
     # "tap dance").
-    template = _substitution(fa.full, fb.full)
+    template = alignment.substitution(fa.full, fb.full)
     if template and _CJK.search("".join(fa.full)):
-        template = all(m == n for m, n in _slots(fa.full, fb.full))
-    return len(_slots(*_prefixed(fa.tokens, fb.tokens))) == 1 and not template
+        template = all(m == n for m, n in alignment.slots(fa.full, fb.full))
+    return len(alignment.slots(*alignment.prefixed(fa.tokens, fb.tokens))) == 1 and not template
 
 
 def _lacks(f: Fact, n: str, caps: frozenset[str], initials: bool = False) -> bool:
@@ -351,13 +284,14 @@ def conflict(a: str, b: str) -> str | None:
         return "entities differ"
     # Content words alone, or in English one sentence with one short stretch swapped where the
     # content words are too few to share half ("I had my Covid booster / my flu jab at Boots").
-    swapped = _substitution(fa.tokens, fb.tokens) or (not is_cjk(a) and not is_cjk(b) and _one_swap(fa.full, fb.full))
+    swapped = alignment.substitution(fa.tokens, fb.tokens) or (
+        not is_cjk(a) and not is_cjk(b) and alignment.swaps(fa.full, fb.full, STOP))
     if swapped and not _reworded(fa, fb):
         if shared_numbers and not is_cjk(a) and not is_cjk(b):
             # "8 ft" / "eight feet": a unit the hand-written lists lack is a word of the value
             units = quantities.unit_words(a) | quantities.unit_words(b)
             ta, tb = (tuple(t for t in f.tokens if t not in units) for f in (fa, fb))
-            if units and not _substitution(ta, tb):
+            if units and not alignment.substitution(ta, tb):
                 return None
         return "entities differ"
     return None
