@@ -490,3 +490,12 @@ def test_a_quarter_of_a_year_is_its_year_and_quarter_not_a_code():
 
 def test_a_relative_both_texts_name_is_one_person():
     assert samefact.conflict("Anna, Tom's wife, teaches piano.", "Tom's wife Anna teaches piano.") is None
+
+
+@pytest.mark.parametrize("text", ["starts half eight saturday mornings", "half eight on Saturday", "dinner at half eight."])
+def test_half_an_hour_in_british_is_half_past(text):
+    assert {"time:8:30", "time:20:30"} <= vals(text)
+
+
+def test_half_a_number_of_things_is_no_time():
+    assert not any(v.startswith("time:") for v in vals("half 8 months later") | vals("half 8 kids came"))

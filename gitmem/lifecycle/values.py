@@ -177,7 +177,10 @@ _H_MM = _re(r"\b(\d{1,2})h(\d{2})\b")  # 2h30: two and a half hours
 # 1米6, 一米六 (after the numerals are read): 1.6 metres
 _ZH_METRE = _re(r"(?<![\d.])(\d+)\s*(米|公里)\s*(\d)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km
 # British "half eight (in the morning)": 8:30
-_TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=\s*(?:[.,;!)]|$)))")
+# "half eight" (British: 8.30) before a period, the end of a clause, or when ("on", "at",
+# a weekday: "starts half eight saturday mornings"); "half 8 kids" is no time
+_TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=\s*(?:[.,;!)]|$|(?:on|at|every|this|"
+                      rf"next|tomorrow|tonight|(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b)))")
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
 # 一个钟头半: an hour and a half
