@@ -291,3 +291,30 @@ def test_a_note_in_lower_case_names_whom_the_other_names():
     a, b = "siobhan mcallister reid is our new line manager", "Line manager from Monday: Siobhan (Shiv) McAllister-Reid."
     assert samefact.anchors(a, b) and samefact.anchors(b, a) and grouping.why_apart(a, b) is None
     assert not samefact.anchors("We marched in the Pride parade downtown.", "I felt such pride watching them march.")
+
+
+DAY = 86400.0
+
+
+@pytest.mark.parametrize("pair", [
+    ["The mobile app is written in Xamarin.", "We rewrote the mobile app in Flutter and retired the Xamarin codebase."],
+    ["我们公司是大小周。", "公司取消大小周了，现在正常双休。"],
+])
+def test_texts_written_months_apart_join_only_at_the_threshold(pair):
+    """Paraphrases are written close together; months apart, a text near another only by
+    what they share (a name, a word) may be its update, and a merge would lose one."""
+    sims = [(0.75, 0, 1)]
+    vecs = _unit_vectors(0.75, 0.0, 0.0)[:2]
+    same_week = grouping.group(pair, [None, None], ["0", "1"], sims, 0.88, 0.25, 0.45, vecs=vecs,
+                               created=[1.7e9, 1.7e9 + 3 * DAY])
+    assert sorted(len(m) for m in same_week.groups.members.values()) == [2]
+    months = grouping.group(pair, [None, None], ["0", "1"], sims, 0.88, 0.25, 0.45, vecs=vecs,
+                            created=[1.7e9, 1.7e9 + 120 * DAY])
+    assert sorted(len(m) for m in months.groups.members.values()) == [1, 1]
+    undated = grouping.group(pair, [None, None], ["0", "1"], sims, 0.88, 0.25, 0.45, vecs=vecs,
+                             created=[0.0, 1.7e9])  # an unreadable date is no gap
+    assert sorted(len(m) for m in undated.groups.members.values()) == [2]
+    near = [(0.93, 0, 1)]
+    close = grouping.group(pair, [None, None], ["0", "1"], near, 0.88, 0.25, 0.45,
+                           vecs=_unit_vectors(0.93, 0.0, 0.0)[:2], created=[1.7e9, 1.7e9 + 120 * DAY])
+    assert sorted(len(m) for m in close.groups.members.values()) == [2]

@@ -161,7 +161,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         pairs = grouping.candidate_pairs(vecs, min(th - margin, strong_th))
         pairs = grouping.lexical_pairs(texts, vecs, th - cjk_margin, pairs)
         near = grouping.group(texts, [mems[r].key for r in reps], [mems[r].id for r in reps], pairs, th, margin,
-                              cjk_margin, vecs=vecs)
+                              cjk_margin, vecs=vecs, created=[weighing.timestamp(mems[r].created) for r in reps])
         groups = near.groups
         plan.possible_updates.extend(near.held_apart)
     # Keys: exact duplicates with different keys stay apart too.

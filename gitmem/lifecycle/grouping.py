@@ -69,6 +69,15 @@ COMMON_MIN = 16
 # A Chinese word shared by more texts than this says little about any two of them and
 # would make the lexical candidates quadratic.
 POSTINGS_MAX = 32
+# Paraphrases of one fact are written close together. Two texts written more than this
+# many days apart that are near only by what they share (below the threshold: a name,
+# the shorter one's words), and share no measured value (samefact.measured: an amount
+# with its unit, a date, a time), are as likely an update as a copy ("The mobile app is
+# written in Xamarin." / months later "We rewrote the mobile app in Flutter and retired
+# the Xamarin codebase."), and merging would lose one of them: they stay two, for the
+# update test (gitmem.lifecycle.updates) to judge. "3.2 kg" / "3200 g" months apart
+# still merge.
+LATE_DAYS = 30
 
 
 def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
@@ -255,19 +264,28 @@ def common_terms(texts: list[str]) -> frozenset[str]:
 
 
 def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[tuple[float, int, int]],
-          threshold: float, margin: float, cjk_margin: float | None = None, vecs: Any = None) -> Near:
+          threshold: float, margin: float, cjk_margin: float | None = None, vecs: Any = None,
+          created: list[float] | None = None) -> Near:
     """Group items `texts` (with their stable keys and ids) from the pairs `sims`. With
     their unit vectors `vecs`, two groups join only when every pair across them is
     `related` (complete linkage on evidence, not only on conflicts: a chain of near
-    pairs does not carry a text into a group it shares nothing with)."""
+    pairs does not carry a text into a group it shares nothing with). With their
+    creation times `created` (epoch seconds, 0 unknown), two texts more than LATE_DAYS
+    apart that share no measured value join only at the threshold."""
     groups = Groups(len(texts))
     out = Near(groups=groups, sims=sims)
     verdict: dict[tuple[int, int], str | None] = {}
 
-    def apart(a: int, b: int) -> str | None:
+    def apart(a: int, b: int, s: float | None = None) -> str | None:
         k = (a, b) if a < b else (b, a)
         if k not in verdict:
             verdict[k] = why_apart(texts[a], texts[b], keys[a], keys[b], speakers)
+            if verdict[k] is None and created is not None and created[a] and created[b]:
+                days = abs(created[a] - created[b]) / 86400
+                if s is None and vecs is not None:
+                    s = float(vecs[a] @ vecs[b])
+                if days > LATE_DAYS and s is not None and s < threshold and not samefact.measured(texts[a], texts[b]):
+                    verdict[k] = f"possible update: written {days:.0f} days apart"
         return verdict[k]
 
     cjk_margin = margin if cjk_margin is None else cjk_margin
@@ -277,7 +295,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
     for s, a, b in sims:
         if s < lowest or not close_enough(texts[a], texts[b], s, threshold, margin, cjk_margin, common):
             continue
-        why = apart(a, b)
+        why = apart(a, b, s)
         if why is not None:
             if s >= threshold:
                 out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": why})
