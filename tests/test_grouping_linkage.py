@@ -318,3 +318,15 @@ def test_texts_written_months_apart_join_only_at_the_threshold(pair):
     close = grouping.group(pair, [None, None], ["0", "1"], near, 0.88, 0.25, 0.45,
                            vecs=_unit_vectors(0.93, 0.0, 0.0)[:2], created=[1.7e9, 1.7e9 + 120 * DAY])
     assert sorted(len(m) for m in close.groups.members.values()) == [2]
+
+
+@pytest.mark.parametrize("a, b, update", [
+    ("车换了四条新轮胎，一共花了两千九百六。", "换胎 2960 块", False),  # 换 is what was done
+    ("Our Delay Repay claim for the cancelled Portsmouth train is ref DR-902617.",
+     "delay repay portsmouth ref dr902617", False),  # the train was cancelled, not the claim
+    ("The meeting moved from 3pm to 4pm.", "The meeting is at 3pm.", True),  # a value more
+    ("We switched the broadband to Zen.", "The broadband is with BT.", True),  # no value
+])
+def test_a_change_word_with_the_same_particulars_is_no_update(a, b, update):
+    assert (grouping.why_apart(a, b) == "possible update") is update
+    assert samefact.same_particulars(a, b) is not update

@@ -235,3 +235,25 @@ def test_a_group_takes_at_most_group_max_texts():
     near = grouping.group(texts, [None] * n, [str(i) for i in range(n)], sims, 0.88, 0.25)
     sizes = sorted(len(m) for m in near.groups.members.values())
     assert sizes[-1] == grouping.GROUP_MAX and sum(sizes) == n
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Harvest Supper – Sat 10/10, 19:00, Stoke Row VH", "harvest supper sat 10th oct 7 o'clock stoke row village hall"),
+    ("Denmead CC annual dinner – Fri 27/02, 19:30, Hambledon GC",
+     "27 Feb, 7.30 p.m.: Denmead Cricket Club annual dinner, Hambledon Golf Club"),
+    ("Clemmie grommets op: Wed 08/04", "clemmie's grommets op wed 8th april"),  # a possessive is no swap
+    ("The campervan is 2.9 metres high.", "campervan's 9ft 6in tall"),  # one measure in two units
+])
+def test_one_fact_in_an_acronym_a_possessive_or_two_units(a, b):
+    assert samefact.conflict(a, b) is None
+    assert samefact.conflict(b, a) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The kitchen window is 120 cm wide.", "The kitchen window is 120 cm tall."),  # one template, a word swapped
+    ("Tom's car is red.", "The car is red."),  # an owner added
+    ("The plumber is coming on Monday at 8am.", "The electrician is coming on Monday at 8am."),
+    ("Stoke Row VH is booked on Sat 10/10.", "Stoke Row village school is booked on Sat 10/10."),  # VH spells no 'village school'
+])
+def test_look_alikes_stay_apart_beside_those_readings(a, b):
+    assert samefact.conflict(a, b) is not None

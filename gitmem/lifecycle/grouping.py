@@ -237,14 +237,17 @@ def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None
     give the same particulars (samefact.restates) and nothing tells them apart: "pickle
     is six and a half kilos now" / "Pickle weighs 6.5 kg" restate one weight (an update
     changes a value or a name; a much later restatement that merges is survived by the
-    newer text, see consolidate.survivor_first)."""
+    newer text, see consolidate.survivor_first), or both state the same specific values
+    and no other (samefact.same_particulars: "车换了四条新轮胎，一共花了两千九百六" /
+    "换胎 2960 块", where 换 is the thing done, not a change of the fact)."""
     if key_a and key_b and key_a != key_b:
         return "different keys"
     sa, sb = speaker(a), speaker(b)
     if sa and sb and sa != sb and {sa, sb} <= (speakers | ROLES):
         return "different speakers"  # a user's statement and the assistant's echo of it
     if (updates.cue(a) is None) != (updates.cue(b) is None) and (
-            updates.strong_cue(a) or updates.strong_cue(b) or not samefact.restates(a, b)):
+            updates.strong_cue(a) or updates.strong_cue(b) or not samefact.restates(a, b)) \
+            and not samefact.same_particulars(a, b):
         return "possible update"
     return samefact.conflict(a, b)
 

@@ -148,7 +148,7 @@ def read(text: str) -> Fact:
             if w not in ZH_STOP:
                 tokens.append(w)
         elif w not in STOP and not w.isdigit():
-            tokens.append(_stem(w))
+            tokens.append(_stem(re.sub(r"'s?$", "", w)))  # clemmie's op / Clemmie op
     words = frozenset(tokens) - {"\x00"} | frozenset(re.findall(r"[a-z0-9]+", t))
     units = {w[:PREFIX] for w in tokens if not _CJK.match(w) and len(w) >= 3}
     for run in re.findall(r"[\u3400-\u9fff]+", t):  # values are blanked out of t: no pair spans one
@@ -180,7 +180,7 @@ def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return (possessive or possessed) and bool(content) and (possessed or not zh or zh_names.owner_in(zh)) and i1 < len(a)
 
 
-def _reworded(fa: Fact, fb: Fact) -> bool:
+def _reworded(fa: Fact, fb: Fact, a: str, b: str) -> bool:
     """Whether two texts whose content words differ in one swapped stretch still state
     one fact: they share a specific value (a date, time, quantity, address or a number
     of two digits or more) and their subject (the first content word), and written out
@@ -191,7 +191,7 @@ def _reworded(fa: Fact, fb: Fact) -> bool:
     subject_a = next((w for w in fa.tokens if w != "\x00"), None)
     if subject_a is None or subject_a != next((w for w in fb.tokens if w != "\x00"), None):
         return False
-    shared = {v for k in fa.values.keys() & fb.values.keys() for v in fa.values[k] & fb.values[k]}
+    shared = set(_shared_values(a, b, fa, fb))  # "2.9 metres" / "9ft 6in" too
     if not any((v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS)
                or (v.startswith("num:") and abs(float(v[4:])) >= 10) for v in shared):
         return False
@@ -253,12 +253,30 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
     return Fact(fb.values, frozenset(m(fb.names)), m(fb.tokens), frozenset(m(fb.words)), fb.units, m(fb.full))
 
 
+def _plain(full: tuple[str, ...]) -> tuple[str, ...]:
+    """Tokens with no possessive: "clemmie's op" swaps nothing for "Clemmie op"."""
+    return tuple(re.sub(r"'s?$", "", t) for t in full)
+
+
+def _spelled(fa: Fact, a: str, fb: Fact) -> Fact:
+    """`fb` with the words that spell an acronym of `a` written as it: "Stoke Row VH" /
+    "stoke row village hall", "Denmead CC" / "Denmead Cricket Club" (shortforms.acronym_span)."""
+    tokens, full = fb.tokens, fb.full
+    for n in sorted(shortforms.capitals(a) & set(fa.tokens) - fb.words):
+        t, f = shortforms.acronym_span(n, tokens), shortforms.acronym_span(n, full)
+        if t and f:
+            tokens, full = tokens[:t[0]] + (n,) + tokens[t[1]:], full[:f[0]] + (n,) + full[f[1]:]
+    if tokens == fb.tokens:
+        return fb
+    return Fact(fb.values, fb.names, tokens, fb.words | set(tokens), fb.units, full)
+
+
 def conflict(a: str, b: str) -> str | None:
     """Why `a` and `b` state different facts ("values differ", "names differ",
     "entities differ"), or None when nothing tells them apart."""
     fa, fb = read(a), read(b)
-    fb = _aliased(fa, fb)
-    fa = _aliased(fb, fa)
+    fb = _spelled(fa, a, _aliased(fa, fb))
+    fa = _spelled(fb, b, _aliased(fb, fa))
     for kind in fa.values.keys() & fb.values.keys():
         # Known against known: each side states a value of this kind the other does not.
         # A value only one side states (or one the reader could not read on the other
@@ -285,8 +303,8 @@ def conflict(a: str, b: str) -> str | None:
     # Content words alone, or in English one sentence with one short stretch swapped where the
     # content words are too few to share half ("I had my Covid booster / my flu jab at Boots").
     swapped = alignment.substitution(fa.tokens, fb.tokens) or (
-        not is_cjk(a) and not is_cjk(b) and alignment.swaps(fa.full, fb.full, STOP))
-    if swapped and not _reworded(fa, fb):
+        not is_cjk(a) and not is_cjk(b) and alignment.swaps(_plain(fa.full), _plain(fb.full), STOP))
+    if swapped and not _reworded(fa, fb, a, b):
         if shared_numbers and not is_cjk(a) and not is_cjk(b):
             # "8 ft" / "eight feet": a unit the hand-written lists lack is a word of the value
             units = quantities.unit_words(a) | quantities.unit_words(b)
@@ -392,6 +410,29 @@ def restates(a: str, b: str) -> bool:
         all(n in a.casefold() or not _lacks(fa, n, shortforms.capitals(b), True) for n in fb.names)  # 叫卢嘉豪
     return named and {k: v for k, v in fa.values.items() if k not in WEAK} == \
         {k: v for k, v in fb.values.items() if k not in WEAK}  # the same values, none more
+
+
+def _particular(v: str) -> str | None:
+    """A value as a particular (`same_particulars`), or None: an amount by its number (a
+    bare number of three digits or more is the amount a Chinese note writes without its
+    unit: 花了两千九百六)."""
+    kind, rest = v.split(":", 1)
+    if kind in ("qty", "num"):
+        n = rest.split(" ", 1)[0]
+        counted = kind == "qty" and v.rsplit(" ", 1)[-1] in values.COUNTERS
+        return "n:" + n if (kind == "qty" and not counted) or abs(float(n)) >= 100 else None
+    return v if kind in SPECIFIC else None
+
+
+def same_particulars(a: str, b: str) -> bool:
+    """Whether the texts state the same specific values, one at least, and no other: an
+    amount (within rounding where written in two units), a date, a time, a code
+    ("车换了四条新轮胎，一共花了两千九百六" / "换胎 2960 块"; not "The meeting moved from
+    3pm to 4pm" / "The meeting is at 3pm")."""
+    fa, fb = read(a), read(b)
+    shared = {_particular(v) for v in (*_shared_values(a, b, fa, fb), *_shared_values(b, a, fb, fa))} - {None}
+    sides = [{_particular(v) for vs in f.values.values() for v in vs} - {None} for f in (fa, fb)]
+    return bool(shared) and sides[0] <= shared and sides[1] <= shared
 
 
 def _content_chars(f: Fact) -> set[str]:

@@ -94,24 +94,39 @@ _LINKS = ("of", "and", "the", "for")
 
 
 @lru_cache(maxsize=65536)
-def acronym_of(name: str, words: tuple[str, ...]) -> bool:
-    """Whether a lower-case name of 2-6 letters is the initials of two or more consecutive
-    `words` (TH / Town Hall, LM / line manager, DofE / Duke of Edinburgh): each word gives
-    its first letter, and "of", "and", "the", "for" may give themselves or nothing."""
+def acronym_span(name: str, words: tuple[str, ...]) -> tuple[int, int] | None:
+    """Where two or more consecutive `words` have the lower-case name of 2-6 letters as
+    their initials (TH / Town Hall, LM / line manager, DofE / Duke of Edinburgh), as (start,
+    end): each word gives its first letter, and "of", "and", "the", "for" may give
+    themselves or nothing; None when nowhere."""
     if not (2 <= len(name) <= 6 and name.isalpha() and name.isascii()):
-        return False
+        return None
 
-    def spells(rest: str, i: int, used: int) -> bool:
+    def spells(rest: str, i: int, used: int) -> int | None:
         if not rest:
-            return used >= 2
+            return i if used >= 2 else None
         if i >= len(words):
-            return False
+            return None
         w = words[i]
-        if w in _LINKS and (spells(rest, i + 1, used) or (rest.startswith(w) and spells(rest[len(w):], i + 1, used))):
-            return True
-        return w[:1] == rest[:1] and spells(rest[1:], i + 1, used + 1)
+        if w in _LINKS:
+            end = spells(rest, i + 1, used)
+            if end is None and rest.startswith(w):
+                end = spells(rest[len(w):], i + 1, used)
+            if end is not None:
+                return end
+        return spells(rest[1:], i + 1, used + 1) if w[:1] == rest[:1] else None
 
-    return any(spells(name, i, 0) for i, w in enumerate(words) if w[:1] == name[:1])
+    for i, w in enumerate(words):
+        if w[:1] == name[:1]:
+            end = spells(name, i, 0)
+            if end is not None:
+                return i, end
+    return None
+
+
+def acronym_of(name: str, words: tuple[str, ...]) -> bool:
+    """Whether consecutive `words` spell the name as its initials (`acronym_span`)."""
+    return acronym_span(name, words) is not None
 
 
 _VOWEL = re.compile("[aeiou]")
