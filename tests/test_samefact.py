@@ -215,9 +215,10 @@ def test_dream_merges_chinese_paraphrases_the_vectors_score_low(store):
 
 
 def test_a_strong_cue_supersedes_below_the_update_threshold():
-    items = [updates.Item("a", "I drive a grey Golf.", 1.0), updates.Item("b", "I sold the Golf and bought a Kia.", 2.0),
+    later = 1.0 + 30 * 86400  # a month on: not one sitting's notes
+    items = [updates.Item("a", "I drive a grey Golf.", 1.0), updates.Item("b", "I sold the Golf and bought a Kia.", later),
              updates.Item("c", "My manager is Helen Park.", 1.0),
-             updates.Item("d", "My new manager is Tom Reyes.", 2.0)]
+             updates.Item("d", "My new manager is Tom Reyes.", later)]
     sims = [(0.5, 0, 1), (0.5, 2, 3)]
     assert updates.update_pairs(items, sims, 0.55) == []
     got = updates.update_pairs(items, sims, 0.55, 0.45)

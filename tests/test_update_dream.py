@@ -113,3 +113,13 @@ def test_moving_and_a_new_job_name_their_attribute(older, newer, name):
 ])
 def test_a_frame_needs_ones_own_statement_and_ones_own_change(older, newer):
     assert updates.frame(older, newer) is None
+
+
+def test_a_cue_in_the_same_sitting_supersedes_nothing():
+    """Notes written minutes apart are facts of one moment ("was replaced" tells an
+    event): dream leaves both; a day on, the cue is a change."""
+    old, new = "The hall carpet was deep-cleaned in February.", "The stair carpet was replaced in June."
+    sitting = _items(("a", old, 0.0), ("b", new, 180.0))
+    assert dream_updates.update_pairs(sitting, [(0.8, 0, 1)], 0.55) == []
+    later = _items(("a", old, 0.0), ("b", new, 2 * DAY))
+    assert [(p["old"], p["by"]) for p in dream_updates.update_pairs(later, [(0.8, 0, 1)], 0.55)] == [("a", "b")]
