@@ -258,3 +258,13 @@ def test_one_fact_in_an_acronym_a_possessive_or_two_units(a, b):
 ])
 def test_look_alikes_stay_apart_beside_those_readings(a, b):
     assert samefact.conflict(a, b) is not None
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("夏令营交了￥6,800", "夏令营花了6.8k", True),  # paid / spent: a verb swapped for a verb
+    ("合同签了2年。", "合同为期两年。", True),
+    ("女儿的钢琴课交了3000元", "女儿的舞蹈课交了3000元", False),  # a noun swapped: two lessons
+    ("年假批了13天", "病假批了13天", False),
+])
+def test_a_chinese_verb_swapped_for_a_verb_is_the_fact_reworded(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same

@@ -197,12 +197,22 @@ def _reworded(fa: Fact, fb: Fact, a: str, b: str) -> bool:
         return False
     # In Chinese, one template with a word swapped for another of its length (年假 / 病假)
     # is two facts; a stretch said in more or fewer characters (期限为 / 签了, 有效期到 /
-    # 有效至) is the fact reworded. In English any swap in one template is two ("ballet" /
-    # "tap dance").
+    # 有效至), or a verb swapped for a verb (交了 / 花了: the stretch ends in 了 or stands
+    # before it), is the fact reworded. In English any swap in one template is two
+    # ("ballet" / "tap dance").
     template = alignment.substitution(fa.full, fb.full)
     if template and _CJK.search("".join(fa.full)):
-        template = all(m == n for m, n in alignment.slots(fa.full, fb.full))
+        template = all(m == n for m, n in alignment.slots(fa.full, fb.full)) and not _verb_swapped(fa.full, fb.full)
     return len(alignment.slots(*alignment.prefixed(fa.tokens, fb.tokens))) == 1 and not template
+
+
+def _verb_swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether every stretch `b` swaps in for one of `a` is a Chinese verb: it ends in 了,
+    or 了 follows it, on either side (交了 / 花了, 签了 / 为期)."""
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    def verb(x: tuple[str, ...], i1: int, i2: int) -> bool:
+        return "了" in x[max(i1, i2 - 1):i2 + 1]
+    return bool(ops) and all(op[0] == "replace" and (verb(a, op[1], op[2]) or verb(b, op[3], op[4])) for op in ops)
 
 
 def _lacks(f: Fact, n: str, caps: frozenset[str], initials: bool = False) -> bool:
