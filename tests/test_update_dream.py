@@ -115,11 +115,9 @@ def test_a_frame_needs_ones_own_statement_and_ones_own_change(older, newer):
     assert updates.frame(older, newer) is None
 
 
-def test_a_cue_in_the_same_sitting_supersedes_nothing():
-    """Notes written minutes apart are facts of one moment ("was replaced" tells an
-    event): dream leaves both; a day on, the cue is a change."""
-    old, new = "The hall carpet was deep-cleaned in February.", "The stair carpet was replaced in June."
-    sitting = _items(("a", old, 0.0), ("b", new, 180.0))
-    assert dream_updates.update_pairs(sitting, [(0.8, 0, 1)], 0.55) == []
-    later = _items(("a", old, 0.0), ("b", new, 2 * DAY))
-    assert [(p["old"], p["by"]) for p in dream_updates.update_pairs(later, [(0.8, 0, 1)], 0.55)] == [("a", "b")]
+def test_a_strong_cue_minutes_later_still_supersedes():
+    """Two quick `remember`s ("I live in Leeds.", then "I moved to York.") are how a user
+    tries supersession: dream must replace the first, however close in time."""
+    quick = _items(("a", "I live in Leeds.", 0.0), ("b", "I moved to York last week; I live there now.", 60.0))
+    got = dream_updates.update_pairs(quick, [(0.7, 0, 1)], 0.55)
+    assert [(p["old"], p["by"]) for p in got] == [("a", "b")]

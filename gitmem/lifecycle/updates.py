@@ -29,10 +29,6 @@ def cue(text: str) -> str | None:
 # are usually said together; an update comes months later), and only as `slot_change`
 # reads them.
 SLOT_DAYS = 60
-# Texts written within this many hours of each other are one sitting's notes ("The hall
-# carpet was deep-cleaned in February." / three minutes on "The stair carpet was replaced
-# in June."): dream supersedes neither by the other; recall's own judgement still ranks.
-SITTING_HOURS = 6
 SLOT_CUE = "value changed"  # what a supersession of this kind gives as its cue (dry run, plan)
 SLOT_MAX = 3       # units a changed value may span (English words, numbers) ...
 SLOT_MAX_CJK = 4   # ... or Chinese characters
@@ -104,8 +100,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
             continue
         a, b = items[i], items[j]
         old, new = (i, j) if a.when < b.when else (j, i)
-        if items[new].when - items[old].when < SITTING_HOURS * 3600:
-            continue  # one sitting's notes: two facts of one moment, not a change
+        if items[old].when >= items[new].when:
+            continue
         if a.key and b.key and a.key != b.key:
             continue
         c = cue(items[new].text) if s >= threshold else strong_cue(items[new].text)
