@@ -122,6 +122,13 @@ def explain(store, data: dict, ids: dict, merges: list) -> str:
         live = [i for i in ids[("clusters", g["id"])] if i in every]
         if len(live) != 1:
             out.append(f"cluster {g['id']} left {len(live)}: " + " | ".join(every[i].text for i in live))
+    for g in data["lookalikes"]:
+        pair = ids[("lookalikes", g["id"])]
+        gone = [i for i in pair if i not in every]
+        named = [i for i in pair if i in every and set(pair) & set(every[i].supersedes)]
+        if gone or named:
+            why = "superseded or merged" if named else "archived (decay)"
+            out.append(f"look-alike {g['id']} lost, {why}: " + " | ".join(g["texts"]))
     group_of = {i: (key if key[0] not in ("lookalikes", "updates") else (key, n))
                 for key, members in ids.items() for n, i in enumerate(members)}
     name = {i: key[1] for key, members in ids.items() for i in members}
@@ -186,7 +193,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--set", action="append", default=[], metavar="dream.KEY=VALUE | vN",
                     help="a setting, or a data set by its suffix: v2, v3, v4 = tests/data/consolidation_vN.json")
-    ap.add_argument("--why", action="store_true", help="list the clusters left apart and the false merges")
+    ap.add_argument("--why", action="store_true", help="list the clusters left apart, the look-alikes lost and the false merges")
     ap.add_argument("--scale", type=int, default=0, help="time dream on a generated store of N memories")
     args = ap.parse_args(argv)
     if args.scale:
