@@ -499,3 +499,18 @@ def test_half_an_hour_in_british_is_half_past(text):
 
 def test_half_a_number_of_things_is_no_time():
     assert not any(v.startswith("time:") for v in vals("half 8 months later") | vals("half 8 kids came"))
+
+
+@pytest.mark.parametrize("a, b", [
+    ("医生说儿子的牙齿矫正疗程预计要两年半。", "正畸疗程：约30个月（儿子）"),  # N年半: N and a half years
+    ("New log store - 2.5 cu m", "Log store capacity: 2.5 m³"),  # cu m, m3: cubic metres, no code
+    ("Capacity of the log store is two and a half m3.", "The log store holds 2.5 cubic metres."),
+])
+def test_half_years_and_cubic_metres_read_as_measures(a, b):
+    va, vb = samefact.read(a).values, samefact.read(b).values
+    assert va.get("qty") and va.get("qty") == vb.get("qty") and "code" not in va
+
+
+@given(st.integers(1, 40), st.sampled_from(["年", "天", "周"]))
+def test_n_units_and_a_half_is_n_point_five(n, unit):
+    assert samefact.read(f"疗程要{n}{unit}半").values == samefact.read(f"疗程要{n}.5{unit}").values

@@ -75,7 +75,7 @@ UNITS = {
     "lb": ("lb", "lbs"), "oz": ("oz", "ounce", "ounces"),
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
     "l": ("l", "litre", "litres", "liter", "liters", "升", "公升"),
-    "m3": ("m3", "m³", "cubic metre", "cubic metres", "cubic meter", "cubic meters", "立方米", "立方"),
+    "m3": ("m3", "m³", "cu m", "cu. m", "cubic metre", "cubic metres", "cubic meter", "cubic meters", "立方米", "立方"),
 }
 # Units that count things rather than measure them: two look-alike facts often share
 # one ("both three years old", "30 people each").
@@ -184,7 +184,7 @@ _TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
 # 一个钟头半: an hour and a half
-_HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头|公里|千米|米|公斤|千克|斤|吨|升)半")  # 六公里半: 6.5 km
+_HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头|公里|千米|米|公斤|千克|斤|吨|升|年|天|周|岁)半")  # 六公里半, 两年半
 # a code keyed digit by digit: 4-8-2-9 (single digits only: 2024-05-31 is a date)
 # A year's quarter, "Q3 2024" or "2024-Q3": the year and the quarter, not a code q32024
 _BIZ_QUARTER = _re(r"\bq([1-4])[\s/-]*((?:19|20)\d\d)\b|\b((?:19|20)\d\d)[\s/-]*q([1-4])\b")
@@ -343,7 +343,7 @@ def _qty(n: str, unit: str) -> list[str]:
 def _code(m: re.Match) -> list[str] | None:
     code = re.sub(r"[ -]", "", m[0])
     letters = sum(c.isalpha() for c in code)
-    if re.fullmatch(r"x\d{1,3}", m[0]):  # "cupcakes x36": times 36 (X1-1000 is a code)
+    if re.fullmatch(r"x\d{1,3}", m[0]) or m[0] in _UNIT_OF:  # "cupcakes x36": times 36; "2.5 m3": a unit
         return None
     return [f"code:{code}"] if letters and len(code) - letters >= 1 and len(code) >= 2 else None
 
