@@ -268,3 +268,21 @@ def test_look_alikes_stay_apart_beside_those_readings(a, b):
 ])
 def test_a_chinese_verb_swapped_for_a_verb_is_the_fact_reworded(a, b, same):
     assert (samefact.conflict(a, b) is None) is same
+
+
+@pytest.mark.parametrize("a, b, anchored", [
+    ("这次区里的少儿舞蹈比赛由文化馆的阚晓岚老师带队。", "舞蹈比赛带队：阚晓岚老师（文化馆）", True),
+    ("社区跳蚤市场摊位登记对接人：尉迟明远", "街道办尉迟明远负责这次社区跳蚤市场的摊位登记", True),
+    ("我马上就到公司楼下了", "他马上就到车站了", False),  # 马上就: a surname's character in a word
+    ("买了白色的沙发", "墙刷成白色的了", False),
+])
+def test_a_full_name_with_a_distinct_surname_anchors_two_chinese_texts(a, b, anchored):
+    from gitmem.lifecycle import zh_names
+
+    assert zh_names.shared_full_name(a, b) is anchored
+    if anchored:
+        assert samefact.anchors(a, b) and samefact.conflict(a, b) is None
+
+
+def test_one_distinct_name_with_two_duties_stays_two_facts():
+    assert samefact.conflict("阚晓岚负责报名", "阚晓岚负责带队") is not None

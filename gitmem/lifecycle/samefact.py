@@ -380,7 +380,8 @@ def anchors(a: str, b: str, common: frozenset[str] = frozenset()) -> bool:
     # 小周 / 周伟: the surname alone is one character, which many words hold (周报, 盒马):
     # it says "the same person" only beside a word the texts share.
     if (_zh_name_in(fa, b) or _zh_name_in(fb, a) or zh_names.short_name_in(a, b) or zh_names.short_name_in(b, a)
-            or zh_names.titled_name_in(a, b) or zh_names.titled_name_in(b, a)) and overlap(a, b)[1] >= 1:
+            or zh_names.titled_name_in(a, b) or zh_names.titled_name_in(b, a)
+            or zh_names.shared_full_name(a, b) or zh_names.shared_full_name(b, a)) and overlap(a, b)[1] >= 1:
         return True
     # 晓芸 / 唐晓芸: a given name is a pair of characters many words share (服务 in 订单服务):
     # beside a word besides the name

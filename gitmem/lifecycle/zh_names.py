@@ -14,8 +14,17 @@ ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑�
                "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤"
                # less common, and not a word after 小 / 老 or before 总 (not 常, 时, 文, 和...)
                "覃单易傅萧阎乔赖庞樊殷施洪翟颜倪俞葛伍聂邢岳庄辛祝涂祁舒耿詹苗凌靳甄裴鲍霍翁隋柯阮闵柴瞿戚滕邬臧"
-               "褚娄窦卓岑蔺冼佟栾郜晏鄢谌鞠卞欧温牛季章鲁申尤毕焦柳齐梅莫管")
-_ZH_COMPOUND_SURNAMES = "欧阳|司马|上官|诸葛|东方|皇甫|慕容|令狐|司徒|夏侯"
+               "褚娄窦卓岑蔺冼佟栾郜晏鄢谌鞠卞欧温牛季章鲁申尤毕焦柳齐梅莫管"
+               "阚濮邝禤缪芮冉闫仝晁逯郦宓訾亓蒯厍郗阙佘隗昝扈谯")
+_ZH_COMPOUND_SURNAMES = ("欧阳|司马|上官|诸葛|东方|皇甫|慕容|令狐|司徒|夏侯|"
+                         # the rest of the classical two-character surnames that are no everyday word
+                         "万俟|闻人|赫连|尉迟|公羊|澹台|公冶|宗政|濮阳|淳于|太叔|申屠|公孙|仲孙|轩辕|钟离|宇文|"
+                         "鲜于|闾丘|司空|亓官|司寇|颛孙|端木|巫马|漆雕|壤驷|公良|拓跋|夹谷|宰父|谷梁|段干|东郭|"
+                         "呼延|羊舌|微生|梁丘|左丘|南宫")
+# Surnames that are in no everyday word: a surname of these (or a two-character one) and a
+# given name of two characters, written in both texts, is one person (shared_full_name);
+# 马上就 or 白色的 is no name, 阚晓岚 and 尉迟明远 are.
+_ZH_DISTINCT = "阚濮邝禤缪芮冉闫仝晁逯郦宓訾亓蒯厍郗阙佘隗昝扈谯覃翟瞿邬栾郜鄢谌冼蔺岑窦褚臧滕"
 # A surname before a title (皇甫主任, 卢经理, 王老师): the person, who may be 皇甫立新 elsewhere
 # (titled_name_in; two texts that both say 王老师 address one person, they need not say one thing).
 _TITLE_AFTER = "主任|经理|老师|医生|大夫|师傅|律师|教授|总监|科长|处长|局长|院长|校长|主管|老板"
@@ -62,6 +71,15 @@ def given_name_in(a: str, b: str) -> bool:
     """Whether a full name of `b` is in `a` by its two-character given name alone
     (晓芸 / 唐晓芸, 海鹏 / 覃海鹏)."""
     return any(m[1] not in _ZH_TITLES and m[1] in a.replace(m[0], "") for m in _ZH_FULL_NAME.finditer(b))
+
+
+_ZH_DISTINCT_NAME = re.compile(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{_ZH_DISTINCT}])[\u4e00-\u9fff]{{2}}")
+
+
+def shared_full_name(a: str, b: str) -> bool:
+    """Whether both texts write one full name whose surname is in no everyday word
+    (_ZH_DISTINCT or a two-character surname): 阚晓岚, 尉迟明远, 濮阳建国."""
+    return any(m[0] in b for m in _ZH_DISTINCT_NAME.finditer(a))
 
 
 def titled_name_in(a: str, b: str) -> bool:
