@@ -33,14 +33,24 @@ ABBREV_SHARE = 0.6
 ABBREV_MAX = 4
 
 
+# The postal short forms of street types that the letter rule below does not read (Ln is
+# no contraction to the last letter of Lane).
+STREET_TYPES = {"ln": "lane", "ave": "avenue", "av": "avenue", "cres": "crescent", "cl": "close",
+                "ct": "court", "pl": "place", "sq": "square", "gdns": "gardens", "terr": "terrace",
+                "tce": "terrace", "blvd": "boulevard", "hwy": "highway", "pde": "parade"}
+
+
 @lru_cache(maxsize=65536)
 def abbreviation(x: str, y: str) -> bool:
     """Whether one of two lower-case words abbreviates the other: both letters only, the
     shorter one of two to ABBREV_MAX letters with one vowel at most, its letters in the
     longer one's order from the same first letter (a subsequence), at most ABBREV_SHARE of
     its length, and either its start (temp / temperature) or ending on its last letter
-    (acct / account, dept / department, mgr / manager)."""
+    (acct / account, dept / department, mgr / manager); or a street type's postal short
+    form (STREET_TYPES: Ln / Lane)."""
     short, long_ = sorted((x, y), key=len)
+    if STREET_TYPES.get(short) == long_:
+        return True
     if short == long_ or not 2 <= len(short) <= ABBREV_MAX or len(short) > ABBREV_SHARE * len(long_):
         return False
     if not (short.isalpha() and long_.isalpha() and short.isascii() and long_.isascii()) or short[0] != long_[0]:
