@@ -121,3 +121,27 @@ def test_a_strong_cue_minutes_later_still_supersedes():
     quick = _items(("a", "I live in Leeds.", 0.0), ("b", "I moved to York last week; I live there now.", 60.0))
     got = dream_updates.update_pairs(quick, [(0.7, 0, 1)], 0.55)
     assert [(p["old"], p["by"]) for p in got] == [("a", "b")]
+
+
+@pytest.mark.parametrize("older,newer", [
+    ("I live in Leeds.", "I moved to York last week."),
+    ("我住在成都高新区。", "春节后搬到了重庆。"),
+])
+def test_dream_supersedes_a_move_the_vectors_hold_far_apart(store, older, newer):
+    """"I live in Leeds." / "I moved to York last week." sit at cosine 0.39 with the real
+    model, below every candidate floor: the frame pairs them (dream_updates.frame_pairs)."""
+    old = store.remember(older, created="2025-01-10")
+    new = store.remember(newer, created="2025-09-10")
+    other = store.remember("We moved the standup to 9:30.", created="2025-09-11")  # moved something else
+    store.dream(force=True)
+    live = {m.id: m for m in store.list()}
+    assert old.id not in live and live[new.id].supersedes == (old.id,)
+    assert other.id in live and not live[other.id].supersedes
+
+
+def test_frame_pairs_add_only_a_frames_two_sides():
+    texts = ["I live in Leeds.", "The printer is on floor two.", "I moved to York last week."]
+    vecs = __import__("numpy").eye(3)
+    got = dream_updates.frame_pairs(texts, vecs, [(0.9, 0, 1)])
+    assert got == [(0.9, 0, 1), (0.0, 0, 2)]
+    assert dream_updates.frame_pairs(texts[:2], vecs, [(0.9, 0, 1)]) == [(0.9, 0, 1)]

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
+import heapq
+from typing import Any, Iterable, Sequence
 
 from gitmem.lifecycle import samefact
 from gitmem.memories import updates as judged
@@ -78,6 +79,33 @@ def strong_cue(text: str) -> str | None:
     return found[0] if found else None
 
 
+# Statements of one frame (judged.FRAMES: "I live in ...", "I moved to ...") paired as
+# candidates: at most this many of each side, or a store of chat turns would pair them all.
+FRAME_MAX = 64
+
+
+def frame_pairs(texts: Sequence[str], vecs: Any, known: list[tuple[float, int, int]]) -> list[tuple[float, int, int]]:
+    """`known` (cosine, i, j) pairs, most similar first, with the pairs the vectors miss
+    added: a first-person statement of a frame and one saying it changed ("I live in
+    Leeds." / "I moved to York last week." sit at cosine 0.39; judged.frame)."""
+    have = {(a, b) for _, a, b in known}
+    extra = []
+    for states, changes in judged.FRAMES.values():
+        olds = [i for i, t in enumerate(texts) if states.search(t)]
+        news = [j for j, t in enumerate(texts) if changes.search(t)]
+        if len(olds) > FRAME_MAX or len(news) > FRAME_MAX:
+            continue
+        for i in olds:
+            for j in news:
+                a, b = min(i, j), max(i, j)
+                if a != b and (a, b) not in have:
+                    have.add((a, b))
+                    extra.append((float(vecs[a] @ vecs[b]), a, b))
+    if not extra:
+        return known
+    return list(heapq.merge(known, sorted(extra, key=lambda p: -p[0]), key=lambda p: -p[0]))
+
+
 def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
                  threshold: float, strong_floor: float | None = None) -> list[dict]:
     """Pairs (old, new) among `items` where `new` probably replaces `old`: cosine
@@ -96,9 +124,9 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     slots: dict[int, list[tuple[float, int]]] = {}
     floor = threshold if strong_floor is None else min(threshold, strong_floor)
     for s, i, j in sims:
-        if s < floor:
-            continue
         a, b = items[i], items[j]
+        if s < floor and judged.frame(*((a.text, b.text) if a.when < b.when else (b.text, a.text))) is None:
+            continue
         old, new = (i, j) if a.when < b.when else (j, i)
         if items[old].when >= items[new].when:
             continue
