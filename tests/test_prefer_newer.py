@@ -220,3 +220,18 @@ def test_chinese_numerals_are_no_shared_subject():
                       on_topic=True)
     assert v.kind != "update"
     assert updates.word_overlap("工资一万二", "存款一万五")[1] == set()
+
+
+def test_a_hit_moved_above_the_statement_it_updates_takes_its_score():
+    """The list reads in order: "We switched CI to GitHub Actions" moved above "Our team
+    uses Jenkins for CI" showed 0.0 above 1.6, and a prompt's score floor then dropped it."""
+    from dataclasses import replace
+
+    old = replace(hit("a", "The team's CI runs on Jenkins.", "2024-01-10"), score=1.6)
+    new = replace(hit("b", "The team's CI switched from Jenkins to GitHub Actions.", "2024-09-10"), score=0.0)
+    other = replace(hit("c", "The printer is on the second floor.", "2024-02-01"), score=0.1)
+    got = currency.settle([old, other, new], {}, 10, include_superseded=False, prefer_newer=True)
+    assert [h.id for h in got] == ["b", "a", "c"]
+    assert [h.score for h in got] == [1.6, 1.6, 0.1]
+    kept = currency.settle([old, other, new], {}, 10, include_superseded=False, prefer_newer=False)
+    assert [h.score for h in kept] == [1.6, 0.1, 0.0]  # no move, no lift

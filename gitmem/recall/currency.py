@@ -205,8 +205,10 @@ def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, inc
     newer statements of a subject above older ones, at most k. `terms`: the query's
     tokens (a subject the query names, for `newest_first`)."""
     if prefer_newer and len(hits) > 1:
+        before = hits
         hits = newer_first(hits, snap, skip=set(hidden))
         hits = newest_first(hits, snap, terms, hidden=hidden)
+        hits = _lifted(before, hits)
     if hidden:
         hits = successors_up(hits, hidden)
         if include_superseded:
@@ -214,6 +216,30 @@ def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, inc
         else:
             hits = [h for h in hits if h.id not in hidden]
     return hits[:k]
+
+
+def _lifted(before: "list[Hit]", after: "list[Hit]") -> "list[Hit]":
+    """`after` with each hit that prefer_newer moved up scoring at least what the hit
+    below it scores: a newer statement placed above an older one it updates takes that
+    one's match, as a superseding memory does (`carry`), so the list reads in order
+    ("We switched CI to GitHub Actions" above "Our team uses Jenkins for CI" showed 0.0
+    above 1.6)."""
+    if after is before:
+        return after
+    from dataclasses import replace
+
+    was = {id(h): i for i, h in enumerate(before)}
+    out = list(after)
+    for i in range(len(out) - 2, -1, -1):
+        h, below = out[i], out[i + 1]
+        if was.get(id(h), i) > i and h.score < below.score:
+            ex = None
+            if h.explain is not None:
+                ex = {**h.explain, "final": below.score,
+                      "why": f"{h.explain.get('why', '')}; moved above an older statement it updates, "
+                             "it scores at least the hit below it"}
+            out[i] = replace(h, score=below.score, explain=ex)
+    return out
 
 
 def successors_up(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]]) -> "list[Hit]":
