@@ -145,3 +145,14 @@ def test_frame_pairs_add_only_a_frames_two_sides():
     got = dream_updates.frame_pairs(texts, vecs, [(0.9, 0, 1)])
     assert got == [(0.9, 0, 1), (0.0, 0, 2)]
     assert dream_updates.frame_pairs(texts[:2], vecs, [(0.9, 0, 1)]) == [(0.9, 0, 1)]
+
+
+def test_a_superseded_memory_merges_with_no_copy_of_itself(store):
+    """Merging a replaced memory with a live copy would make its fact current again."""
+    old = store.remember("We switched CI to GitHub Actions.")
+    copy = store.remember("We switched CI to GitHub Actions.")
+    new = store.remember("We switched CI to Buildkite.", supersedes=[old.id])
+    store.dream(force=True)
+    every = {m.id: m for m in store.list()}
+    assert old.id in every and copy.id in every  # neither merged into the other
+    assert every[new.id].supersedes == (old.id,) and old.id not in every[copy.id].supersedes

@@ -135,9 +135,14 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
 
     # 1. Exact duplicates, then near duplicates (gitmem.lifecycle.grouping), then the
     # later memories that replace earlier ones (gitmem.lifecycle.updates).
+    # A memory a live one names in `supersedes` is history (recall hides it): it merges
+    # with no copy, which would bring its fact back as the current one, and is not
+    # superseded again.
+    replaced = {s for m in mems for s in m.supersedes} & {m.id for m in mems}
     by_text: dict[str, list[int]] = {}
     for i, m in enumerate(mems):
-        by_text.setdefault(_norm(m.text), []).append(i)
+        if m.id not in replaced:
+            by_text.setdefault(_norm(m.text), []).append(i)
     units = list(by_text.values())
     groups = grouping.Groups(len(units))
     vecs: Any = None
