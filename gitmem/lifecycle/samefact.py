@@ -271,8 +271,11 @@ def _plain(full: tuple[str, ...]) -> tuple[str, ...]:
 def _spelled(fa: Fact, a: str, fb: Fact) -> Fact:
     """`fb` with the words that spell an acronym of `a` written as it: "Stoke Row VH" /
     "stoke row village hall", "Denmead CC" / "Denmead Cricket Club" (shortforms.acronym_span)."""
+    caps = shortforms.capitals(a)
+    if not caps:
+        return fb
     tokens, full = fb.tokens, fb.full
-    for n in sorted(shortforms.capitals(a) & set(fa.tokens) - fb.words):
+    for n in sorted(caps & set(fa.tokens) - fb.words):
         t, f = shortforms.acronym_span(n, tokens), shortforms.acronym_span(n, full)
         if t and f:
             tokens, full = tokens[:t[0]] + (n,) + tokens[t[1]:], full[:f[0]] + (n,) + full[f[1]:]
@@ -441,9 +444,11 @@ def same_particulars(a: str, b: str) -> bool:
     ("车换了四条新轮胎，一共花了两千九百六" / "换胎 2960 块"; not "The meeting moved from
     3pm to 4pm" / "The meeting is at 3pm")."""
     fa, fb = read(a), read(b)
-    shared = {_particular(v) for v in (*_shared_values(a, b, fa, fb), *_shared_values(b, a, fb, fa))} - {None}
     sides = [{_particular(v) for vs in f.values.values() for v in vs} - {None} for f in (fa, fb)]
-    return bool(shared) and sides[0] <= shared and sides[1] <= shared
+    if not sides[0] or not sides[1] or sides[0] == sides[1]:
+        return bool(sides[0]) and sides[0] == sides[1]
+    shared = {_particular(v) for v in (*_shared_values(a, b, fa, fb), *_shared_values(b, a, fb, fa))} - {None}
+    return sides[0] <= shared and sides[1] <= shared
 
 
 def _content_chars(f: Fact) -> set[str]:
