@@ -245,6 +245,10 @@ def test_a_group_takes_at_most_group_max_texts():
     ("Clemmie grommets op: Wed 08/04", "clemmie's grommets op wed 8th april"),  # a possessive is no swap
     ("The campervan is 2.9 metres high.", "campervan's 9ft 6in tall"),  # one measure in two units
     ("Millbeck Lane will be closed for 11 weeks.", "Millbeck Ln shut – 11 wks"),  # a street type's postal short form
+    ("The new engineering manager for the Platform squad is Ngozi Fairweather-Adjei.",
+     "New EM, Platform squad: N. Fairweather-Adjei"),  # an initial before the same surname
+    ("The new practice manager at the Linden Road surgery is Philomena Gathercole-Nkemelu.",
+     "Linden Rd surgery practice manager: Mrs P. Gathercole-Nkemelu"),
 ])
 def test_one_fact_in_an_acronym_a_possessive_or_two_units(a, b):
     assert samefact.conflict(a, b) is None
@@ -257,6 +261,7 @@ def test_one_fact_in_an_acronym_a_possessive_or_two_units(a, b):
     ("The plumber is coming on Monday at 8am.", "The electrician is coming on Monday at 8am."),
     ("Stoke Row VH is booked on Sat 10/10.", "Stoke Row village school is booked on Sat 10/10."),  # VH spells no 'village school'
     ("The party is at 4 Elm Close.", "The party is at 4 Elm Ct."),  # Ct is Court, not Close
+    ("J. Smith chairs the board.", "Jane Jones chairs the board."),  # an initial before another surname
 ])
 def test_look_alikes_stay_apart_beside_those_readings(a, b):
     assert samefact.conflict(a, b) is not None

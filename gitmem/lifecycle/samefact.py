@@ -252,9 +252,17 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
     """`fb` with each word that is a short form (or the full form) of a word of `fa`
     written as `fa` writes it (gitmem.lifecycle.shortforms): a nickname of one of its
     names, so "Maggie Oduya" / "margaret oduya" is one name (only names, capitalised
-    words, are looked up: "will" and "bill" stay words), or an abbreviation (acct /
-    account)."""
+    words, are looked up: "will" and "bill" stay words), its initial, or an abbreviation
+    (acct / account)."""
     alias = {y: x for x in fa.names for y in fb.words if shortforms.nickname_of(x, y)}
+    # ... or its initial before the same next word (N. Fairweather-Adjei / Ngozi Fairweather-Adjei)
+    after_a = {x: fa.full[i + 1] for i, x in enumerate(fa.full[:-1]) if x in fa.names}
+    alias |= {y: x for i, y in enumerate(fb.full[:-1]) if len(y) == 1 and y.isalpha()
+              for x in sorted(after_a) if x[0] == y and len(x) > 1 and after_a[x] == fb.full[i + 1]
+              and x not in fb.words}
+    # ... or a name's short form with no vowel (Linden Rd / Linden Road, Boyd Orr Bldg)
+    alias |= {y: x for x in fa.names for y in fb.names if len(y) < len(x) and not re.search("[aeiou]", y)
+              and shortforms.abbreviation(x, y)}
     alias |= shortforms.abbreviated(fa.words - STOP - fa.names, fb.words - STOP - fb.names)  # Mel: nicknames
     if not alias:
         return fb
