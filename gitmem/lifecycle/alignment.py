@@ -1,7 +1,8 @@
 """Where two token sequences differ, as dream's guard (gitmem.lifecycle.samefact) reads
 them: the slots where they differ, whether each slot swaps content for content (the shape
 of two true facts about different entities: "My son plays…" / "My daughter plays…"), and
-whether the differences are short swaps of content words in one frame of words."""
+whether the differences are short swaps of content words in one frame of words, and whether
+each Chinese swap is a verb's (`verb_swapped`)."""
 
 from __future__ import annotations
 
@@ -82,3 +83,12 @@ def swaps(a: tuple[str, ...], b: tuple[str, ...], stop: frozenset[str]) -> bool:
 
 
 SWAP_MAX, SWAP_FRAME = 3, 4
+
+
+def verb_swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether every stretch `b` swaps in for one of `a` is a Chinese verb: it ends in 了,
+    or 了 follows it, on either side (交了 / 花了, 签了 / 为期)."""
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    def verb(x: tuple[str, ...], i1: int, i2: int) -> bool:
+        return "了" in x[max(i1, i2 - 1):i2 + 1]
+    return bool(ops) and all(op[0] == "replace" and (verb(a, op[1], op[2]) or verb(b, op[3], op[4])) for op in ops)

@@ -202,17 +202,8 @@ def _reworded(fa: Fact, fb: Fact, a: str, b: str) -> bool:
     # ("ballet" / "tap dance").
     template = alignment.substitution(fa.full, fb.full)
     if template and _CJK.search("".join(fa.full)):
-        template = all(m == n for m, n in alignment.slots(fa.full, fb.full)) and not _verb_swapped(fa.full, fb.full)
+        template = all(m == n for m, n in alignment.slots(fa.full, fb.full)) and not alignment.verb_swapped(fa.full, fb.full)
     return len(alignment.slots(*alignment.prefixed(fa.tokens, fb.tokens))) == 1 and not template
-
-
-def _verb_swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether every stretch `b` swaps in for one of `a` is a Chinese verb: it ends in 了,
-    or 了 follows it, on either side (交了 / 花了, 签了 / 为期)."""
-    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
-    def verb(x: tuple[str, ...], i1: int, i2: int) -> bool:
-        return "了" in x[max(i1, i2 - 1):i2 + 1]
-    return bool(ops) and all(op[0] == "replace" and (verb(a, op[1], op[2]) or verb(b, op[3], op[4])) for op in ops)
 
 
 def _lacks(f: Fact, n: str, caps: frozenset[str], initials: bool = False) -> bool:
@@ -248,6 +239,9 @@ def _clause_names_differ(a: str, b: str) -> bool:
     return bool(read(best).units & ua) and _names_differ(read(a), read(best))
 
 
+_NO_VOWEL = re.compile(r"[b-df-hj-np-tv-z]+$")
+
+
 def _aliased(fa: Fact, fb: Fact) -> Fact:
     """`fb` with each word that is a short form (or the full form) of a word of `fa`
     written as `fa` writes it (gitmem.lifecycle.shortforms): a nickname of one of its
@@ -256,13 +250,14 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
     (acct / account)."""
     alias = {y: x for x in fa.names for y in fb.words if shortforms.nickname_of(x, y)}
     # ... or its initial before the same next word (N. Fairweather-Adjei / Ngozi Fairweather-Adjei)
-    after_a = {x: fa.full[i + 1] for i, x in enumerate(fa.full[:-1]) if x in fa.names}
-    alias |= {y: x for i, y in enumerate(fb.full[:-1]) if len(y) == 1 and y.isalpha()
-              for x in sorted(after_a) if x[0] == y and len(x) > 1 and after_a[x] == fb.full[i + 1]
-              and x not in fb.words}
+    initials = [i for i, y in enumerate(fb.full[:-1]) if len(y) == 1 and y.isalpha()] if fb.names else []
+    if initials:
+        after_a = {x: fa.full[i + 1] for i, x in enumerate(fa.full[:-1]) if x in fa.names}
+        alias |= {fb.full[i]: x for i in initials for x in sorted(after_a) if x[0] == fb.full[i] and len(x) > 1
+                  and after_a[x] == fb.full[i + 1] and x not in fb.words}
     # ... or a name's short form with no vowel (Linden Rd / Linden Road, Boyd Orr Bldg)
-    alias |= {y: x for x in fa.names for y in fb.names if len(y) < len(x) and not re.search("[aeiou]", y)
-              and shortforms.abbreviation(x, y)}
+    alias |= {y: x for y in fb.names if len(y) <= shortforms.ABBREV_MAX and _NO_VOWEL.match(y)
+              for x in fa.names if len(y) < len(x) and shortforms.abbreviation(x, y)}
     alias |= shortforms.abbreviated(fa.words - STOP - fa.names, fb.words - STOP - fb.names)  # Mel: nicknames
     if not alias:
         return fb
