@@ -448,8 +448,10 @@ def same_particulars(a: str, b: str) -> bool:
     3pm to 4pm" / "The meeting is at 3pm")."""
     fa, fb = read(a), read(b)
     sides = [{_particular(v) for vs in f.values.values() for v in vs} - {None} for f in (fa, fb)]
-    if not sides[0] or not sides[1] or sides[0] == sides[1]:
-        return bool(sides[0]) and sides[0] == sides[1]
+    if not sides[0] or not sides[1]:
+        return False
+    if sides[0] == sides[1]:
+        return True
     shared = {_particular(v) for v in (*_shared_values(a, b, fa, fb), *_shared_values(b, a, fb, fa))} - {None}
     return sides[0] <= shared and sides[1] <= shared
 

@@ -8,10 +8,10 @@ superseded and archives it. Dream's own thresholds are its cosines (`update_pair
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-import heapq
 from typing import Any, Iterable, Sequence
 
 from gitmem.lifecycle import samefact

@@ -27,6 +27,7 @@ repeats, found by one recall of its text (BENCHMARKS.md, "Issue 22")."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -226,8 +227,6 @@ def _lifted(before: "list[Hit]", after: "list[Hit]") -> "list[Hit]":
     above 1.6)."""
     if after is before:
         return after
-    from dataclasses import replace
-
     was = {id(h): i for i, h in enumerate(before)}
     out = list(after)
     for i in range(len(out) - 2, -1, -1):
