@@ -164,7 +164,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         vecs = vecs / np.where(norms == 0, 1, norms)
         texts = [mems[r].text for r in reps]
         pairs = grouping.candidate_pairs(vecs, min(th - margin, strong_th))
-        pairs = grouping.lexical_pairs(texts, vecs, th - cjk_margin, pairs)
+        pairs = grouping.lexical_pairs(texts, vecs, th - cjk_margin - grouping.CJK_MEASURED_MARGIN, pairs)
         pairs = updates.frame_pairs(texts, vecs, pairs)
         near = grouping.group(texts, [mems[r].key for r in reps], [mems[r].id for r in reps], pairs, th, margin,
                               cjk_margin, vecs=vecs, created=[weighing.timestamp(mems[r].created) for r in reps])

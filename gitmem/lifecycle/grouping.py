@@ -78,6 +78,12 @@ POSTINGS_MAX = 32
 # update test (gitmem.lifecycle.updates) to judge. "3.2 kg" / "3200 g" months apart
 # still merge.
 LATE_DAYS = 30
+# Two Chinese texts that share a measured value (an amount with its unit, a date, a time)
+# and a word are one fact this much further below the threshold than cjk_margin: the
+# English model reads "书桌长度：140cm" against "新买的书桌长一米四。" at 0.42, digits and
+# units against Chinese numerals, while it scores Chinese notes on unrelated things
+# 0.5-0.95. What tells two such texts apart is the guard's (samefact.conflict).
+CJK_MEASURED_MARGIN = 0.15
 
 
 def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
@@ -177,6 +183,8 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
             return True
     if s >= threshold - cjk_margin and both_cjk:
         return samefact.anchors(a, b, common) and samefact.overlap(a, b, common)[1] >= 1
+    if s >= threshold - cjk_margin - CJK_MEASURED_MARGIN and both_cjk:
+        return samefact.measured(a, b) > 0 and samefact.overlap(a, b, common)[1] >= 1
     kinds = samefact.measured(a, b) if s >= threshold - cjk_margin else 0
     if kinds:
         # A measured value (an amount, a date, a time, an address) and every content word of
@@ -292,7 +300,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
         return verdict[k]
 
     cjk_margin = margin if cjk_margin is None else cjk_margin
-    lowest = threshold - max(margin, cjk_margin)
+    lowest = threshold - max(margin, cjk_margin + CJK_MEASURED_MARGIN)
     common = common_terms(texts)
     speakers = speakers_of(texts)
     for s, a, b in sims:

@@ -48,6 +48,8 @@ _ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千�
 # 一点 is one o'clock before minutes or 钟 (一点半, 一点十分, 一点钟) or after a part of the day.
 _ONE_OCLOCK = re.compile(r"\s*(?:[半钟整零〇一二三四五六七八九十\d到]|前|左右)")
 _PERIOD_BEFORE = re.compile(r"(?:凌晨|早上|上午|中午|下午|晚上|夜里|半夜|明天|今天|昨天|周.|星期.)\s*$")
+# ... or at the end of a span of hours (十二点到一点, 11点至一点半)
+_HOUR_BEFORE = re.compile(r"[零〇一二两三四五六七八九十\d]+\s*[点點时](?:半|[零〇一二三四五六七八九十\d]+分?)?\s*[到至~～—–-]\s*$")
 _PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+(?:点[零〇一二三四五六七八九]+)?|\d+(?:\.\d+)?)")
 
 
@@ -93,7 +95,7 @@ def _zh_numeral(m: re.Match) -> str:
     if s == "一" and nxt not in _ZH_ONE:  # 一家, 一只, 一个: the article, not a value
         return s
     if s == "一" and nxt in "点點" and not _ONE_OCLOCK.match(m.string, m.end() + 1) \
-            and not _PERIOD_BEFORE.search(m.string[:m.start()]):
+            and not _PERIOD_BEFORE.search(m.string[:m.start()]) and not _HOUR_BEFORE.search(m.string[:m.start()]):
         return s  # 靠近一点, 少放一点盐: "a little", not one o'clock (下午一点, 一点半 are)
     return _number(s) or s
 
