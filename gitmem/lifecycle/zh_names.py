@@ -74,12 +74,16 @@ def given_name_in(a: str, b: str) -> bool:
 
 
 _ZH_DISTINCT_NAME = re.compile(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{_ZH_DISTINCT}])[\u4e00-\u9fff]{{2}}")
+# A two-character surname with a one-character given name (欧阳雪, 司马婧); not the two that
+# are everyday words too (东方, 司空 in 司空见惯).
+_ZH_COMPOUND_ONE = re.compile(rf"(?:{'|'.join(s for s in _ZH_COMPOUND_SURNAMES.split('|') if s not in ('东方', '司空'))})"
+                              rf"[\u4e00-\u9fff]")
 
 
 def shared_full_name(a: str, b: str) -> bool:
     """Whether both texts write one full name whose surname is in no everyday word
-    (_ZH_DISTINCT or a two-character surname): 阚晓岚, 尉迟明远, 濮阳建国."""
-    return any(m[0] in b for m in _ZH_DISTINCT_NAME.finditer(a))
+    (_ZH_DISTINCT or a two-character surname): 阚晓岚, 尉迟明远, 濮阳建国, 欧阳雪."""
+    return any(m[0] in b for m in _ZH_DISTINCT_NAME.finditer(a)) or any(m[0] in b for m in _ZH_COMPOUND_ONE.finditer(a))
 
 
 def titled_name_in(a: str, b: str) -> bool:
