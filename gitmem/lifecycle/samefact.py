@@ -258,7 +258,7 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
     # ... or a name's short form with no vowel (Linden Rd / Linden Road, Boyd Orr Bldg)
     alias |= {y: x for y in fb.names if len(y) <= shortforms.ABBREV_MAX and _NO_VOWEL.match(y)
               for x in fa.names if len(y) < len(x) and shortforms.abbreviation(x, y)}
-    alias |= shortforms.abbreviated(fa.words - STOP - fa.names, fb.words - STOP - fb.names)  # Mel: nicknames
+    alias |= shortforms.abbreviated(fa.words - STOP - (fa.names if fb.names else frozenset()), fb.words - STOP - fb.names)  # Mel: nicknames
     if not alias:
         return fb
     def m(ws):
@@ -287,12 +287,21 @@ def _spelled(fa: Fact, a: str, fb: Fact) -> Fact:
     return Fact(fb.values, fb.names, tokens, fb.words | set(tokens), fb.units, full)
 
 
+def _joined(fa: Fact, fb: Fact) -> Fact:
+    """`fb` with two neighbouring words that `fa` writes as one written as `fa` writes
+    them (shortforms.compounds_joined: harbour master / harbourmaster)."""
+    tokens, full = shortforms.compounds_joined(fb.tokens, fa.words), shortforms.compounds_joined(fb.full, fa.words)
+    if tokens == fb.tokens and full == fb.full:
+        return fb
+    return Fact(fb.values, fb.names, tokens, fb.words | set(tokens), fb.units, full)
+
+
 def conflict(a: str, b: str) -> str | None:
     """Why `a` and `b` state different facts ("values differ", "names differ",
     "entities differ"), or None when nothing tells them apart."""
     fa, fb = read(a), read(b)
-    fb = _spelled(fa, a, _aliased(fa, fb))
-    fa = _spelled(fb, b, _aliased(fb, fa))
+    fb = _joined(fa, _spelled(fa, a, _aliased(fa, fb)))
+    fa = _joined(fb, _spelled(fb, b, _aliased(fb, fa)))
     for kind in fa.values.keys() & fb.values.keys():
         # Known against known: each side states a value of this kind the other does not.
         # A value only one side states (or one the reader could not read on the other

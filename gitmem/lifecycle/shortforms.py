@@ -175,3 +175,15 @@ def written_out(names: frozenset[str], words: frozenset[str], full: tuple[str, .
     McAllister-Reid" share a name. (A text with capitals that writes "pride" does not name
     the "Pride" of another: the caller asks only of a text with no capitals.)"""
     return any(len(n) >= 4 and (n in words or joined(n, full)) for n in names)
+
+
+def compounds_joined(ws: tuple[str, ...], words: frozenset[str]) -> tuple[str, ...]:
+    """`ws` with two neighbouring words that `words` holds as one word (harbour master /
+    harbourmaster, oyelaran booth / oyelaran-booth) written as that word."""
+    out, i = [], 0
+    while i < len(ws):
+        x, y = ws[i], ws[i + 1] if i + 1 < len(ws) else ""
+        one = next((w for w in (x + y, f"{x}-{y}") if x.isalpha() and y.isalpha() and w in words), None)
+        out.append(one or x)
+        i += 2 if one else 1
+    return tuple(out)
