@@ -385,3 +385,27 @@ def test_a_lower_case_note_may_abbreviate_a_capitalised_word():
     assert samefact.conflict(a, "new vicar at st bartholomew's = rev cressida oyelaran booth") is None
     # A capitalised note naming someone else is still another name.
     assert samefact.conflict(a, "The new vicar at St Bartholomew's is the Reverend Imogen Oyelaran-Booth.") is not None
+
+
+@pytest.mark.parametrize("a, b", [
+    # a text of several clauses that writes the other's names as acronyms (the clause test too)
+    ("Denmead Cricket Club's annual dinner is on Friday 27 February at 7:30pm at Hambledon Golf Club.",
+     "Denmead CC annual dinner – Fri 27/02, 19:30, Hambledon GC"),
+    # an amount is no identifier against a code: "£285" beside "(Y6)"
+    ("The Year 6 residential to the Lake District costs £285.", "Lake District residential (Y6): £285."),
+    ("The greenhouse heater is set to 7°C.", "keep the greenhouse heater at seven degrees overnight"),
+    ("42 stalls are booked for the Lyndhurst Christmas market.", "Lyndhurst Xmas market: 42 stalls booked"),
+    ("The wood burner flue is 6 inches in diameter.", "wood burner's flue is 150mm across"),  # 152.4 mm, rounded
+])
+def test_one_fact_in_acronyms_abbreviations_and_rounded_units(a, b):
+    assert samefact.conflict(a, b) is None and samefact.conflict(b, a) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Permit RP20931 covers the skip outside number 14.", "Permit 311 covers the skip outside number 14."),
+    ("The wood burner flue is 6 inches in diameter.", "The wood burner flue is 125mm in diameter."),
+    ("The greenhouse heater is set to 7°C.", "The greenhouse heater is set to 12 degrees."),
+    ("Tickets are tracked in Zendesk.", "Support tickets live in Freshdesk; the Zendesk contract ended in March."),
+])
+def test_other_identifiers_measures_and_tools_still_differ(a, b):
+    assert samefact.conflict(a, b) is not None

@@ -146,6 +146,21 @@ def by_dimension(quantities: frozenset[str]) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+# Two texts that give a measure in different units round it: within this share of the larger
+# amount it is one measure (57 ft = 17.37 m, "17.4 m"; 14.3 lb = 6.49 kg, "6.5 kg"); across
+# imperial and metric units by CONVERTED (6 in = 152.4 mm, "150mm"; 1 ft, "30 cm").
+ROUNDING, CONVERTED = 0.015, 0.02
+IMPERIAL = frozenset({"inch", "ft", "mile", "lb", "oz"})
+
+
+def rounding(units_a: frozenset[str], units_b: frozenset[str]) -> float:
+    """The tolerance for comparing two texts' measures written in `units_a` and `units_b`
+    (gitmem.lifecycle.values.source_units): none in the same units."""
+    if units_a == units_b:
+        return 0.0
+    return CONVERTED if bool(units_a & IMPERIAL) != bool(units_b & IMPERIAL) else ROUNDING
+
+
 def measures_differ(qa: frozenset[str], qb: frozenset[str], tolerance: float = 0.0) -> bool:
     """Known against known, per dimension: each side gives a measure the other does not
     (not within `tolerance`, a share of the larger, where the texts wrote them in

@@ -61,7 +61,7 @@ ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间")
 # One thing, two words (learned on the tuning half; 出生/生日 on the first held-out
 # half once it was read: "born on <date>" and "birthday is <date>" state one fact, as
 # "born" and "birthday" already do in English, where they share no token).
-EQUIV = {"session": "meeting", "会议": "会", "出生": "生日"}
+EQUIV = {"session": "meeting", "xmas": "christmas", "会议": "会", "出生": "生日"}
 # The lexical channel (`overlap`): an English content word counts by its first letters
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
 PREFIX = 5
@@ -236,7 +236,7 @@ def _clause_names_differ(a: str, b: str) -> bool:
         return False
     ua = read(a).units
     best = max(clauses, key=lambda c: len(read(c).units & ua))
-    return bool(read(best).units & ua) and _names_differ(read(a), read(best))
+    return bool(read(best).units & ua) and _names_differ(*_normalised(a, best), a, best)
 
 
 _NO_VOWEL = re.compile(r"[b-df-hj-np-tv-z]+$")
@@ -273,35 +273,30 @@ def _plain(full: tuple[str, ...]) -> tuple[str, ...]:
 
 def _spelled(fa: Fact, a: str, fb: Fact) -> Fact:
     """`fb` with the words that spell an acronym of `a` written as it: "Stoke Row VH" /
-    "stoke row village hall", "Denmead CC" / "Denmead Cricket Club" (shortforms.acronym_span)."""
-    caps = shortforms.capitals(a)
-    if not caps:
-        return fb
-    tokens, full = fb.tokens, fb.full
-    for n in sorted(caps & set(fa.tokens) - fb.words):
+    "stoke row village hall", "Denmead CC" / "Denmead Cricket Club" (shortforms.acronym_span),
+    and two neighbouring words `fa` writes as one written as one (harbour master /
+    harbourmaster: shortforms.compounds_joined)."""
+    tokens, full = shortforms.compounds_joined(fb.tokens, fa.words), shortforms.compounds_joined(fb.full, fa.words)
+    for n in sorted(shortforms.capitals(a) & set(fa.tokens) - fb.words):
         t, f = shortforms.acronym_span(n, tokens), shortforms.acronym_span(n, full)
         if t and f:
             tokens, full = tokens[:t[0]] + (n,) + tokens[t[1]:], full[:f[0]] + (n,) + full[f[1]:]
-    if tokens == fb.tokens:
-        return fb
-    return Fact(fb.values, fb.names, tokens, fb.words | set(tokens), fb.units, full)
-
-
-def _joined(fa: Fact, fb: Fact) -> Fact:
-    """`fb` with two neighbouring words that `fa` writes as one written as `fa` writes
-    them (shortforms.compounds_joined: harbour master / harbourmaster)."""
-    tokens, full = shortforms.compounds_joined(fb.tokens, fa.words), shortforms.compounds_joined(fb.full, fa.words)
     if tokens == fb.tokens and full == fb.full:
         return fb
     return Fact(fb.values, fb.names, tokens, fb.words | set(tokens), fb.units, full)
 
 
+def _normalised(a: str, b: str) -> tuple[Fact, Fact]:
+    """Both texts read, each with the other's names, acronyms and compounds as it writes them."""
+    fa, fb = read(a), read(b)
+    fb = _spelled(fa, a, _aliased(fa, fb))
+    return _spelled(fb, b, _aliased(fb, fa)), fb
+
+
 def conflict(a: str, b: str) -> str | None:
     """Why `a` and `b` state different facts ("values differ", "names differ",
     "entities differ"), or None when nothing tells them apart."""
-    fa, fb = read(a), read(b)
-    fb = _joined(fa, _spelled(fa, a, _aliased(fa, fb)))
-    fa = _joined(fb, _spelled(fb, b, _aliased(fb, fa)))
+    fa, fb = _normalised(a, b)
     for kind in fa.values.keys() & fb.values.keys():
         # Known against known: each side states a value of this kind the other does not.
         # A value only one side states (or one the reader could not read on the other
@@ -354,13 +349,8 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-# Two texts that give a measure in different units round it: within this share of the
-# larger amount it is one measure (57 ft = 17.37 m, "17.4 m"; 14.3 lb = 6.49 kg, "6.5 kg").
-ROUNDING = 0.015
-
-
 def _tolerance(a: str, b: str) -> float:
-    return ROUNDING if values.source_units(a) != values.source_units(b) else 0.0
+    return quantities.rounding(values.source_units(a), values.source_units(b))
 
 
 def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:

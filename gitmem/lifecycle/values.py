@@ -71,7 +71,7 @@ UNITS = {
     "mile": ("mile", "miles", "mi"),
     "g": ("g", "gram", "grams", "gramme", "grammes", "克"), "jin": ("斤",),
     "t": ("t", "tonne", "tonnes", "吨"),
-    "degc": ("°c", "℃", "degrees c", "degrees celsius", "celsius", "摄氏度"),
+    "degc": ("°c", "℃", "degrees c", "degrees celsius", "celsius", "摄氏度", "degrees", "degree", "°"),
     "lb": ("lb", "lbs"), "oz": ("oz", "ounce", "ounces"),
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
     "l": ("l", "litre", "litres", "liter", "liters", "升", "公升"),
@@ -493,5 +493,6 @@ def code_against_number(va: dict[str, frozenset[str]], vb: dict[str, frozenset[s
     codes = va.get("code", frozenset())
     if not codes or "code" in vb:
         return False
-    nums = [v[4:] for v in vb.get("num", frozenset()) if v[4:].isdigit() and len(v[4:]) >= 3]
+    amounts = {v[4:].split(" ", 1)[0] for v in vb.get("qty", frozenset())}  # "£285" is no identifier
+    nums = [v[4:] for v in vb.get("num", frozenset()) if v[4:].isdigit() and len(v[4:]) >= 3 and v[4:] not in amounts]
     return any(not any(n in c for c in codes) for n in nums)
