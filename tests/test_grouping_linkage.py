@@ -409,3 +409,23 @@ def test_one_fact_in_acronyms_abbreviations_and_rounded_units(a, b):
 ])
 def test_other_identifiers_measures_and_tools_still_differ(a, b):
     assert samefact.conflict(a, b) is not None
+
+
+def test_two_chinese_texts_sharing_only_a_duration_are_not_near():
+    # A held-out pair that merged: five minutes in common, and 过 (走过去 / 超过).
+    a, b = "麻薯现在去小区对面的安安宠物诊所看，走过去五分钟。", "线上服务 CPU 使用率超过百分之八十、持续五分钟就会告警。"
+    assert samefact.anchors(a, b)
+    assert not grouping.close_enough(a, b, 0.8, 0.88, 0.25, 0.45)
+    # A word, a code or two characters beside the value still make one fact.
+    assert grouping.close_enough("大米一袋25kg。", "这袋米五十斤。", 0.7, 0.88, 0.25, 0.45)
+    assert grouping.close_enough("G1372次高铁5月3日早上七点零五分发车。", "G1372：5月3日 7:05 开。", 0.7, 0.88, 0.25, 0.45)
+
+
+@pytest.mark.parametrize("a, b, differ", [
+    ("我的公积金卡是建设银行的。", "老公的公积金卡是工商银行的。", True),  # a held-out look-alike that merged
+    ("我的护照明年到期。", "老公的护照明年到期。", True),
+    ("我家的猫叫豆豆。", "我们家的猫叫豆豆。", False),
+    ("儿子的学费一年三万八。", "儿子每年的学费是三万八千块。", False),  # one owner written inside the other
+])
+def test_a_thing_of_two_owners_is_two_facts(a, b, differ):
+    assert (samefact.conflict(a, b) == "entities differ") == differ

@@ -318,7 +318,8 @@ def conflict(a: str, b: str) -> str | None:
         return "units differ"
     if _names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))):
         return "names differ"
-    if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a):
+    if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a) \
+            or zh_names.owners_differ(a, b):
         return "entities differ"
     # Content words alone, or in English one sentence with one short stretch swapped where the
     # content words are too few to share half ("I had my Covid booster / my flu jab at Boots").

