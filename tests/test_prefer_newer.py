@@ -222,6 +222,20 @@ def test_chinese_numerals_are_no_shared_subject():
     assert updates.word_overlap("工资一万二", "存款一万五")[1] == set()
 
 
+def test_a_time_of_day_is_no_shared_subject():
+    """"爷爷每天下午五点吃晚饭" and "需求评审改到每周四下午三点了" share 下午, a time of day; the
+    second, with its cue 改到, went first for "爷爷每天几点吃晚饭？" (heldout22)."""
+    from gitmem.memories import updates
+
+    old = "爷爷每天下午五点吃晚饭。"
+    v = updates.judge(old, "需求评审改到每周四下午三点了。", 0.6, older_created="2023-01-01",
+                      newer_created="2024-01-01", strict=True, on_topic=True)
+    assert v.kind != "update"
+    v = updates.judge(old, "爷爷晚饭现在推到六点了，等我们下班一起吃。", 0.6, older_created="2023-01-01",
+                      newer_created="2024-01-01", strict=True, on_topic=True)
+    assert v.kind == "update"
+
+
 def test_a_hit_moved_above_the_statement_it_updates_takes_its_score():
     """The list reads in order: "We switched CI to GitHub Actions" moved above "Our team
     uses Jenkins for CI" showed 0.0 above 1.6, and a prompt's score floor then dropped it."""

@@ -180,10 +180,11 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     (two updates of different things share "现在", "换", "now"), not a speaker label,
     and in CJK text a word of two characters or more, not a lone character (上, 了) nor
     one made only of function characters (的是: "需求管理用的是 Jira" and "阳台现在种的是
-    番茄" share no subject; 我爸 is one) or only of numerals (五万)."""
+    番茄" share no subject; 我爸 is one) or only of numerals (五万), nor a GENERIC_ZH word
+    (下午: "爷爷每天下午五点吃晚饭" / "需求评审改到每周四下午三点了" share a time of day)."""
     a, b = _body(older), _body(newer)
     shared = (_words(a) & _words(b)) - _cue_words(cues(a) + cues(b))
-    return {w for w in shared if _zh_word(w) and not set(w) <= CJK_STOP_CHARS} if cjk else shared
+    return {w for w in shared if _zh_word(w) and not set(w) <= CJK_STOP_CHARS and w not in GENERIC_ZH} if cjk else shared
 
 
 def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:
