@@ -429,3 +429,11 @@ def test_two_chinese_texts_sharing_only_a_duration_are_not_near():
 ])
 def test_a_thing_of_two_owners_is_two_facts(a, b, differ):
     assert (samefact.conflict(a, b) == "entities differ") == differ
+
+
+def test_a_name_typed_without_its_accents_is_the_same_name():
+    a, b = "ruairi castellanos-pike is the new head of security", "Head of Security – Ruairí Castellanos-Pike (joined this week)"
+    assert samefact.restates(a, b) and samefact.conflict(a, b) is None
+    assert grouping.why_apart(a, b) is None
+    assert samefact.read("Café Nero, 9am").tokens == samefact.read("Cafe Nero, 9am").tokens
+    assert samefact.read("新人入职培训：3/26").tokens == ("新", "人", "入", "职", "培", "训")  # Han stays

@@ -126,13 +126,13 @@ def _stem(w: str) -> str:
 @lru_cache(maxsize=65536)
 def names_of(text: str) -> frozenset[str]:
     """The names `text` states (no values read: cheap enough for every text of a scope)."""
-    return frozenset(_names(values.without_addresses(text)) - set(MONTHS) - set(WEEKDAYS))
+    return frozenset(_names(values.without_addresses(shortforms.unaccented(text))) - set(MONTHS) - set(WEEKDAYS))
 
 
 @lru_cache(maxsize=65536)
 def read(text: str) -> Fact:
-    """The values, names and content tokens of `text`."""
-    vals, t = values.extract(text)
+    """The values, names and content tokens of `text` (its letters unaccented)."""
+    vals, t = values.extract(shortforms.unaccented(text))
     names = set(names_of(text))
     for a, b in EQUIV.items():
         t = t.replace(a, b)

@@ -6,6 +6,7 @@ department), so one fact written tersely is not read as another entity."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 
@@ -187,3 +188,12 @@ def compounds_joined(ws: tuple[str, ...], words: frozenset[str]) -> tuple[str, .
         out.append(one or x)
         i += 2 if one else 1
     return tuple(out)
+
+
+def unaccented(text: str) -> str:
+    """`text` with the accents of its letters left off (Ruairí / Ruairi, café / cafe): one
+    name or word, typed with or without them. Han characters and full-width forms stay."""
+    if text.isascii():
+        return text
+    plain = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+    return unicodedata.normalize("NFC", plain)
