@@ -74,6 +74,16 @@ def test_chinese_pairs_by_a_shared_word_the_query_names():
     assert order([older, other, newer], terms=["前端", "负责"]) == ["x", "a", "n"]
 
 
+def test_of_two_later_notes_naming_the_same_person_the_one_on_the_same_attribute_pairs():
+    # 儿子 is all the query names that they share; 码 (the size) is what the older note and the
+    # shoe-size update have besides. The tuition note must not take the shoe size's place.
+    older = hit("a", "儿子穿32码的鞋。", "2022-03-01T00:00:00Z")
+    fees = hit("x", "儿子每年的学费是三万八千块。", "2024-01-01T00:00:00Z")
+    newer = hit("n", "儿子的脚长到35码了。", "2024-02-01T00:00:00Z")
+    assert order([older, fees, newer], terms=["儿子", "码"])[0] == "n"
+    assert order([older, newer, fees], terms=["儿子", "码"])[0] == "n"
+
+
 def test_two_conversation_turns_are_left_in_order():
     hits = [hit("a", "User: The staging database runs on Postgres in Frankfurt.", "2023-01-01T00:00:00Z"),
             hit("b", "User: The staging database runs on Postgres in Dublin.", "2024-06-01T00:00:00Z")]
@@ -234,6 +244,10 @@ def test_a_time_of_day_is_no_shared_subject():
     v = updates.judge(old, "爷爷晚饭现在推到六点了，等我们下班一起吃。", 0.6, older_created="2023-01-01",
                       newer_created="2024-01-01", strict=True, on_topic=True)
     assert v.kind == "update"
+    # ... nor is a clock unit beside a particle: 六点了 / 三点了 share 点了
+    v = updates.judge("爷爷晚饭现在推到六点了，等我们下班一起吃。", "需求评审改到每周四下午三点了。", 0.6,
+                      older_created="2024-01-01", newer_created="2024-06-01", strict=True, on_topic=True)
+    assert v.kind != "update"
 
 
 def test_a_hit_moved_above_the_statement_it_updates_takes_its_score():

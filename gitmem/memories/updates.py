@@ -91,6 +91,7 @@ GENERIC_ZH = frozenset(("自己 我们 咱们 你们 他们 她们 大家 别人
 
 # Chinese numerals: a pair of them (五万 in 一百六十五万 and 五万八) is a number, not a subject.
 ZH_NUMERALS = frozenset("零〇一二两三四五六七八九十百千万亿")
+ZH_UNITS = frozenset("点时分秒号日月年天周岁块元")
 
 SUBJECT_COS = 0.42     # same subject (English text, a real model's cosine)
 DUPLICATE_COS = 0.92   # the same fact again, no cue
@@ -171,8 +172,9 @@ def _cue_words(found: Iterable[str]) -> set[str]:
 
 def _zh_word(w: str) -> bool:
     """A token of CJK text that can name a subject at all: two characters or more, not
-    only numerals."""
-    return len(w) >= 2 and not set(w) <= ZH_NUMERALS
+    only numerals, nor only a clock or calendar unit beside function characters (点了 in
+    "…推到六点了" / "…改到每周四下午三点了")."""
+    return len(w) >= 2 and not set(w) <= ZH_NUMERALS and not set(w) - CJK_STOP_CHARS <= ZH_NUMERALS | ZH_UNITS
 
 
 def _subject(older: str, newer: str, cjk: bool) -> set[str]:
@@ -185,6 +187,14 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     a, b = _body(older), _body(newer)
     shared = (_words(a) & _words(b)) - _cue_words(cues(a) + cues(b))
     return {w for w in shared if _zh_word(w) and not set(w) <= CJK_STOP_CHARS and w not in GENERIC_ZH} if cjk else shared
+
+
+def char_overlap(a: str, b: str) -> float:
+    """The share of their CJK content characters (no function character, no numeral) two
+    texts have in common."""
+    ca, cb = ({c for c in x if CJK_CHAR.match(c) and c not in CJK_STOP_CHARS and c not in ZH_NUMERALS}
+              for x in (a, b))
+    return len(ca & cb) / max(1, len(ca | cb))
 
 
 def word_overlap(older: str, newer: str) -> tuple[float, set[str]]:

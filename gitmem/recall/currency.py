@@ -379,7 +379,10 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
             else:  # by words: the words the query names first, then the share; the cosine breaks ties
                 share, shared = updates.word_overlap(texts[a], texts[b])
                 close = share >= updates.SUBJECT_SHARED or (not settled and bool(shared & query))
-                near = len(shared & query) + share + (0.0 if cos is None else 0.01 * cos)
+                # ... then the characters they share (码 in 儿子穿32码的鞋 / 儿子的脚长到35码了: the
+                # attribute a new value is given for)
+                near = len(shared & query) + share + 0.5 * updates.char_overlap(texts[a], texts[b]) \
+                    + (0.0 if cos is None else 0.01 * cos)
                 weak[a, b] = weak[b, a] = share < updates.SUBJECT_SHARED and len(shared & query) < STRONG_NAMED
             if close:
                 sim[a, b] = sim[b, a] = near
