@@ -103,7 +103,10 @@ def test_dream_never_merges_look_alikes(store, a, b, why):
                               {"text": b, "created": "2024-03-03", "importance": 9}]).created
     plan = _plan(store)
     assert plan.merges == [] and plan.supersessions == []
-    assert [{p["a"], p["b"]} for p in plan.possible_updates] == [set(ids)]
+    # Listed for an agent to look at, or (two Chinese texts sharing one word: 学游泳) not
+    # even near: never a third memory in the list.
+    listed = [{p["a"], p["b"]} for p in plan.possible_updates]
+    assert listed == [set(ids)] or (listed == [] and samefact.is_cjk(a))
 
 
 def test_a_dream_commit_names_what_it_merged(store):

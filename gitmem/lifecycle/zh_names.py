@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gitmem.core.tokens import CJK_STOP_CHARS
+
 # The commonest Chinese surnames, for the short forms of a name (小张, 老李, 王总).
 ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕"
                "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤"
@@ -69,8 +71,10 @@ _ZH_TITLES = frozenset("老师 阿姨 师傅 医生 大夫 先生 女士 小姐 
 
 def given_name_in(a: str, b: str) -> bool:
     """Whether a full name of `b` is in `a` by its two-character given name alone
-    (晓芸 / 唐晓芸, 海鹏 / 覃海鹏)."""
-    return any(m[1] not in _ZH_TITLES and m[1] in a.replace(m[0], "") for m in _ZH_FULL_NAME.finditer(b))
+    (晓芸 / 唐晓芸, 海鹏 / 覃海鹏); a given name has no function character (小覃在红十字会…
+    names no 在红 that 我在红十字会 holds)."""
+    return any(m[1] not in _ZH_TITLES and not CJK_STOP_CHARS.intersection(m[1]) and m[1] in a.replace(m[0], "")
+               for m in _ZH_FULL_NAME.finditer(b))
 
 
 _ZH_DISTINCT_NAME = re.compile(rf"(?:{_ZH_COMPOUND_SURNAMES}|[{_ZH_DISTINCT}])[\u4e00-\u9fff]{{2}}")
