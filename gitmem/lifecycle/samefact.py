@@ -276,7 +276,9 @@ def _spelled(fa: Fact, a: str, fb: Fact) -> Fact:
     "stoke row village hall", "Denmead CC" / "Denmead Cricket Club" (shortforms.acronym_span),
     and two neighbouring words `fa` writes as one written as one (harbour master /
     harbourmaster: shortforms.compounds_joined)."""
-    tokens, full = shortforms.compounds_joined(fb.tokens, fa.words), shortforms.compounds_joined(fb.full, fa.words)
+    tokens, full, lacking, extra = fb.tokens, fb.full, fa.words - fb.words, set(fb.full) - fa.words
+    if lacking and len(extra) >= 2 and any(x + y in lacking or f"{x}-{y}" in lacking for x in extra for y in extra):
+        tokens, full = shortforms.compounds_joined(tokens, lacking), shortforms.compounds_joined(full, lacking)
     for n in sorted(shortforms.capitals(a) & set(fa.tokens) - fb.words):
         t, f = shortforms.acronym_span(n, tokens), shortforms.acronym_span(n, full)
         if t and f:
