@@ -160,9 +160,11 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     every content word of the shorter text shared; `cjk_margin` below it for two
     Chinese texts with a shared value and a shared word, or any two that share a
     measured value and two content words that are half the shorter text's, or two kinds
-    of measured value and a word. Two Chinese texts sharing no value or name are one
-    fact only with two shared words that are half the shorter one's. Names and words in
-    `common` (`common_terms`) count for nothing."""
+    of measured value and a word; CJK_MEASURED_MARGIN further for two Chinese texts
+    sharing a measured value and a word. Two Chinese texts sharing no value or name are
+    one fact only with two shared words (words_shared) that are half the shorter one's;
+    two sharing one are near the threshold only with something beside it (cjk_beside).
+    Names and words in `common` (`common_terms`) count for nothing."""
     both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
     if both_cjk and not samefact.anchors(a, b, common):
         # The English model maps much of Chinese to one unknown token (two Chinese notes
