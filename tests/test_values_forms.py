@@ -514,3 +514,17 @@ def test_half_years_and_cubic_metres_read_as_measures(a, b):
 @given(st.integers(1, 40), st.sampled_from(["年", "天", "周"]))
 def test_n_units_and_a_half_is_n_point_five(n, unit):
     assert samefact.read(f"疗程要{n}{unit}半").values == samefact.read(f"疗程要{n}.5{unit}").values
+
+
+@pytest.mark.parametrize("text, time", [
+    ("twenty past eleven in the morning", "time:11:20"),
+    ("twenty-five past six pm", "time:18:25"),
+    ("five past nine", "time:9:05"),
+])
+def test_minutes_past_an_hour_in_words_are_a_time(text, time):
+    assert time in samefact.read(text).values["time"]
+
+
+@pytest.mark.parametrize("text", ["10 to 12 people came", "20 past 30 laps"])
+def test_a_range_of_counts_is_no_time(text):
+    assert "time" not in samefact.read(text).values

@@ -110,8 +110,8 @@ _TIME_COLON = _re(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d
 _TIME_DOT = _re(rf"\b(\d{{1,2}})\.(\d{{2}})\s*{_PERIOD}")
 _TIME_HOUR = _re(rf"\b(\d{{1,2}})\s*(?:o'?clock\s*)?{_PERIOD}")
 _TIME_OCLOCK = _re(r"\b(\d{1,2})\s*o'?clock\b")
-_TIME_QUARTER = _re(rf"\b(?:a\s+)?(quarter|half|\d{{1,2}}\s+minutes?)\s+(past|after|to|before)\s+"
-                           rf"(\d{{1,2}})(?:\s*{_PERIOD})?")
+_TIME_QUARTER = _re(rf"\b(?:a\s+)?(quarter|half|\d{{1,2}}\s+minutes?|[12]?[05](?=\s+past))\s+(past|after|to|before)\s+"
+                           rf"(\d{{1,2}})(?:\s*{_PERIOD})?")  # "twenty past eleven": five-minute steps, past only
 _TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
 # "twenty to midnight", "quarter past noon": minutes from an hour named by a word
 _TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(past|after|to|before)\s+"
