@@ -94,7 +94,8 @@ def _zh_numeral(m: re.Match) -> str:
         return s
     if s == "一" and nxt not in _ZH_ONE:  # 一家, 一只, 一个: the article, not a value
         return s
-    if s == "十" and nxt not in _ZH_COUNTER + "下" and (nxt == "字" or re.match(r"[\u4e00-\u9fff]", m.string[m.start() - 1:m.start()] or "x")):
+    before = m.string[m.start() - 1] if m.start() else ""
+    if s == "十" and nxt not in _ZH_COUNTER + "下" and (nxt == "字" or "\u4e00" <= before <= "\u9fff"):
         return s  # 红十字会, 十字路口 after a character: a word's, not ten (第十名, 每月十号 are)
     if s == "一" and nxt in "点點" and not _ONE_OCLOCK.match(m.string, m.end() + 1) \
             and not _PERIOD_BEFORE.search(m.string[:m.start()]) and not _HOUR_BEFORE.search(m.string[:m.start()]):
