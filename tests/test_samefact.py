@@ -296,3 +296,18 @@ def test_a_full_name_with_a_distinct_surname_anchors_two_chinese_texts(a, b, anc
 
 def test_one_distinct_name_with_two_duties_stays_two_facts():
     assert samefact.conflict("阚晓岚负责报名", "阚晓岚负责带队") is not None
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # the first characters differ, said another way: one fact
+    ("这次村里办百家宴，一共摆了七十九桌。", "这回村里的百家宴一共开了七十九桌", True),
+    ("女儿的晚自习九点二十下课。", "闺女晚自习晚上9点20放", True),
+    ("小区地库入口限高两米二。", "地下车库入口的限高是2.2米。", True),
+    # ... or swapped for an owner, place or thing with no character in common: two facts
+    ("厨房的水龙头5月3号修好了。", "卫生间水龙头5月3日修好", False),
+    ("厨房水龙头是5月3号换的", "卫生间的水龙头5月3日换了", False),
+    ("二月十四号是我和老公的结婚纪念日。", "二月十四号是爸妈的结婚纪念日。", False),
+    ("楼下的菜鸟驿站晚上九点关门。", "隔壁小区的菜鸟驿站晚上九点关门。", False),
+])
+def test_a_chinese_subject_is_the_first_stretch_swapped_for_another(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same

@@ -2,7 +2,7 @@
 them: the slots where they differ, whether each slot swaps content for content (the shape
 of two true facts about different entities: "My son plays…" / "My daughter plays…"), and
 whether the differences are short swaps of content words in one frame of words, and whether
-each Chinese swap is a verb's (`verb_swapped`)."""
+each Chinese swap is a verb or a measure word (`light_swapped`)."""
 
 from __future__ import annotations
 
@@ -85,10 +85,34 @@ def swaps(a: tuple[str, ...], b: tuple[str, ...], stop: frozenset[str]) -> bool:
 SWAP_MAX, SWAP_FRAME = 3, 4
 
 
-def verb_swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether every stretch `b` swaps in for one of `a` is a Chinese verb: it ends in 了,
-    or 了 follows it, on either side (交了 / 花了, 签了 / 为期)."""
+def light_swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether every stretch `b` swaps in for one of `a` is a Chinese verb, a measure word
+    or a particle, not an entity: it ends in 了, or 了 follows it, on either side (交了 /
+    花了, 签了 / 为期), or it is one character after 这 or 那 (这次 / 这回) or for 的."""
     ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
     def verb(x: tuple[str, ...], i1: int, i2: int) -> bool:
         return "了" in x[max(i1, i2 - 1):i2 + 1]
-    return bool(ops) and all(op[0] == "replace" and (verb(a, op[1], op[2]) or verb(b, op[3], op[4])) for op in ops)
+    return bool(ops) and all(op[0] == "replace" and (verb(a, op[1], op[2]) or verb(b, op[3], op[4])
+                                                     or _measure_word(a, b, op)) for op in ops)
+
+
+def _measure_word(a: tuple[str, ...], b: tuple[str, ...], op: tuple[str, int, int, int, int]) -> bool:
+    """Whether `op` swaps one character for one right after a 这 or 那 both texts share, or
+    for the particle 的 (村里办百家宴 / 村里的百家宴)."""
+    _, i1, i2, j1, j2 = op
+    return i2 - i1 == j2 - j1 == 1 and ("的" in (a[i1], b[j1]) or (
+        i1 > 0 and j1 > 0 and a[i1 - 1] == b[j1 - 1] and a[i1 - 1] in "这那"))
+
+
+
+def first_swap_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether the first stretch where two Chinese texts differ swaps content for content
+    with no character in common: another owner, place or thing (厨房 / 卫生间, 楼下 / 隔壁小区,
+    我和老公 / 爸妈), the shape of two true facts. A stretch said another way shares a
+    character (女儿 / 闺女, 地库 / 地下车库), is only added on one side, or is the measure
+    word after 这 or 那 (这次 / 这回)."""
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not ops or ops[0][0] != "replace":
+        return False
+    _, i1, i2, j1, j2 = ops[0]
+    return not _measure_word(a, b, ops[0]) and not (set(a[i1:i2]) & set(b[j1:j2])) - {"\x00"}

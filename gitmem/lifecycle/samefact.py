@@ -18,8 +18,7 @@ value or entity is found:
 - a substitution in an otherwise shared template: every stretch where the texts differ
   has content on both sides ("My son plays…" / "My daughter plays…", 猫/狗, 北京/上海),
   which is how Chinese look-alikes differ, since Chinese has no capitals; unless the texts
-  share a specific value and their subject and differ in one stretch without being one
-  template word for word (`_reworded`: "表哥的婚礼在11月8日" / "表哥11月8号结婚").
+  share a specific value and their subject and are no template word for word (`_reworded`).
 
 `conflict(a, b)` names the first difference found or None; `anchors(a, b)` says whether
 the texts share values or names, which dream takes as evidence of one fact (two Chinese
@@ -181,15 +180,19 @@ def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 
 def _reworded(fa: Fact, fb: Fact, a: str, b: str) -> bool:
-    """Whether two texts whose content words differ in one swapped stretch still state
-    one fact: they share a specific value (a date, time, quantity, address or a number
-    of two digits or more) and their subject (the first content word), and written out
-    word for word, function words and all, they are not one template with that stretch
-    swapped ("表哥的婚礼在11月8日" / "表哥11月8号结婚"; "The staging URL is X." / "staging
-    lives at X"). Look-alikes are such templates ("张伟的生日是6月12日" / "刘洋的生日是
-    6月12日"), or swap their subject, or swap two stretches (猫…豆豆 / 狗…球球)."""
+    """Whether two texts whose content words differ in swapped stretches (one in English)
+    still state one fact: they share a specific value (a date, time, quantity, address or
+    a number of two digits or more) and their subject, and written out word for word,
+    function words and all, they are not one template with stretches swapped ("表哥的婚礼在
+    11月8日" / "表哥11月8号结婚"; "The staging URL is X." / "staging lives at X"). Look-alikes
+    are such templates ("张伟的生日是6月12日" / "刘洋的生日是6月12日", 猫…豆豆 / 狗…球球), or
+    swap their subject (in Chinese: for words with no character in common)."""
+    # In Chinese the first content character is no subject (这次 / 这回, 女儿 / 闺女) unless
+    # it begins a stretch swapped for one with no character in common (厨房 / 卫生间).
+    cjk = bool(_CJK.search(a) and _CJK.search(b))
     subject_a = next((w for w in fa.tokens if w != "\x00"), None)
-    if subject_a is None or subject_a != next((w for w in fb.tokens if w != "\x00"), None):
+    if subject_a is None or (subject_a != next((w for w in fb.tokens if w != "\x00"), None)
+                             and (not cjk or alignment.first_swap_apart(fa.full, fb.full))):
         return False
     shared = set(_shared_values(a, b, fa, fb))  # "2.9 metres" / "9ft 6in" too
     if not any((v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS)
@@ -202,8 +205,8 @@ def _reworded(fa: Fact, fb: Fact, a: str, b: str) -> bool:
     # ("ballet" / "tap dance").
     template = alignment.substitution(fa.full, fb.full)
     if template and _CJK.search("".join(fa.full)):
-        template = all(m == n for m, n in alignment.slots(fa.full, fb.full)) and not alignment.verb_swapped(fa.full, fb.full)
-    return len(alignment.slots(*alignment.prefixed(fa.tokens, fb.tokens))) == 1 and not template
+        template = all(m == n for m, n in alignment.slots(fa.full, fb.full)) and not alignment.light_swapped(fa.full, fb.full)
+    return (cjk or len(alignment.slots(*alignment.prefixed(fa.tokens, fb.tokens))) == 1) and not template
 
 
 def _lacks(f: Fact, n: str, caps: frozenset[str], initials: bool = False) -> bool:
@@ -472,8 +475,7 @@ def measured(a: str, b: str) -> int:
 
 
 def _zh_name_in(fa: Fact, b: str) -> bool:
-    """Whether a Chinese name of one text (小张: 张, 叫卢嘉豪: 卢嘉豪) is written out in the
-    other text `b` (张伟, 全名卢嘉豪)."""
+    """Whether a Chinese name of one text (小张: 张, 叫卢嘉豪) is written out in `b` (张伟)."""
     return any(_CJK.match(n) and n in b for n in fa.names)
 
 
