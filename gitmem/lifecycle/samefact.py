@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gitmem.lifecycle import alignment, quantities, shortforms, values, zh_names
+from gitmem.lifecycle import alignment, kinds, quantities, shortforms, values, zh_names
 from gitmem.lifecycle.relatives import relative_added
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
@@ -324,7 +324,7 @@ def conflict(a: str, b: str) -> str | None:
     if _names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))):
         return "names differ"
     if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a) \
-            or zh_names.owners_differ(a, b):
+            or zh_names.owners_differ(a, b) or kinds.differ(a, b):
         return "entities differ"
     # Content words alone, or in English one sentence with one short stretch swapped where the
     # content words are too few to share half ("I had my Covid booster / my flu jab at Boots").

@@ -1,0 +1,125 @@
+"""Words of a closed kind that tell two facts apart: whose (the speaker, kin, someone
+named with 's), where (a room of a home; a side: front / back, upstairs, east / west) and
+when (last year / this year, 上次 / 这次; a year against a year, an occasion against an
+occasion).
+
+"Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
+"This year's bonus: £3k", 客厅的窗帘花了一千二 / 卧室窗帘1200块: written in two shapes, no
+template shows the swap (gitmem.lifecycle.alignment), but each side names another one of
+one kind. A kind only one side names is unknown on the other ("GP: Dr Adeyemi" / "Our GP
+is Dr Adeyemi"), not different; one named inside the other is one ("my eldest son" /
+"my son"); synonyms are one word (闺女 / 女儿, mum / mother, 这次 / 这回, 地库 / 车库).
+The speaker ("I", "my", 我) counts as a person only where no relative follows ("my mum's
+flight" is the mother's)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Each kind: {word or phrase: the one it stands for}. English words are matched whole, lower
+# case; Chinese ones as they stand, the longest first.
+_EN_PEOPLE = {
+    **dict.fromkeys("i me my mine myself we us our ours".split(), "me"),
+    **dict.fromkeys("mum mom mother mam mummy mommy".split(), "mother"),
+    **dict.fromkeys("dad father daddy".split(), "father"),
+    **dict.fromkeys("gran nan nana nanna grandma granny grandmother".split(), "grandmother"),
+    **dict.fromkeys("grandpa grandad granddad grandfather".split(), "grandfather"),
+    **dict.fromkeys("husband hubby".split(), "husband"), **dict.fromkeys("wife missus".split(), "wife"),
+    **{w: w for w in ("son daughter brother sister uncle aunt cousin niece nephew grandson granddaughter "
+                      "stepson stepdaughter stepmother stepfather boyfriend girlfriend fiance fiancee partner "
+                      "neighbour flatmate housemate boss landlord landlady eldest oldest youngest").split()},
+    "neighbours": "neighbour",
+}
+# when, per span: this year against this time is no difference ("今年…二十九个人" / "这次…二十九人")
+_EN_WHEN = {span: {f"{w} {form}": f"{w} {span}" for w in ("last", "this", "next") for form in forms}
+            for span, forms in (("year", ("year", "yr")), ("month", ("month",)), ("week", ("week", "wk")),
+                                ("time", ("time",)), ("term", ("term", "semester")),
+                                *((season, (season,)) for season in ("spring", "summer", "autumn", "winter")))}
+_EN_WHEN["day"] = {w: w for w in ("yesterday", "today", "tomorrow")}
+_EN_ROOMS = {
+    **{w: w for w in ("kitchen bedroom hallway loft attic cellar basement garage garden porch conservatory "
+                      "nursery").split()},
+    **dict.fromkeys(("bathroom", "toilet", "loo", "washroom"), "bathroom"),
+    **dict.fromkeys(("living room", "lounge", "sitting room", "front room"), "living room"),
+    "dining room": "dining room", "the landing": "landing", "en suite": "en suite", "ensuite": "en suite", "utility room": "utility room",
+}
+_EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door"}
+_ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸": "爸", "爸爸": "爸", "老爸": "爸", "父亲": "爸",
+           **dict.fromkeys("老公 老婆 爱人 丈夫 妻子 媳妇 太太".split(), "配偶"),
+           "儿子": "儿子", "女儿": "女儿", "闺女": "女儿", "哥哥": "哥", "姐姐": "姐", "弟弟": "弟", "妹妹": "妹",
+           "爷爷": "爷爷", "奶奶": "奶奶", "外公": "外公", "姥爷": "外公", "外婆": "外婆", "姥姥": "外婆",
+           "公公": "公公", "婆婆": "婆婆", "岳父": "岳父", "岳母": "岳母", "丈母娘": "岳母", "嫂子": "嫂子",
+           "姐夫": "姐夫", "弟媳": "弟媳", "妹夫": "妹夫", "侄子": "侄子", "侄女": "侄女", "外甥": "外甥",
+           "孙子": "孙子", "孙女": "孙女", "舅舅": "舅", "姑姑": "姑", "叔叔": "叔", "伯伯": "伯",
+           "邻居": "邻居", "房东": "房东"}
+# 大儿子 / 小儿子, 大姐 / 二姐: a relative with the order among siblings is another relative
+# (not 小姐: Miss)
+_ZH_ORDER = {f"{o}{k}": f"{o}{v}" for o in "大二三小" for k, v in
+             {"儿子": "儿子", "女儿": "女儿", "闺女": "女儿", "哥": "哥", "姐": "姐", "舅": "舅", "姑": "姑",
+              "姨": "姨", "伯": "伯", "叔": "叔"}.items() if o + k != "小姐"}
+_ZH_PEOPLE = {**_ZH_KIN, **_ZH_ORDER, **dict.fromkeys("我 我们 咱 咱们 俺 我家 咱家".split(), "我")}
+_ZH_WHEN = {"year": {w: w for w in "去年 今年 明年 前年 后年".split()},
+            "week": {"上周": "上周", "这周": "这周", "本周": "这周", "下周": "下周"},
+            "month": {"上个月": "上个月", "这个月": "这个月", "本月": "这个月", "下个月": "下个月"},
+            "day": {w: w for w in "昨天 今天 明天 前天 后天".split()},
+            "term": {"上学期": "上学期", "这学期": "这学期", "本学期": "这学期", "下学期": "下学期"},
+            "time": {"上次": "上次", "上回": "上次", "这次": "这次", "这回": "这次", "那次": "那次", "那回": "那次",
+                     "下次": "下次", "下回": "下次"}}
+_ZH_ROOMS = {"厨房": "厨房", "客厅": "客厅", "卧室": "卧室", "主卧": "主卧", "次卧": "次卧", "儿童房": "儿童房",
+             "书房": "书房", "阳台": "阳台", "餐厅": "餐厅", "玄关": "玄关", "阁楼": "阁楼", "地下室": "地下室",
+             "储藏室": "储藏室", "院子": "院子", "花园": "花园",
+             **dict.fromkeys("卫生间 洗手间 厕所 浴室".split(), "卫生间"),
+             **dict.fromkeys("车库 地库 地下车库".split(), "车库")}
+_ZH_SIDES = {w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西门 南门 北门 东边 西边 南边 北边 东侧 西侧".split()}
+
+_KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES))
+_KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES))
+
+
+def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
+    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(f"(?:{alts})" if cjk else rf"\b(?:{alts})\b")
+
+
+_EN = [(kind, words, _pattern(words, False)) for kind, words in _KINDS_EN]
+_ZH = [(kind, words, _pattern(words, True)) for kind, words in _KINDS_ZH]
+_EN_RELATIVE = re.compile(r"\b(?:my|our)\s+(?=(?:[a-z]+\s+)?(?:" + "|".join(
+    w for w, v in _EN_PEOPLE.items() if v != "me") + r")\b)")
+_ZH_RELATIVE = re.compile(r"(?:我|咱|俺)(?:们)?(?:的|家)?(?=" + "|".join(
+    sorted((w for w in {**_ZH_KIN, **_ZH_ORDER} if w not in ("邻居", "房东")), key=len, reverse=True)) + ")")
+_EN_OWNER = re.compile(r"\b([A-Z][a-z]+)['’]s\b")
+
+
+@lru_cache(maxsize=65536)
+def named(text: str) -> dict[str, frozenset[str]]:
+    """Per kind, the words of that kind `text` names (each as the one it stands for)."""
+    out: dict[str, set[str]] = {}
+    zh = _ZH_RELATIVE.sub("", text)
+    for kind, words, pattern in _ZH:
+        for m in pattern.finditer(zh):
+            out.setdefault(kind, set()).add(words[m[0]])
+    low = _EN_RELATIVE.sub("", text.lower().replace("’", "'"))
+    for kind, words, pattern in _EN:
+        for m in pattern.finditer(low):
+            out.setdefault(kind, set()).add(words[m[0]])
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _owners(text: str) -> frozenset[str]:
+    return frozenset(m[1].lower() for m in _EN_OWNER.finditer(text)) - _EN_PEOPLE.keys()
+
+
+def differ(a: str, b: str) -> str | None:
+    """The kind of which each text names one the other does not ("people", "year", "room",
+    "side", ...), or None. Someone named with 's is another person than the speaker ("My
+    flight lands at 3pm" / "Jake's plane gets in at 15:00"); two names are the name
+    reader's (samefact), which knows short forms (Roz / Rosamund)."""
+    na, nb = named(a), named(b)
+    for kind in na.keys() & nb.keys():
+        if na[kind] - nb[kind] and nb[kind] - na[kind]:
+            return kind
+    for x, nx, y, ny in ((a, na, b, nb), (b, nb, a, na)):
+        if nx.get("people") == {"me"} and "me" not in ny.get("people", ()) and _owners(y) and not _owners(x):
+            return "people"
+    return None

@@ -1,0 +1,78 @@
+"""Whose, where and when: words of a closed kind that tell two look-alike facts apart
+when they are written in two shapes (gitmem.lifecycle.kinds), and dream keeping them."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitmem.lifecycle import kinds, samefact
+
+# Two true facts sharing their value, written in two styles: no template shows the swap.
+LOOK_ALIKES = [
+    ("Mum takes her blood pressure pill at 8am.", "dad's bp tablet: 8am every morning", "people"),
+    ("My flight lands at 3pm on Friday.", "Friday: Jake's plane gets in at 15:00", "people"),
+    ("My eldest's school fees are £2,800 a term.", "youngest's fees: 2800 per term", "people"),
+    ("Last year's bonus was £3,000.", "This year's bonus: £3k", "year"),
+    ("The kitchen curtains cost £120.", "bedroom curtains were 120 quid", "room"),
+    ("The front door parcel locker closes at 10pm.", "back gate locker shuts 10pm", "side"),
+    ("妈妈的降压药每天早上八点吃", "爸爸降压药早上8点吃", "people"),
+    ("我的体检约在3月15号", "老公体检3月15日", "people"),
+    ("大儿子的幼儿园学费每月两千八", "小儿子幼儿园每个月2800", "people"),
+    ("奶奶家的wifi密码是12345678", "我家wifi密码12345678", "people"),
+    ("去年的年终奖是三万", "今年年终奖3万", "year"),
+    ("这次体检花了六百", "那次体检花了六百块", "time"),
+    ("客厅的窗帘花了一千二", "卧室窗帘1200块", "room"),
+    ("前门的快递柜晚上十点关", "后门那个快递柜晚上10点关门", "side"),
+]
+
+
+@pytest.mark.parametrize("a, b, kind", LOOK_ALIKES)
+def test_two_of_one_kind_are_two_facts(a, b, kind):
+    assert kinds.differ(a, b) == kind
+    assert samefact.conflict(a, b) == "entities differ"
+    assert samefact.conflict(b, a) == "entities differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Mum's flight lands at 3pm.", "my mother lands at 15:00"),  # mum / mother; "my" before a relative
+    ("My son's violin exam is on 4 May.", "my eldest son: violin exam 4/5"),  # one named inside the other
+    ("Our GP is Dr Chris Adeyemi.", "GP: Dr C. Adeyemi."),  # a kind only one side names
+    ("女儿的晚自习九点二十下课。", "闺女晚自习晚上9点20放"),  # 女儿 / 闺女
+    ("这次村里办百家宴，一共摆了七十九桌。", "这回村里的百家宴一共开了七十九桌"),  # 这次 / 这回
+    ("今年单位报名无偿献血的一共二十九个人。", "这次献血活动单位里报了二十九人"),  # a year, an occasion
+    ("我妈的降压药每天早上八点吃", "妈妈降压药早上8点吃"),  # 我妈 is the mother, not the speaker
+])
+def test_one_thing_said_two_ways_is_no_difference(a, b):
+    assert kinds.differ(a, b) is None
+
+
+def test_a_relative_is_not_the_speaker():
+    assert kinds.named("我妈的降压药")["people"] == {"妈"}
+    assert kinds.named("我的降压药")["people"] == {"我"}
+    assert kinds.differ("我妈的降压药每天早上八点吃", "我的降压药早上8点吃") == "people"
+
+
+_WORDS = st.sampled_from(["my", "mum", "dad", "kitchen", "bedroom", "last year", "this year", "front", "back",
+                          "Jake's", "the", "pill", "at", "8am", "我", "妈妈", "爸爸", "客厅", "卧室", "去年",
+                          "今年", "这次", "这回", "的", "前门", "后门", "我家", "闺女", "女儿"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, max_size=8), st.lists(_WORDS, max_size=8))
+def test_differ_is_symmetric_and_never_between_a_text_and_itself(xs, ys):
+    a, b = " ".join(xs), " ".join(ys)
+    assert kinds.differ(a, a) is None
+    assert (kinds.differ(a, b) is None) == (kinds.differ(b, a) is None)
+
+
+@pytest.mark.parametrize("a, b, kind", [LOOK_ALIKES[0], LOOK_ALIKES[3], LOOK_ALIKES[7], LOOK_ALIKES[12]])
+def test_dream_keeps_look_alikes_written_in_two_styles(store, a, b, kind):
+    """The embedder sees the two as one text: only the guard keeps them apart."""
+    from tests.test_samefact import _plan
+
+    store.import_items([{"text": a, "created": "2024-03-02", "importance": 9},
+                        {"text": b, "created": "2024-03-02T00:05:00", "importance": 9}])
+    plan = _plan(store)
+    assert plan.merges == [] and plan.supersessions == []
