@@ -76,3 +76,9 @@ def test_dream_keeps_look_alikes_written_in_two_styles(store, a, b, kind):
                         {"text": b, "created": "2024-03-02T00:05:00", "importance": 9}])
     plan = _plan(store)
     assert plan.merges == [] and plan.supersessions == []
+
+
+def test_the_speakers_thing_for_someone_named_is_theirs():
+    assert kinds.differ("The cot quilt I'm making for Esme is 90 by 120 cm.",
+                        "Finished size of Esme's cot quilt: ninety centimetres by a hundred and twenty.") is None
+    assert kinds.differ("My quilt is 90 by 120 cm.", "Esme's quilt: 90x120cm") == "people"

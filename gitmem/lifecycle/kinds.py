@@ -114,12 +114,14 @@ def differ(a: str, b: str) -> str | None:
     """The kind of which each text names one the other does not ("people", "year", "room",
     "side", ...), or None. Someone named with 's is another person than the speaker ("My
     flight lands at 3pm" / "Jake's plane gets in at 15:00"); two names are the name
-    reader's (samefact), which knows short forms (Roz / Rosamund)."""
+    reader's (samefact), which knows short forms (Roz / Rosamund). The speaker's thing for
+    someone is theirs ("The quilt I'm making for Esme" / "Esme's quilt")."""
     na, nb = named(a), named(b)
     for kind in na.keys() & nb.keys():
         if na[kind] - nb[kind] and nb[kind] - na[kind]:
             return kind
     for x, nx, y, ny in ((a, na, b, nb), (b, nb, a, na)):
-        if nx.get("people") == {"me"} and "me" not in ny.get("people", ()) and _owners(y) and not _owners(x):
+        others = {o for o in _owners(y) if not re.search(rf"\b{re.escape(o)}\b", x, re.I)}
+        if nx.get("people") == {"me"} and "me" not in ny.get("people", ()) and others and not _owners(x):
             return "people"
     return None
