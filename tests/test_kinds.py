@@ -82,3 +82,26 @@ def test_the_speakers_thing_for_someone_named_is_theirs():
     assert kinds.differ("The cot quilt I'm making for Esme is 90 by 120 cm.",
                         "Finished size of Esme's cot quilt: ninety centimetres by a hundred and twenty.") is None
     assert kinds.differ("My quilt is 90 by 120 cm.", "Esme's quilt: 90x120cm") == "people"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("我妈每周二和周五去医院做透析。", "老妈周二周五透析"),  # 我妈 / 老妈 / 母亲: one word
+    ("妈 透析 周二/周五", "母亲透析时间：每周二、周五"),
+    ("这次装修的水电报价是一万一千五。", "这回水电报价 11500"),  # 这次 / 这回
+    ("客厅沙发的长度是两米八。", "客厅沙发 280cm"),  # 的长度: the sofa's length, not something it owns
+])
+def test_one_chinese_fact_in_other_words_for_one_person_place_or_detail(a, b):
+    assert samefact.conflict(a, b) is None and samefact.conflict(b, a) is None
+
+
+def test_something_a_person_has_is_still_another_thing():
+    assert samefact.conflict("小叔的儿子在宁波港", "小叔在宁波港") == "entities differ"
+    assert samefact.conflict("我的体检约在3月15号", "丈夫体检3月15日") == "entities differ"
+
+
+def test_english_words_for_one_person_or_room_are_one_word_and_still_spell_a_name():
+    assert samefact.read("My Mum's lounge alcove").tokens == ("mother", "living", "room", "alcove")
+    assert samefact.conflict("lounge alcove: 870mm", "The sitting-room alcove measures 0.87 m across.") is None
+    # "Grandad" is read as a name as written, on both sides
+    assert samefact.conflict("Grandad Percy's 90th birthday lunch is on Sunday 12 October at 1pm at the Swan.",
+                             "12 Oct - 1 p.m. - Grandad Percy's 90th, the Swan") is None

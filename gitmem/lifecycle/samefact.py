@@ -60,7 +60,7 @@ ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间")
 # One thing, two words (learned on the tuning half; 出生/生日 on the first held-out
 # half once it was read: "born on <date>" and "birthday is <date>" state one fact, as
 # "born" and "birthday" already do in English, where they share no token).
-EQUIV = {"session": "meeting", "xmas": "christmas", "会议": "会", "出生": "生日"}
+EQUIV = {"session": "meeting", "xmas": "christmas", "会议": "会", "出生": "生日"}  # and kinds.one_word's
 # The lexical channel (`overlap`): an English content word counts by its first letters
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
 PREFIX = 5
@@ -133,8 +133,7 @@ def read(text: str) -> Fact:
     """The values, names and content tokens of `text` (its letters unaccented)."""
     vals, t = values.extract(shortforms.unaccented(text))
     names = set(names_of(text))
-    for a, b in EQUIV.items():
-        t = t.replace(a, b)
+    t, written = kinds.one_word(t, EQUIV), t  # words as written still spell a name (Grandad Percy)
     values_by_kind = values.by_kind(vals)
     for p in ZH_PREAMBLE:
         t = t.replace(p, " ")
@@ -148,7 +147,7 @@ def read(text: str) -> Fact:
                 tokens.append(w)
         elif w not in STOP and not w.isdigit():
             tokens.append(_stem(re.sub(r"'s?$", "", w)))  # clemmie's op / Clemmie op
-    words = frozenset(tokens) - {"\x00"} | frozenset(re.findall(r"[a-z0-9]+", t))
+    words = frozenset(tokens) - {"\x00"} | frozenset(re.findall(r"[a-z0-9]+", t + " " + written))
     units = {w[:PREFIX] for w in tokens if not _CJK.match(w) and len(w) >= 3}
     for run in re.findall(r"[\u3400-\u9fff]+", t):  # values are blanked out of t: no pair spans one
         units |= {x + y for x, y in zip(run, run[1:]) if x not in ZH_STOP and y not in ZH_STOP}
@@ -174,7 +173,7 @@ def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     content = [t for t in added if t not in STOP and t not in ZH_STOP and t != "\x00"]
     # ... or what someone has put after them: 小叔的儿子在宁波港 / 小叔在宁波港. In Chinese
     # what is put before must be an owner: 书房的书架 / 书架 is one shelf (zh_names.owner_in).
-    possessed = tag == "insert" and added[0] == "的" and 0 < i1 < len(a)
+    possessed = tag == "insert" and added[0] == "的" and 0 < i1 < len(a) and not kinds.attribute("".join(added))
     zh = "".join(t for t in content if _CJK.match(t))
     return (possessive or possessed) and bool(content) and (possessed or not zh or zh_names.owner_in(zh)) and i1 < len(a)
 
