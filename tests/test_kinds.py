@@ -25,6 +25,10 @@ LOOK_ALIKES = [
     ("这次体检花了六百", "那次体检花了六百块", "time"),
     ("客厅的窗帘花了一千二", "卧室窗帘1200块", "room"),
     ("前门的快递柜晚上十点关", "后门那个快递柜晚上10点关门", "side"),
+    ("Mum's blood pressure tablet is amlodipine 5 mg.", "auntie sue: amlodipine 5mg, mornings", "people"),
+    ("first floor carpet: 23.5 m2", "The fitter measured the ground floor at 23.5 square metres.", "floor"),
+    ("邻居王阿姨上周借了我五百块，说月底还。", "借出500 上周——同事小唐，月底还", "people"),
+    ("3/15打疫苗——狗狗旺财", "我家猫豆豆今年是3月15号打的疫苗。", "pet"),
 ]
 
 

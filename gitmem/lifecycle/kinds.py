@@ -1,6 +1,6 @@
 """Words of a closed kind that tell two facts apart: whose (the speaker, kin, someone
-named with 's), where (a room of a home; a side: front / back, upstairs, east / west) and
-when (last year / this year, 上次 / 这次; a year against a year, an occasion against an
+named with 's; a pet), where (a room of a home; a side: front / back, upstairs, east / west;
+a floor) and when (last year / this year, 上次 / 这次; a year against a year, an occasion against an
 occasion).
 
 "Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
@@ -33,7 +33,7 @@ _EN_PEOPLE = {
     **{w: w for w in ("son daughter brother sister uncle aunt cousin niece nephew grandson granddaughter "
                       "stepson stepdaughter stepmother stepfather boyfriend girlfriend fiance fiancee partner "
                       "neighbour flatmate housemate boss landlord landlady eldest oldest youngest").split()},
-    "neighbours": "neighbour",
+    "neighbours": "neighbour", "auntie": "aunt", "aunty": "aunt", "colleague": "colleague", "friend": "friend",
 }
 # when, per span: this year against this time is no difference ("今年…二十九个人" / "这次…二十九人")
 _EN_WHEN = {span: {f"{w} {form}": f"{w} {span}" for w in ("last", "this", "next") for form in forms}
@@ -48,6 +48,9 @@ _EN_ROOMS = {
     **dict.fromkeys(("living room", "lounge", "sitting room", "front room"), "living room"),
     "dining room": "dining room", "the landing": "landing", "en suite": "en suite", "ensuite": "en suite", "utility room": "utility room",
 }
+_EN_FLOORS = {f"{w} floor": f"{w} floor" for w in ("ground", "first", "second", "third", "top", "1st", "2nd", "3rd")}
+_EN_PETS = {w: w for w in "cat dog rabbit hamster guinea tortoise budgie parrot pony horse".split()}
+_ZH_PETS = {"猫": "猫", "猫咪": "猫", "狗": "狗", "狗狗": "狗", "兔子": "兔子", "仓鼠": "仓鼠", "鹦鹉": "鹦鹉", "乌龟": "乌龟"}
 _EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door"}
 _ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸": "爸", "爸爸": "爸", "老爸": "爸", "父亲": "爸",
            **dict.fromkeys("老公 老婆 爱人 丈夫 妻子 媳妇 太太".split(), "配偶"),
@@ -56,7 +59,8 @@ _ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸
            "公公": "公公", "婆婆": "婆婆", "岳父": "岳父", "岳母": "岳母", "丈母娘": "岳母", "嫂子": "嫂子",
            "姐夫": "姐夫", "弟媳": "弟媳", "妹夫": "妹夫", "侄子": "侄子", "侄女": "侄女", "外甥": "外甥",
            "孙子": "孙子", "孙女": "孙女", "舅舅": "舅", "姑姑": "姑", "叔叔": "叔", "伯伯": "伯",
-           "邻居": "邻居", "房东": "房东"}
+           "邻居": "邻居", "房东": "房东", "同事": "同事", "同学": "同学", "朋友": "朋友", "领导": "领导",
+           **{f"{x}{y}": f"{x}{y}" for x in "表堂" for y in "哥姐弟妹"}}
 # 大儿子 / 小儿子, 大姐 / 二姐: a relative with the order among siblings is another relative
 # (not 小姐: Miss)
 _ZH_ORDER = {f"{o}{k}": f"{o}{v}" for o in "大二三小" for k, v in
@@ -96,8 +100,9 @@ _EN_SAME = re.compile(r"\b(?:" + "|".join(sorted(EN_SAME, key=len, reverse=True)
 _ZH_ATTRIBUTE = re.compile("长度|宽度|高度|厚度|深度|尺寸|大小|重量|价格|价钱|颜色|型号|日期|时间|地址|号码|电话|名字|"
                            "编号|容量|面积|长|宽|高|厚|重")
 
-_KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES))
-_KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES))
+_KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
+             ("floor", _EN_FLOORS), ("pet", _EN_PETS))
+_KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
