@@ -3,11 +3,12 @@ when they are written in two shapes (gitmem.lifecycle.kinds), and dream keeping 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.lifecycle import kinds, samefact
+from gitmem.lifecycle import grouping, kinds, samefact
 
 # Two true facts sharing their value, written in two styles: no template shows the swap.
 LOOK_ALIKES = [
@@ -109,3 +110,31 @@ def test_english_words_for_one_person_or_room_are_one_word_and_still_spell_a_nam
     # "Grandad" is read as a name as written, on both sides
     assert samefact.conflict("Grandad Percy's 90th birthday lunch is on Sunday 12 October at 1pm at the Swan.",
                              "12 Oct - 1 p.m. - Grandad Percy's 90th, the Swan") is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("健身房的年卡是两千九百九。", "游泳馆年卡 2990"),  # one value of two things no capital names
+    ("科沃斯 滤网两周洗一次", "小米扫地机器人的滤网两周清洗一次。"),
+])
+def test_chinese_texts_sharing_a_value_in_few_words_are_left_for_the_agent(a, b):
+    vecs = np.array([[1.0, 0.0], [1.0, 0.0]])  # the vectors see one text
+    near = grouping.group([a, b], [None, None], ["x", "y"], [(1.0, 0, 1)], 0.88, 0.25, 0.45, vecs=vecs)
+    assert len(near.groups.members) == 2
+    assert [(p["a"], p["b"], p["why"]) for p in near.held_apart] == [("x", "y", grouping.FEW_WORDS)]
+
+
+def test_chinese_paraphrases_sharing_most_words_still_merge():
+    a, b = "客厅沙发的长度是两米八。", "客厅沙发 280cm"
+    near = grouping.group([a, b], [None, None], ["x", "y"], [(0.9, 0, 1)], 0.88, 0.25, 0.45,
+                          vecs=np.array([[1.0, 0.0], [1.0, 0.0]]))
+    assert len(near.groups.members) == 1 and near.held_apart == []
+
+
+def test_dream_lists_a_chinese_pair_it_leaves_for_the_agent(store):
+    from tests.test_samefact import _plan
+
+    ids = store.import_items([{"text": "健身房的年卡是两千九百九。", "created": "2024-03-02", "importance": 9},
+                              {"text": "游泳馆年卡 2990", "created": "2024-03-02T00:05:00", "importance": 9}]).created
+    plan = _plan(store)
+    assert plan.merges == []
+    assert [({p["a"], p["b"]}, p["why"]) for p in plan.possible_updates] == [(set(ids), grouping.FEW_WORDS)]
