@@ -1,8 +1,9 @@
 """Where two token sequences differ, as dream's guard (gitmem.lifecycle.samefact) reads
 them: the slots where they differ, whether each slot swaps content for content (the shape
 of two true facts about different entities: "My son plays…" / "My daughter plays…"), and
-whether the differences are short swaps of content words in one frame of words, and whether
-each Chinese swap is a verb or a measure word (`light_swapped`)."""
+whether the differences are short swaps of content words in one frame of words, whether
+each Chinese swap is a verb, a measure word or a particle (`light_swapped`), and whether
+two Chinese texts open with two things (`first_swap_apart`)."""
 
 from __future__ import annotations
 
@@ -102,7 +103,6 @@ def _measure_word(a: tuple[str, ...], b: tuple[str, ...], op: tuple[str, int, in
     _, i1, i2, j1, j2 = op
     return i2 - i1 == j2 - j1 == 1 and ("的" in (a[i1], b[j1]) or (
         i1 > 0 and j1 > 0 and a[i1 - 1] == b[j1 - 1] and a[i1 - 1] in "这那"))
-
 
 
 def first_swap_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:

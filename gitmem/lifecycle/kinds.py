@@ -46,7 +46,8 @@ _EN_ROOMS = {
                       "nursery").split()},
     **dict.fromkeys(("bathroom", "toilet", "loo", "washroom"), "bathroom"),
     **dict.fromkeys(("living room", "lounge", "sitting room", "front room"), "living room"),
-    "dining room": "dining room", "the landing": "landing", "en suite": "en suite", "ensuite": "en suite", "utility room": "utility room",
+    "dining room": "dining room", "the landing": "landing", "en suite": "en suite", "ensuite": "en suite",
+    "utility room": "utility room",
 }
 _EN_FLOORS = {f"{w} floor": f"{w} floor" for w in ("ground", "first", "second", "third", "top", "1st", "2nd", "3rd")}
 _EN_PETS = {w: w for w in "cat dog rabbit hamster guinea tortoise budgie parrot pony horse".split()}
@@ -98,7 +99,7 @@ _EN_SAME = re.compile(r"\b(?:" + "|".join(sorted(EN_SAME, key=len, reverse=True)
 
 # What one thing has, not another thing it owns (沙发的长度 / 沙发: one sofa).
 _ZH_ATTRIBUTE = re.compile("长度|宽度|高度|厚度|深度|尺寸|大小|重量|价格|价钱|颜色|型号|日期|时间|地址|号码|电话|名字|"
-                           "编号|容量|面积|长|宽|高|厚|重")
+                           "编号|容量|面积")
 
 _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
              ("floor", _EN_FLOORS), ("pet", _EN_PETS))
