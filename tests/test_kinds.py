@@ -30,6 +30,7 @@ LOOK_ALIKES = [
     ("first floor carpet: 23.5 m2", "The fitter measured the ground floor at 23.5 square metres.", "floor"),
     ("邻居王阿姨上周借了我五百块，说月底还。", "借出500 上周——同事小唐，月底还", "people"),
     ("3/15打疫苗——狗狗旺财", "我家猫豆豆今年是3月15号打的疫苗。", "pet"),
+    ("The fence on the left-hand side of the garden is 1.8 m high.", "right side fence: 1.8m", "side"),
 ]
 
 
@@ -51,6 +52,10 @@ def test_two_of_one_kind_are_two_facts(a, b, kind):
 ])
 def test_one_thing_said_two_ways_is_no_difference(a, b):
     assert kinds.differ(a, b) is None
+
+
+def test_left_or_right_alone_is_no_side():  # "I left", "that's right"
+    assert "side" not in kinds.named("I left my keys on the hook, right by the door.")
 
 
 def test_a_relative_is_not_the_speaker():

@@ -52,7 +52,8 @@ _EN_ROOMS = {
 _EN_FLOORS = {f"{w} floor": f"{w} floor" for w in ("ground", "first", "second", "third", "top", "1st", "2nd", "3rd")}
 _EN_PETS = {w: w for w in "cat dog rabbit hamster guinea tortoise budgie parrot pony horse".split()}
 _ZH_PETS = {"猫": "猫", "猫咪": "猫", "狗": "狗", "狗狗": "狗", "兔子": "兔子", "仓鼠": "仓鼠", "鹦鹉": "鹦鹉", "乌龟": "乌龟"}
-_EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door"}
+_EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door",
+             **{f"{w}{end}": w for w in ("left", "right") for end in ("-hand side", " side", "-hand", " hand side")}}
 _ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸": "爸", "爸爸": "爸", "老爸": "爸", "父亲": "爸",
            **dict.fromkeys("老公 老婆 爱人 丈夫 妻子 媳妇 太太".split(), "配偶"),
            "儿子": "儿子", "女儿": "女儿", "闺女": "女儿", "哥哥": "哥", "姐姐": "姐", "弟弟": "弟", "妹妹": "妹",
