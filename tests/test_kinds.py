@@ -31,6 +31,8 @@ LOOK_ALIKES = [
     ("邻居王阿姨上周借了我五百块，说月底还。", "借出500 上周——同事小唐，月底还", "people"),
     ("3/15打疫苗——狗狗旺财", "我家猫豆豆今年是3月15号打的疫苗。", "pet"),
     ("The fence on the left-hand side of the garden is 1.8 m high.", "right side fence: 1.8m", "side"),
+    ("苏州园区班车 7:40发", "公司杭州园区的班车早上七点四十发车。", "city"),  # no capitals: a closed list
+    ("建行信用卡 每月8号还款", "招商银行信用卡的还款日是每月8号。", "bank"),
 ]
 
 
@@ -49,6 +51,7 @@ def test_two_of_one_kind_are_two_facts(a, b, kind):
     ("这次村里办百家宴，一共摆了七十九桌。", "这回村里的百家宴一共开了七十九桌"),  # 这次 / 这回
     ("今年单位报名无偿献血的一共二十九个人。", "这次献血活动单位里报了二十九人"),  # a year, an occasion
     ("我妈的降压药每天早上八点吃", "妈妈降压药早上8点吃"),  # 我妈 is the mother, not the speaker
+    ("工商银行信用卡每月8号还款", "工行信用卡 8号还款"),  # one bank in two names
 ])
 def test_one_thing_said_two_ways_is_no_difference(a, b):
     assert kinds.differ(a, b) is None

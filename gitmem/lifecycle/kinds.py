@@ -1,7 +1,7 @@
 """Words of a closed kind that tell two facts apart: whose (the speaker, kin, someone
 named with 's; a pet), where (a room of a home; a side: front / back, upstairs, east / west;
-a floor) and when (last year / this year, 上次 / 这次; a year against a year, an occasion against an
-occasion).
+a floor; in Chinese, which has no capitals, a city or a bank) and when (last year / this
+year, 上次 / 这次; a year against a year, an occasion against an occasion).
 
 "Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
 "This year's bonus: £3k", 客厅的窗帘花了一千二 / 卧室窗帘1200块: written in two shapes, no
@@ -102,9 +102,24 @@ _EN_SAME = re.compile(r"\b(?:" + "|".join(sorted(EN_SAME, key=len, reverse=True)
 _ZH_ATTRIBUTE = re.compile("长度|宽度|高度|厚度|深度|尺寸|大小|重量|价格|价钱|颜色|型号|日期|时间|地址|号码|电话|名字|"
                            "编号|容量|面积")
 
+# Chinese has no capitals: cities (and provinces) and banks are closed lists a reader knows.
+_ZH_CITIES = {w: w for w in (
+    "北京 上海 天津 重庆 广州 深圳 杭州 南京 苏州 无锡 常州 南通 扬州 徐州 宁波 温州 绍兴 嘉兴 湖州 金华 台州 诸暨 义乌 "
+    "合肥 芜湖 福州 厦门 泉州 南昌 济南 青岛 烟台 潍坊 郑州 洛阳 武汉 宜昌 长沙 株洲 南宁 桂林 海口 三亚 成都 绵阳 贵阳 "
+    "昆明 丽江 拉萨 西安 兰州 西宁 银川 乌鲁木齐 喀什 呼和浩特 包头 石家庄 保定 唐山 秦皇岛 太原 大同 沈阳 大连 长春 "
+    "哈尔滨 东莞 佛山 珠海 汕头 惠州 江门 湛江 香港 澳门 台北 高雄 昆山 常熟 张家港 江阴 慈溪 余姚 乐清 瑞安 晋江 "
+    "河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 贵州 云南 陕西 甘肃 青海 "
+    "台湾 内蒙古 广西 西藏 宁夏 新疆").split()}
+_ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromkeys(("工行", "工商银行"), "工行"),
+             **dict.fromkeys(("农行", "农业银行"), "农行"), **dict.fromkeys(("中行", "中国银行"), "中行"),
+             **dict.fromkeys(("招行", "招商银行"), "招行"), **dict.fromkeys(("交行", "交通银行"), "交行"),
+             **dict.fromkeys(("邮储", "邮政储蓄", "邮储银行"), "邮储"),
+             **{w: w for w in "浦发 民生银行 兴业银行 平安银行 中信银行 光大银行 华夏银行 广发银行 北京银行 上海银行".split()}}
+
 _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
              ("floor", _EN_FLOORS), ("pet", _EN_PETS))
-_KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS))
+_KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
+             ("city", _ZH_CITIES), ("bank", _ZH_BANKS))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
