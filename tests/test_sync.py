@@ -298,6 +298,14 @@ def test_unknown_and_unreachable_remotes_are_clean_errors(tmp_path):
     assert a.git.scopes() == {}
 
 
+def test_a_missing_remote_whose_path_holds_401_is_no_authentication_error(tmp_path):
+    # pytest's own temporary directories reach /tmp/pytest-of-root/pytest-401/…
+    a = home(tmp_path, "a", None)
+    a.remote_add("origin", str(tmp_path / "pytest-401" / "gone-403.git"))
+    res = cli_sync(a, "origin")
+    assert res.exit_code == 8 and "no repository there" in res.output and "authentication" not in res.output
+
+
 def _plain_push(tmp_path, url, branch, message="plain"):
     work = tmp_path / f"work-{branch.replace('/', '-')}"
     git("init", "-q", "-b", branch, str(work))

@@ -194,10 +194,12 @@ def _parse_porcelain(out: str) -> list[PushResult]:
 
 def _remote_error(name: str, url: str, stderr: str) -> RemoteError:
     text = " ".join(stderr.split())
-    low = text.lower()
+    # What git says, not the URL or path it quotes: "/tmp/pytest-401/x.git" holds no HTTP 401.
+    low = re.sub(r"'[^']*'", "''", text.replace(url, "")).lower()
     where = f"remote {name} ({_safe_url(url)})"
     if any(s in low for s in ("authentication failed", "permission denied", "could not read username",
-                              "403", "401", "invalid credentials", "access denied", "terminal prompts disabled")):
+                              "invalid credentials", "access denied", "terminal prompts disabled")) \
+            or re.search(r"(?<![\w/.-])40[13](?![\w/.-])", low):
         return RemoteError(f"{where}: authentication failed",
                            hint="set up credentials as for git: a credential helper, ssh-agent or ~/.ssh/config")
     if any(s in low for s in ("does not appear to be a git repository", "repository not found", "not found",
