@@ -11,8 +11,8 @@ never by the cosine alone: a shared value or name, or two shared words.
 Chinese pairs that share a word are candidates even when the vectors do not rank them
 among each other's nearest (`lexical_pairs`); two that share less than CJK_CONTAINED of
 the shorter one's words are left for the agent to judge (held apart, FEW_WORDS). Single
-linkage on similarity, complete linkage on conflicts: a group never holds two texts that differ in a value or an
-entity; with the vectors, complete linkage on evidence too: every two members of a
+linkage on similarity, complete linkage on conflicts: a group never holds two texts that
+differ in a value or an entity; with the vectors, complete linkage on evidence too: every two members of a
 group share a value, a name or a word, or are near by the vectors (`related`).
 
 A chat is not a set of paraphrases: the names and words most of a scope's texts hold

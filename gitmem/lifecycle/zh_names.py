@@ -112,7 +112,6 @@ def owner_in(words: str) -> bool:
     return bool(_ZH_OWNER.search(words) or SHORT_NAME.search(words) or _ZH_NAME.fullmatch(words))
 
 
-
 # A text that opens with whose thing it is: 我的公积金卡…, 老公的公积金卡…, 我们家的猫…
 _POSSESSOR = re.compile(r"^([\u4e00-\u9fff]{1,4}?)的([\u4e00-\u9fff]{2})")
 
