@@ -86,7 +86,7 @@ _ZH_SIDES = {w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西
 # One word for one person, place or time written in several (read by samefact before it
 # compares two Chinese texts: 我妈 / 老妈 / 母亲, 这次 / 这回, 地库 / 地下车库), the longest first.
 # Not 爱人 (either spouse), 太太 (王太太: Mrs Wang), 媳妇 (儿媳妇) or 哥哥 (X哥 is a short name).
-ZH_SAME = {"地下车库": "车库", "地库": "车库", "洗手间": "卫生间", "厕所": "卫生间", "本学期": "这学期",
+ZH_SAME = {"父母": "爸妈", "地下车库": "车库", "地库": "车库", "洗手间": "卫生间", "厕所": "卫生间", "本学期": "这学期",
            "老妈": "妈", "妈妈": "妈", "母亲": "妈", "老爸": "爸", "爸爸": "爸", "父亲": "爸", "丈夫": "老公",
            "妻子": "老婆", "闺女": "女儿", "姥姥": "外婆", "姥爷": "外公", "这回": "这次", "上回": "上次",
            "下回": "下次", "那回": "那次", "本周": "这周", "本月": "这个月"}
@@ -133,6 +133,7 @@ _EN_RELATIVE = re.compile(r"\b(?:my|our)\s+(?=(?:[a-z]+\s+)?(?:" + "|".join(
     w for w, v in _EN_PEOPLE.items() if v != "me") + r")\b)")
 _ZH_RELATIVE = re.compile(r"(?:我|咱|俺)(?:们)?(?:的|家)?(?=" + "|".join(
     sorted((w for w in {**_ZH_KIN, **_ZH_ORDER} if w not in ("邻居", "房东")), key=len, reverse=True)) + ")")
+_YEAR_WORD = frozenset("终度龄级纪薪假会货初底中")  # 年终, 年度, 年龄…: words that begin with 年
 _EN_OWNER = re.compile(r"\b([A-Z][a-z]+)['’]s\b")
 
 
@@ -143,6 +144,8 @@ def named(text: str) -> dict[str, frozenset[str]]:
     zh = _ZH_RELATIVE.sub("", text)
     for kind, words, pattern in _ZH:
         for m in pattern.finditer(zh):
+            if m[0] in ("后年", "前年") and zh[m.end():m.end() + 1] in _YEAR_WORD:
+                continue  # 税后年终奖: after tax, the year-end bonus (not the year after next)
             out.setdefault(kind, set()).add(words[m[0]])
     low = _EN_RELATIVE.sub("", text.lower().replace("’", "'"))
     for kind, words, pattern in _EN:

@@ -20,6 +20,9 @@ import warnings
 from functools import lru_cache
 
 _LATIN = re.compile(r"[A-Za-z]")
+# "w/ gwen" is "with", "room 5 at two" no ampere-turns: quantulum3's readings of note-taking
+_WITH = re.compile(r"\bw/\s*", re.I)
+_MISREAD = frozenset({"ampere-turn"})
 _DIGIT_OR_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                             r"twenty|thirty|forty|fifty|hundred|thousand|half|quarter)\b", re.I)
 
@@ -45,10 +48,10 @@ def _found(text: str) -> tuple[tuple[object, str, str], ...]:
     if not _LATIN.search(text) or not _DIGIT_OR_WORD.search(text):
         return ()
     try:
-        found = _parser().parse(text)
+        found = _parser().parse(_WITH.sub("with ", text))
     except (ValueError, KeyError, IndexError, AttributeError, TypeError):  # its own failures on odd input
         return ()
-    return tuple((q.value, q.unit.name, q.surface) for q in found)
+    return tuple((q.value, q.unit.name, q.surface) for q in found if q.unit.name not in _MISREAD)
 
 
 @lru_cache(maxsize=65536)

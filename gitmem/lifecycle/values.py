@@ -9,8 +9,8 @@ when a value differs. `extract(text)` reads, in order, and blanks out of the tex
 - numbers written in words or digits, in English (text2num: "twelve hundred",
   "twenty-five", "first") and Chinese (gitmem.lifecycle.zh_numbers: 四千五, 一万二, 两,
   陆仟肆佰), with thousands separators, "k", 千 and 万;
-- clock times in 12 h, 24 h and words: 3pm / 15:00 / 3 PM / "three in the afternoon" /
-  下午三点 -> `time:15:00`; "a quarter to eight" -> `time:7:45`;
+- clock times in 12 h, 24 h and words (gitmem.lifecycle.clock): 3pm / 15:00 / 下午三点
+  -> `time:15:00`;
 - dates: Nov 4 / November 4th / 4 November / 11/4 / 11月4日 / 十一月四号 -> `date:11-4`,
   with years, months alone and weekdays as their own kinds;
 - quantities with a unit: money ($1,200 / 1200 USD / twelve hundred dollars / 4500块 /
@@ -36,8 +36,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from gitmem.lifecycle import quantities, zh_numbers
+from gitmem.lifecycle import clock, quantities, zh_numbers
 from gitmem.lifecycle.quantities import fmt as _fmt
+from gitmem.lifecycle.spans import BLANK, ascii_re as _re, take as _take
 
 MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
@@ -86,15 +87,6 @@ _UNIT_OF = {w: u for u, words in UNITS.items() for w in words if w not in PREFIX
 # A bare count of these does not name a quantity the way "5 years" does.
 COUNT_ONLY = {"percent"}
 
-# Python's \b takes a Chinese character for a word character: "每晚21:30" and "签证2026-05-31到期"
-# have no \b before the digits. Patterns use an ASCII word boundary instead.
-_ASCII_B = r"(?:(?<![a-z0-9_])(?=[a-z0-9_])|(?<=[a-z0-9_])(?![a-z0-9_]))"
-
-
-def _re(pattern: str, flags: int = 0) -> re.Pattern:
-    return re.compile(pattern.replace(r"\b", _ASCII_B), flags)
-
-
 _N = r"\d+(?:\.\d+)?"
 
 _ADDR = re.compile(r"(?:\b(?:https?|ftp)://)?(?:www\.)?"
@@ -104,21 +96,6 @@ _THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
 _MULTIPLIER = _re(rf"({_N})\s*(k|千|万|萬|亿)(?![a-z]|[克米])")  # 25 千克 is 25 kg, not 25000
 _MULT = {"k": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
-
-_PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
-_TIME_COLON = _re(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d])")
-_TIME_DOT = _re(rf"\b(\d{{1,2}})\.(\d{{2}})\s*{_PERIOD}")
-_TIME_HOUR = _re(rf"\b(\d{{1,2}})\s*(?:o'?clock\s*)?{_PERIOD}")
-_TIME_OCLOCK = _re(r"\b(\d{1,2})\s*o'?clock\b")
-_TIME_QUARTER = _re(rf"\b(?:a\s+)?(quarter|half|\d{{1,2}}\s+minutes?|[12]?[05](?=\s+past))\s+(past|after|to|before)\s+"
-                           rf"(\d{{1,2}})(?:\s*{_PERIOD})?")  # "twenty past eleven": five-minute steps, past only
-_TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
-# "twenty to midnight", "quarter past noon": minutes from an hour named by a word
-_TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(past|after|to|before)\s+"
-                      r"(noon|midday|midnight)\b")
-_ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|晚|早"  # 每晚21:30, 早8点
-_ZH_TIME = _re(rf"({_ZH_PERIOD})?\s*(\d{{1,2}})\s*[点點时](?:\s*(\d{{1,2}})\s*分?|(半)|(一刻)|(三刻))?")
-_ZH_TIME_COLON = _re(rf"({_ZH_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
 
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATES = [
@@ -174,13 +151,15 @@ _DIGIT = _re(r"\d")
 _HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a half ml: n.5
 # 4小时30分钟, 1 hour 30 minutes: one duration, in hours
 _H_MM = _re(r"\b(\d{1,2})h(\d{2})\b")  # 2h30: two and a half hours
+# 24m37s, 24 minutes 37 seconds, and 24:37 where no clock reads it (24 and over): minutes
+# and seconds, one duration
+_MIN_SEC = _re(r"(?<![\d.])(\d+)\s*(?:m|mins?|minutes?)\s*(?:and\s+)?(\d{1,2})\s*(?:s|secs?|seconds?)\b")
+_MM_SS = _re(r"(?<![\d.:])(24(?!:00)|2[5-9]|[3-9]\d)(?::|m\s*)([0-5]\d)(?![\d:])")  # 24:00 is midnight
+# "296 pounds 80" (two hundred and ninety-six pounds eighty), "5 dollars and 5 cents": one amount
+_MONEY_PARTS = _re(r"(?<![\d.])(\d+)\s*(pounds?|quid|dollars?|bucks|euros?)\s+(?:and\s+)?"
+                   r"(?:(\d{2})|(\d{1,2})\s*(?:p|pence|cents?))\b(?![\d:/]|\.\d)")
 # 1米6, 一米六 (after the numerals are read): 1.6 metres
 _ZH_METRE = _re(r"(?<![\d.])(\d+)\s*(米|公里)\s*(\d)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km
-# British "half eight (in the morning)": 8:30
-# "half eight" (British: 8.30) before a period, the end of a clause, or when ("on", "at",
-# a weekday: "starts half eight saturday mornings"); "half 8 kids" is no time
-_TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=\s*(?:[.,;!)]|$|(?:on|at|every|this|"
-                      rf"next|tomorrow|tonight|(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b)))")
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
 # 一个钟头半: an hour and a half
@@ -200,7 +179,6 @@ _KIN = _re(r"\b[a-z]+-in-law\b|\b(?:half|step|ex|great|grand)-[a-z]+")
 # "3 dozen" / "three dozen" (after the number words are read) / "a dozen" / "half a dozen"
 _DOZEN = _re(rf"(?:\b({_N})\s+|\bhalf an?\s+|\ban?\s+)dozen\b")
 _ADDR_HINT = _re(r"[a-z0-9][.@][a-z]", re.I)
-BLANK = " \x00 "
 
 
 @lru_cache(maxsize=1)
@@ -222,54 +200,6 @@ def _english_numbers(t: str) -> str:
     except (ValueError, TypeError):  # the library's own failure on odd input: keep the words
         return t
     return _DOZEN.sub(lambda m: _fmt(float(m[1] or (0.5 if m[0].startswith("half") else 1)) * 12), t)
-
-
-def _hour(h: int, period: str | None) -> int:
-    p = (period or "").replace(".", "").strip()
-    if p in ("pm", "in the afternoon", "in the evening", "tonight", "下午", "傍晚", "晚上", "晚") and h < 12:
-        return h + 12
-    if p in ("at night", "夜里", "夜间") and 6 <= h < 12:
-        return h + 12
-    if p == "中午" and h < 6:
-        return h + 12
-    if p in ("am", "in the morning", "凌晨", "半夜") and h == 12:
-        return 0
-    return h
-
-
-def _either_half(h: int, m: int, period: str | None) -> list[str] | None:
-    """A clock time said in words with no part of the day ("half seven", "seven o'clock"):
-    morning or evening, both readings (as a slash date's two); with one, that one."""
-    if period or not 1 <= h <= 11:
-        got = _time(h, m, period)
-        return [got] if got else None
-    return [f"time:{h}:{m:02d}", f"time:{h + 12}:{m:02d}"]
-
-
-def _zh_clock(m: re.Match) -> list[str] | None:
-    """下午三点半, 9点20, 二十一时二十分: with no part of the day, N点 (1-11) reads both ways
-    (晚自习九点二十下课 is 21:20), as "half seven" does; N时 is a 24-hour clock."""
-    h, mins = int(m[2]), (int(m[3] or 0) if not (m[4] or m[5] or m[6]) else 30 if m[4] else 15 if m[5] else 45)
-    if m[1] is None and "时" not in m[0]:
-        return _either_half(h, mins, None)
-    got = _time(h, mins, m[1])
-    return [got] if got else None
-
-
-def _time(h: int, m: int, period: str | None = None) -> str | None:
-    h = _hour(h, period)
-    return f"time:{h}:{m:02d}" if 0 <= h <= 24 and 0 <= m < 60 else None
-
-
-def _take(pattern: re.Pattern, text: str, fn, out: list[str]) -> str:
-    """Record what `fn` reads from each match (None: not a value) and blank the match out."""
-    def sub(m: re.Match) -> str:
-        got = fn(m)
-        if got is None:
-            return m.group(0)
-        out.extend(got)
-        return BLANK
-    return pattern.sub(sub, text)
 
 
 def _date(m: re.Match, kind: str) -> list[str] | None:
@@ -310,26 +240,6 @@ def _zh_weekday(c: str) -> int:
 def _joined(groups: str) -> str:
     digits = groups.replace(" ", "").replace("-", "")
     return digits if len(digits) >= 9 else groups
-
-
-def _quarter(m: re.Match) -> list[str] | None:
-    """"quarter to seven": with no part of the day, morning or evening (as "half seven")."""
-    amount = {"quarter": 15, "half": 30}.get(m[1]) or int(m[1].split()[0])
-    h = int(m[3])
-    if m[2] in ("to", "before"):
-        h, mins = (h - 1) % 24, 60 - amount
-    else:
-        mins = amount
-    return _either_half(h, mins, m[4]) if 0 < amount < 60 else None
-
-
-def _word_hour(m: re.Match) -> list[str] | None:
-    amount = {"quarter": 15, "half": 30}.get(m[1]) or int(m[1])
-    h = 0 if m[3] == "midnight" else 12
-    if not 0 < amount < 60:
-        return None
-    got = _time((h - 1) % 24, 60 - amount) if m[2] in ("to", "before") else _time(h, amount)
-    return [got] if got else None
 
 
 def _qty(n: str, unit: str) -> list[str]:
@@ -434,22 +344,13 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
         t = _DIGIT_GROUPS.sub(lambda m: _joined(m[0]), t)
         t = _H_MM.sub(lambda m: _fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
+        t = _MIN_SEC.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
+        t = _MM_SS.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
+        t = _MONEY_PARTS.sub(lambda m: f"{m[1]}.{int(m[3] or m[4]):02d} {m[2]}", t)
         t = _ZH_METRE.sub(r"\1.\3\2", t)
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
-        # times before dates (11/4 is a date, 7:45 a time), dates before bare numbers
-        # 02:00 with its leading zero is a 24-hour clock: 每晚 02:00 is two at night, not 14:00
-        t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]),
-                                                                 None if m[2].startswith("0") else m[1])] if x]
-                  or None, vals)
-        t = _take(_ZH_TIME, t, _zh_clock, vals)
-        t = _take(_TIME_QUARTER, t, _quarter, vals)
-        t = _take(_TIME_HALF_HOUR, t, lambda m: _either_half(int(m[1]), 30, m[2]), vals)
-        t = _take(_TIME_COLON, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
-        t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
-        t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
-        t = _take(_TIME_OCLOCK, t, lambda m: _either_half(int(m[1]), 0, None), vals)
-    t = _take(_TIME_FROM_WORD, t, _word_hour, vals)
-    t = _take(_TIME_WORD, t, lambda m: ["time:0:00" if m[1] == "midnight" else "time:12:00"], vals)
+        t = clock.read(t, vals)
+    t = clock.read_words(t, vals)
     if digits:
         for pattern, kind in _DATES:
             t = _take(pattern, t, lambda m, k=kind: _date(m, k), vals)

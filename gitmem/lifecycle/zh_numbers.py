@@ -39,6 +39,7 @@ _FINANCIAL = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟萬", "一二三
 _ZH_DIGITS = str.maketrans("零〇一二三四五六七八九", "00123456789")  # one character a digit
 
 _ZH_HOUR_ZERO = re.compile(r"(小时|钟头)零(?=[一二三四五六七八九十\d])")  # 一个钟头零十分: no 零 in the minutes
+_CLOCK_ZERO = re.compile(r"([点點])零([一二三四五六七八九])(?![零〇一二三四五六七八九十百千万])")  # 八点零五: 8点05
 
 # A Chinese decimal before a unit (七点四公斤, 一点五米): the number, not a clock time
 _ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百]+)点([零〇一二三四五六七八九]+)(?=\s*(?:"
@@ -114,6 +115,7 @@ def in_digits(t: str) -> str:
         t = _ZH_AFTER_METRE.sub(lambda m: m[1] + m[2].translate(_ZH_DIGITS), t)
         t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
         t = _ZH_HOUR_ZERO.sub(r"\1", _JIN_LIANG.sub(_jin_liang, t))
+        t = _CLOCK_ZERO.sub(lambda m: m[1] + "0" + m[2].translate(_ZH_DIGITS), t)
         t = _ZH_RUN.sub(_zh_numeral, t.replace("廿", "二十").replace("卅", "三十"))
     return t
 

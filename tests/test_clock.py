@@ -1,0 +1,81 @@
+"""Clock times and durations written the ways people jot them (issue 22, heldout25): a
+time with no part of the day reads both ways, a four-digit 24-hour time, a time said as
+"twenty to five", a span whose first hour takes the second's part of the day, Chinese
+八点零五 and 14-16点, minutes and seconds as one duration, and pounds and pence as one
+amount. Each pair below is one fact that dream kept as two before."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitmem.lifecycle import kinds, quantities, samefact, values
+
+
+def times(text: str) -> set[str]:
+    return {v for v in values.extract(text)[0] if v.startswith("time:")}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=1, max_value=9), st.integers(min_value=0, max_value=59))
+def test_a_time_with_no_part_of_the_day_agrees_with_either_and_am_and_pm_differ(h, m):
+    bare, am, pm = f"at {h}:{m:02d}", f"at {h}:{m:02d}am", f"at {h}:{m:02d}pm"
+    assert times(bare) == {f"time:{h}:{m:02d}", f"time:{h + 12}:{m:02d}"}
+    assert samefact.conflict(f"Pickle's booster is {bare}.", f"Pickle's booster is {pm}.") is None
+    assert samefact.conflict(f"Pickle's booster is {bare}.", f"Pickle's booster is {am}.") is None
+    assert samefact.conflict(f"Pickle's booster is {am}.", f"Pickle's booster is {pm}.") == "values differ"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("appraisal at 10:00", {"time:10:00"}),  # two digits: a 24-hour clock
+    ("Jet2 LBA → Split, dep 0610", {"time:6:10"}),
+    ("we meet at 1830 hrs", {"time:18:30"}),
+    ("twenty to five on 9 October", {"time:4:40", "time:16:40"}),
+    ("lesson 2-4pm on sat", {"time:14:00", "time:16:00"}),
+    ("open 11-1pm", {"time:11:00", "time:13:00"}),
+    ("羽毛球 周日14-16点 3号场", {"time:14:00", "time:16:00"}),  # 3号场 is a court, not 16:03
+    ("周日下午2点到4点打球", {"time:14:00", "time:16:00"}),
+    ("五月一号早上八点零五，北京西", {"time:8:05"}),
+    ("at 24:00 sharp", {"time:24:00"}),
+])
+def test_clock_forms(text, expected):
+    assert times(text) == expected
+
+
+@pytest.mark.parametrize("text", ["20 to 25 people came", "it costs 0610", "room 0610 is free"])
+def test_numbers_that_are_no_time(text):
+    assert times(text) == set()
+
+
+@pytest.mark.parametrize("a, b", [
+    ("My parkrun PB is now 24:37.", "parkrun PB: 24m37s"),
+    ("parkrun PB: 24m37s", "Twenty-four minutes thirty-seven seconds is my best parkrun time."),
+    ("aviva home insurance: £296.80", "two hundred and ninety-six pounds eighty for the aviva home insurance"),
+    ("It was 5 dollars and 5 cents.", "It was $5.05."),
+])
+def test_one_duration_or_amount_written_two_ways(a, b):
+    assert set(values.extract(a)[0]) == set(values.extract(b)[0])
+
+
+def test_minutes_and_seconds_differ_from_another_duration():
+    assert samefact.conflict("parkrun PB: 24m37s", "parkrun PB: 24m38s") == "values differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    # "rm 5 w/ gwen" is no five watts, "room 5 at two" no ampere-turns
+    ("appraisal tues 3rd feb 2pm rm 5 w/ gwen",
+     "Meeting room 5 at two o'clock on the 3rd of February: that's my appraisal with Gwen Pritchard."),
+    # 税后年终奖: after tax, the year-end bonus, not 后年 (the year after next)
+    ("今年的年终奖税后是两万三千六。", "税后年终奖：2.36万"),
+    ("爸妈医疗险 年缴 ¥8,460", "父母医疗险保费：8460元/年"),  # 父母 / 爸妈: one word
+    ("高铁票买好了，五月一号早上八点零五，北京西，G307", "五一去成都坐G307，5月1日早上8点05分从北京西站出发。"),
+])
+def test_one_fact_in_two_shapes_has_no_conflict(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+def test_no_unit_is_read_in_note_taking_shorthand():
+    assert quantities.units("appraisal rm 5 w/ gwen") == {}
+    assert "year" not in kinds.named("税后年终奖：2.36万")
+    assert kinds.named("后年去日本")["year"] == {"后年"}
