@@ -21,10 +21,11 @@ by two speakers (`speakers_of`, ROLES) are two statements (`why_apart`)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitmem.lifecycle import alignment, samefact, updates
+from gitmem.lifecycle import alignment, samefact, synonyms, updates, values
 from gitmem.memories import updates as judged
 
 
@@ -173,7 +174,9 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     sharing a measured value and a word. Two Chinese texts sharing no value or name are
     one fact only with two shared words (words_shared) that are half the shorter one's;
     two sharing one are near the threshold only with something beside it (cjk_beside).
-    Names and words in `common` (`common_terms`) count for nothing."""
+    Two English texts sharing a measured value and a word are near down to the lowest
+    cosine when neither has a capitalised word the other lacks (capitals_shared). Names
+    and words in `common` (`common_terms`) count for nothing."""
     both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
     if both_cjk and not samefact.anchors(a, b, common):
         # The English model maps much of Chinese to one unknown token (two Chinese notes
@@ -196,6 +199,11 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         return samefact.anchors(a, b, common) and samefact.overlap(a, b, common)[1] >= 1
     if s >= threshold - cjk_margin - CJK_MEASURED_MARGIN and both_cjk:
         return samefact.measured(a, b) > 0 and samefact.overlap(a, b, common)[1] >= 1
+    if not samefact.is_cjk(a) and not samefact.is_cjk(b) and s >= threshold - cjk_margin - CJK_MEASURED_MARGIN \
+            and samefact.measured(a, b) and samefact.overlap(a, b, common)[1] >= 1 and capitals_shared(a, b):
+        # A note and a sentence: "paid 485 quid for the crown today" / "The new crown at the
+        # dentist cost £485 in total." (0.59), where nothing either names is missing in the other
+        return True
     kinds = samefact.measured(a, b) if s >= threshold - cjk_margin else 0
     if kinds:
         # A measured value (an amount, a date, a time, an address) and every content word of
@@ -206,6 +214,25 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         contained, shared = samefact.overlap(a, b, common)
         return (contained >= 0.5 and shared >= 2) or (kinds >= 2 and shared >= 1)
     return False
+
+
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z'’-]+")
+
+
+def capitals_shared(a: str, b: str) -> bool:
+    """Whether each capitalised word of one text (its first word too: "Rosalind from accounts
+    has her review at 2.15pm" / "thurs 14:15 review – tobias") is in the other, by its first
+    samefact.PREFIX letters, after synonyms (not a month, a weekday or a stop word): what a
+    note and a sentence sharing a value and a word must have, to be near at a low cosine."""
+    fa, fb = samefact.read(a), samefact.read(b)
+    for x, other in ((a, fb), (b, fa)):
+        held = {w[:samefact.PREFIX] for w in other.words}
+        for m in _CAPITALISED.finditer(x):
+            w = re.sub(r"['’]s?$", "", synonyms.one_word(m[0].lower()))
+            if w not in samefact.STOP and w not in values.MONTHS and w not in values.WEEKDAYS \
+                    and w[:samefact.PREFIX] not in held:
+                return False
+    return True
 
 
 def words_shared(a: str, b: str) -> int:

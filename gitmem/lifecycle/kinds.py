@@ -12,9 +12,9 @@ is Dr Adeyemi"), not different; one named inside the other is one ("my eldest so
 The speaker ("I", "my", 我) counts as a person only where no relative follows ("my mum's
 flight" is the mother's).
 
-samefact reads every text with such synonyms as one word (`one_word`: 老妈 / 母亲 / 妈妈,
-这回 / 这次, mum / mother, lounge / sitting room), and a detail of a thing after 的 as no
-other thing (`attribute`: 沙发的长度 is the sofa's length)."""
+samefact reads every text with such synonyms as one word (gitmem.lifecycle.synonyms: 老妈 /
+母亲 / 妈妈, 这回 / 这次, mum / mother, lounge / sitting room), and a detail of a thing after 的
+as no other thing (`attribute`: 沙发的长度 is the sofa's length)."""
 
 from __future__ import annotations
 
@@ -38,12 +38,13 @@ _EN_PEOPLE = {
 # when, per span: this year against this time is no difference ("今年…二十九个人" / "这次…二十九人")
 _EN_WHEN = {span: {f"{w} {form}": f"{w} {span}" for w in ("last", "this", "next") for form in forms}
             for span, forms in (("year", ("year", "yr")), ("month", ("month",)), ("week", ("week", "wk")),
-                                ("time", ("time",)), ("term", ("term", "semester")),
+                                ("time", ("time",)), ("term", ("term", "semester")), ("season", ("season",)),
                                 *((season, (season,)) for season in ("spring", "summer", "autumn", "winter")))}
 _EN_WHEN["day"] = {w: w for w in ("yesterday", "today", "tomorrow")}
 _EN_ROOMS = {
-    **{w: w for w in ("kitchen bedroom hallway loft attic cellar basement garage garden porch conservatory "
-                      "nursery").split()},
+    **{w: w for w in ("kitchen bedroom loft attic cellar basement garage garden porch conservatory "
+                      "nursery study shed").split()}, **dict.fromkeys(("hall", "hallway"), "hall"),
+    **dict.fromkeys(("spare room", "spare bedroom", "box room", "guest room"), "spare room"),
     **dict.fromkeys(("bathroom", "toilet", "loo", "washroom"), "bathroom"),
     **dict.fromkeys(("living room", "lounge", "sitting room", "front room"), "living room"),
     "dining room": "dining room", "the landing": "landing", "en suite": "en suite", "ensuite": "en suite",
@@ -82,21 +83,6 @@ _ZH_ROOMS = {"厨房": "厨房", "客厅": "客厅", "卧室": "卧室", "主卧
              **dict.fromkeys("卫生间 洗手间 厕所 浴室".split(), "卫生间"),
              **dict.fromkeys("车库 地库 地下车库".split(), "车库")}
 _ZH_SIDES = {w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西门 南门 北门 东边 西边 南边 北边 东侧 西侧".split()}
-
-# One word for one person, place or time written in several (read by samefact before it
-# compares two Chinese texts: 我妈 / 老妈 / 母亲, 这次 / 这回, 地库 / 地下车库), the longest first.
-# Not 爱人 (either spouse), 太太 (王太太: Mrs Wang), 媳妇 (儿媳妇) or 哥哥 (X哥 is a short name).
-ZH_SAME = {"父母": "爸妈", "地下车库": "车库", "地库": "车库", "洗手间": "卫生间", "厕所": "卫生间", "本学期": "这学期",
-           "老妈": "妈", "妈妈": "妈", "母亲": "妈", "老爸": "爸", "爸爸": "爸", "父亲": "爸", "丈夫": "老公",
-           "妻子": "老婆", "闺女": "女儿", "姥姥": "外婆", "姥爷": "外公", "这回": "这次", "上回": "上次",
-           "下回": "下次", "那回": "那次", "本周": "这周", "本月": "这个月"}
-
-# ... and in English, whole words of lower-case text
-EN_SAME = {**dict.fromkeys(("mum", "mom", "mam", "mummy", "mommy"), "mother"), "dad": "father", "daddy": "father",
-           "hubby": "husband", "missus": "wife", **dict.fromkeys(("gran", "nan", "grandma", "granny"), "grandmother"),
-           **dict.fromkeys(("grandad", "granddad", "grandpa"), "grandfather"),
-           **dict.fromkeys(("lounge", "sitting room", "sitting-room", "living-room", "front room"), "living room")}
-_EN_SAME = re.compile(r"\b(?:" + "|".join(sorted(EN_SAME, key=len, reverse=True)) + r")\b")
 
 # What one thing has, not another thing it owns (沙发的长度 / 沙发: one sofa).
 _ZH_ATTRIBUTE = re.compile("长度|宽度|高度|厚度|深度|尺寸|大小|重量|价格|价钱|颜色|型号|日期|时间|地址|号码|电话|名字|"
@@ -179,13 +165,3 @@ def attribute(words: str) -> bool:
     """Whether Chinese `words` after 的 name a measure or a detail of the thing before them
     (长度, 型号, 地址), not someone or something it has."""
     return bool(_ZH_ATTRIBUTE.match(words.lstrip("的")))
-
-
-def one_word(text: str, more: dict[str, str]) -> str:
-    """Lower-case `text` with each word of ZH_SAME, EN_SAME and `more` (replaced as it
-    stands, in order) written as the one it stands for."""
-    for x, y in more.items():
-        text = text.replace(x, y)
-    for x, y in ZH_SAME.items():
-        text = text.replace(x, y)
-    return _EN_SAME.sub(lambda m: EN_SAME[m[0]], text)

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gitmem.lifecycle import alignment, kinds, quantities, shortforms, values, zh_names
+from gitmem.lifecycle import alignment, kinds, quantities, shortforms, synonyms, values, zh_names
 from gitmem.lifecycle.relatives import relative_added
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
@@ -60,7 +60,6 @@ ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间")
 # One thing, two words (learned on the tuning half; 出生/生日 on the first held-out
 # half once it was read: "born on <date>" and "birthday is <date>" state one fact, as
 # "born" and "birthday" already do in English, where they share no token).
-EQUIV = {"session": "meeting", "xmas": "christmas", "会议": "会", "出生": "生日"}  # and kinds.one_word's
 # The lexical channel (`overlap`): an English content word counts by its first letters
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
 PREFIX = 5
@@ -133,7 +132,7 @@ def read(text: str) -> Fact:
     """The values, names and content tokens of `text` (its letters unaccented)."""
     vals, t = values.extract(shortforms.unaccented(text))
     names = set(names_of(text))
-    t, written = kinds.one_word(t, EQUIV), t  # words as written still spell a name (Grandad Percy)
+    t, written = synonyms.one_word(t), t  # words as written still spell a name (Grandad Percy)
     values_by_kind = values.by_kind(vals)
     for p in ZH_PREAMBLE:
         t = t.replace(p, " ")

@@ -1,0 +1,52 @@
+"""Words for one person, place, thing or act written several ways, read as one word before
+dream compares two texts (gitmem.lifecycle.samefact.read).
+
+Two paraphrases of one fact in two styles swap such words: "mum's cataract op" / "my mother's
+operation", "the last train home leaves at 23:40" / "the final train home departs at 11.40
+p.m.", 我妈 / 老妈 / 母亲, 这次 / 这回. Read as written, the swapped stretch looks like another
+entity (gitmem.lifecycle.alignment: "my son / my daughter plays the violin"). Each table maps a
+word to the one it stands for; a word that may name two things is left out (爱人: either
+spouse, 太太: 王太太 is Mrs Wang, 媳妇: 儿媳妇, 哥哥: X哥 is a short name, "other half": a
+husband or a wife, "coming": a guest or a date).
+
+The closed kinds that tell two facts apart (whose, where, when) are gitmem.lifecycle.kinds'."""
+
+from __future__ import annotations
+
+import re
+
+# Chinese, replaced as they stand, the longest first
+ZH_SAME = {"父母": "爸妈", "地下车库": "车库", "地库": "车库", "洗手间": "卫生间", "厕所": "卫生间", "本学期": "这学期",
+           "老妈": "妈", "妈妈": "妈", "母亲": "妈", "老爸": "爸", "爸爸": "爸", "父亲": "爸", "丈夫": "老公",
+           "我先生": "我老公", "妻子": "老婆", "闺女": "女儿", "姥姥": "外婆", "姥爷": "外公", "这回": "这次",
+           "上回": "上次", "下回": "下次", "那回": "那次", "本周": "这周", "本月": "这个月", "饭堂": "食堂",
+           "开餐": "开饭", "会议": "会", "出生": "生日"}
+
+# English, whole words of lower-case text: people, rooms and things
+EN_SAME = {**dict.fromkeys(("mum", "mom", "mam", "mummy", "mommy"), "mother"), "dad": "father", "daddy": "father",
+           "hubby": "husband", "missus": "wife", **dict.fromkeys(("gran", "nan", "grandma", "granny"), "grandmother"),
+           **dict.fromkeys(("grandad", "granddad", "grandpa"), "grandfather"),
+           **dict.fromkeys(("lounge", "sitting room", "sitting-room", "living-room", "front room"), "living room"),
+           "session": "meeting", "xmas": "christmas", "telly": "tv", "television": "tv", "cab": "taxi",
+           "spuds": "potatoes", "sparky": "electrician", "apt": "flat", "apartment": "flat",
+           "family doctor": "gp", "tenancy agreement": "lease", "house insurance": "home insurance",
+           "op": "operation", "jab": "vaccination", "vaccine": "vaccination"}
+
+# ... and acts and their time: the same predicate said another way (not its opposite:
+# "opens" / "closes" at eight are two facts)
+EN_ACTS = {**dict.fromkeys(("departs", "goes"), "leaves"), "final": "last",
+           **dict.fromkeys(("runs out", "expires", "expiry", "finishes"), "ends"), "expired": "ended", "ran out": "ended",
+           **dict.fromkeys(("begins", "kicks off", "commences"), "starts"),
+           "shuts": "closes", "shut": "closed", "in charge of": "running", "is being run by": "is run by",
+           **dict.fromkeys(("entered", "registered", "enrolled"), "signed up")}
+
+_EN = {**EN_SAME, **EN_ACTS}
+_EN_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(_EN, key=len, reverse=True)) + r")\b")
+
+
+def one_word(text: str) -> str:
+    """Lower-case `text` with each word of ZH_SAME, EN_SAME and EN_ACTS written as the one it
+    stands for."""
+    for x, y in ZH_SAME.items():
+        text = text.replace(x, y)
+    return _EN_WORDS.sub(lambda m: _EN[m[0]], text)

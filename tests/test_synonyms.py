@@ -1,0 +1,61 @@
+"""One fact written as a note and as a sentence (issue 22, heldout25): words for one act
+read as one word (gitmem.lifecycle.synonyms), and a note sharing a measured value and a
+word with a sentence is near at a low cosine only when neither names what the other lacks
+(grouping.capitals_shared). Look-alikes of that shape stay two facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitmem.lifecycle import grouping, samefact, synonyms
+
+ARGS = (0.88, 0.25, 0.45)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The last train home leaves at 23:40.", "The final train home departs at 11.40 p.m."),
+    ("TV licence expiry: 30/11", "Our television licence ends on the thirtieth of November."),
+    ("other half's passport runs out 3rd aug 2027", "Passport expiry (husband): 3 August 2027."),
+    ("The call for papers shuts on Friday 27 February.", "The call for papers closes on Friday 27 February."),
+])
+def test_one_act_said_another_way_is_no_other_entity(a, b):
+    assert samefact.conflict(a, b) is None and samefact.conflict(b, a) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The library opens at 8.", "The library closes at 8."),  # an opposite is no synonym
+    ("The radiator in the bathroom is 600 mm wide.", "hall rad – 600mm wide"),
+    ("The curtain pole in the spare room is 180 cm long.", "lounge bay window pole 180cm"),
+    ("My best 5k time last season was 23:48.", "23:48 5k pb — this season"),
+])
+def test_look_alikes_of_one_shape_still_differ(a, b):
+    assert samefact.conflict(a, b) == "entities differ"
+
+
+def test_a_note_and_a_sentence_sharing_a_value_and_a_word_are_near():
+    # heldout25's crown, at the cosine the English model gives them
+    assert grouping.close_enough("paid 485 quid for the crown today",
+                                 "The new crown at the dentist cost £485 in total.", 0.594, *ARGS)
+    assert not grouping.close_enough("paid 485 quid for the crown today",
+                                     "The new crown at the dentist cost £485 in total.", 0.25, *ARGS)
+
+
+@pytest.mark.parametrize("a, b", [
+    # a name, even as the first word, that the note does not hold
+    ("Rosalind from accounts has her annual review at 2.15pm on Thursday.", "thurs 14:15 annual review – tobias"),
+    ("Kingfisher Hall charges £18 an hour for the main room.", "£18/hr – st aldhelm's church hall main room"),
+])
+def test_a_name_only_one_side_holds_is_no_capital_shared(a, b):
+    assert not grouping.capitals_shared(a, b)
+
+
+def test_a_name_only_one_side_holds_keeps_a_note_and_a_sentence_apart():
+    # styled3's look-alike, at the cosine the English model gives it
+    assert not grouping.close_enough("Rosalind from accounts has her annual review at 2.15pm on Thursday.",
+                                     "thurs 14:15 annual review – tobias (sales)", 0.41, *ARGS)
+
+
+def test_synonyms_are_whole_words():
+    assert synonyms.one_word("the final train departs") == "the last train leaves"
+    assert synonyms.one_word("finalists departed") == "finalists departed"
+    assert synonyms.one_word("老妈和父母") == "妈和爸妈"
