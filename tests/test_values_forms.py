@@ -454,11 +454,13 @@ def test_a_count_of_mu_is_a_value_and_a_second_value_is_no_restatement():
 @given(st.lists(st.integers(min_value=10, max_value=9999), min_size=2, max_size=4), st.sampled_from([" ", "-"]))
 def test_a_long_number_keyed_in_groups_is_one_number(groups, sep):
     """An account or ticket number written in groups, with spaces or hyphens, reads as the
-    same number written straight (9021 4477 365 / 90214477365), once it has nine digits."""
+    same number written straight (9021 4477 365 / 90214477365), once it has nine digits or is
+    two groups of four spaced (0382 1746)."""
     parts = [str(g) for g in groups]
     digits = "".join(parts)
     grouped = values.extract(f"Account number {sep.join(parts)}.")[0]
-    if len(digits) >= 9:
+    two_fours = sep == " " and len(parts) == 2 and all(len(p) == 4 and not p.startswith(("19", "20")) for p in parts)
+    if len(digits) >= 9 or two_fours:  # ... or two groups of four spaced (0382 1746), no years
         straight = values.extract(f"Account number {digits}.")[0]
         assert grouped == straight and len(straight) == 1 and straight[0].startswith("num:")
     else:  # short runs stay apart: scores (21-14), ranges (301-305), a date has eight digits at most
@@ -528,3 +530,19 @@ def test_minutes_past_an_hour_in_words_are_a_time(text, time):
 @pytest.mark.parametrize("text", ["10 to 12 people came", "20 past 30 laps"])
 def test_a_range_of_counts_is_no_time(text):
     assert "time" not in samefact.read(text).values
+
+
+@pytest.mark.parametrize("a, b", [
+    ("下次保养 1.5万公里 4S店", "车子下次保养是到15000公里的时候，去4S店做。"),  # 公里 4S: no 1米6
+    ("2025 夏令营 千岛湖 7.14-7.19", "今年女儿的暑期夏令营在千岛湖，2025年7月14号到19号。"),
+    ("千岛湖夏令营，七月十四至十九日", "千岛湖夏令营 7.14-7.19"),
+    ("翻译稿费发票号：0382 1746", "稿费发票 号码03821746"),
+])
+def test_chinese_spans_and_grouped_numbers_read_as_one_value(a, b):
+    assert vals(a) - {"num:4"} == vals(b) - {"num:4"}
+    assert samefact.conflict(a, b) is None
+
+
+def test_a_year_before_a_chinese_word_is_a_year_and_two_years_differ():
+    assert "year:2025" in vals("2025全年电费 2100") and vals("2000多人") == {"num:2000"}
+    assert samefact.conflict("2024年我们家全年电费一共两千一百块。", "2025全年电费 2100") == "values differ"

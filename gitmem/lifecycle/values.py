@@ -111,8 +111,8 @@ _DATES = [
 ]
 _ZH_MONTH = _re(r"(?<![\d.])(\d{1,2})\s*月份?")
 _ZH_YEAR = _re(r"(?<![\d.])(\d{4})\s*年")
-# (not before a Chinese counter: 1900件 is a count; a Chinese year is read with its 年)
-_YEAR = _re(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)(?!\s*[\u3400-\u9fff])")
+# (not before a Chinese counter: 1900件 is a count, 2025全年 a year; 2024年 is read with its 年)
+_YEAR = _re(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)(?!\s*[" + zh_numbers.COUNTERS + "万千百多余来])")
 # "may" alone is a month only before a year ("May 2025"), else the verb.
 # "may" alone is a month only before a year ("May 2025"), else the verb; a short form
 # alone (jan, jun, mar) only before a year or after "in", "by", "until"... (else a name:
@@ -159,7 +159,11 @@ _MM_SS = _re(r"(?<![\d.:])(24(?!:00)|2[5-9]|[3-9]\d)(?::|m\s*)([0-5]\d)(?![\d:])
 _MONEY_PARTS = _re(r"(?<![\d.])(\d+)\s*(pounds?|quid|dollars?|bucks|euros?)\s+(?:and\s+)?"
                    r"(?:(\d{2})|(\d{1,2})\s*(?:p|pence|cents?))\b(?![\d:/]|\.\d)")
 # 1米6, 一米六 (after the numerals are read): 1.6 metres
-_ZH_METRE = _re(r"(?<![\d.])(\d+)\s*(米|公里)\s*(\d)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km
+_ZH_METRE = _re(r"(?<![\d.])(\d+)(米|公里)(\d)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km (not "1.5万公里 4S店")
+# 7月14号到19号, 7.14-7.19 (in Chinese text): a span of days, each day with its month
+_ZH_DAY_SPAN = _re(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]?\s*([到至~～—–-])\s*(\d{1,2})\s*[日号號]")
+_MD_DOT_SPAN = _re(r"(?<![\d.])(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])\s*[-–—~～到至]\s*(1[0-2]|0?[1-9])\."
+                   r"(3[01]|[12]\d|0?[1-9])(?![\d.])")
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
 # 一个钟头半: an hour and a half
@@ -178,6 +182,7 @@ _REPEAT = _re(r"\b(twice|thrice)\b")
 _KIN = _re(r"\b[a-z]+-in-law\b|\b(?:half|step|ex|great|grand)-[a-z]+")
 # "3 dozen" / "three dozen" (after the number words are read) / "a dozen" / "half a dozen"
 _DOZEN = _re(rf"(?:\b({_N})\s+|\bhalf an?\s+|\ban?\s+)dozen\b")
+_CJK_TEXT = re.compile(r"[\u3400-\u9fff]")
 _ADDR_HINT = _re(r"[a-z0-9][.@][a-z]", re.I)
 
 
@@ -239,7 +244,10 @@ def _zh_weekday(c: str) -> int:
 
 def _joined(groups: str) -> str:
     digits = groups.replace(" ", "").replace("-", "")
-    return digits if len(digits) >= 9 else groups
+    # ... or two groups of four spaced, no years ("0382 1746", "6620 4419": one number keyed in two)
+    four = re.fullmatch(r"(\d{4}) (\d{4})", groups)  # (not 0900-1700, 1200-1250: a span)
+    return digits if len(digits) >= 9 or (four and not any(re.fullmatch(r"(?:19|20)\d\d", g) for g in four.groups())) \
+        else groups
 
 
 def _qty(n: str, unit: str) -> list[str]:
@@ -348,6 +356,8 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _MM_SS.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
         t = _MONEY_PARTS.sub(lambda m: f"{m[1]}.{int(m[3] or m[4]):02d} {m[2]}", t)
         t = _ZH_METRE.sub(r"\1.\3\2", t)
+        if _CJK_TEXT.search(t):
+            t = _MD_DOT_SPAN.sub(r"\1月\2日-\3月\4日", _ZH_DAY_SPAN.sub(r"\1月\2日\3\1月\4日", t))
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
         t = clock.read(t, vals)
     t = clock.read_words(t, vals)
