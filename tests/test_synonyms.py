@@ -59,3 +59,31 @@ def test_synonyms_are_whole_words():
     assert synonyms.one_word("the final train departs") == "the last train leaves"
     assert synonyms.one_word("finalists departed") == "finalists departed"
     assert synonyms.one_word("老妈和父母") == "妈和爸妈"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The tool library at the Dale Street makerspace opens at 6pm on Wednesdays.", "Tool library (Dale St) – Weds from 18:00"),
+    ("Pickle's booster jab is at Ridgeway Vets on Thursday 9 October at 4.40pm.",
+     "Booster vaccination for Pickle the cat: twenty to five on 9 October, Ridgeway Veterinary Centre."),
+])
+def test_a_weekday_in_the_plural_is_no_name_and_a_name_cut_short_after_the_same_name_is_one(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+def test_a_name_cut_short_after_another_name_is_another_place():
+    assert samefact.conflict("Pickle's booster jab is at Ridgeway Vets on 9 October.",
+                             "Pickle's booster jab is at Oakfield Veterinary Centre on 9 October.") == "names differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("我老公的牙科复诊约在6月5号下午两点半。", "6月5日下午2:30，我先生去看牙复诊"),  # 我先生: my husband
+    ("The downstairs loo needs a 1.2 m length of skirting board.", "skirting for the downstairs WC: one point two metres"),
+])
+def test_one_person_or_room_in_two_words(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+def test_a_weekday_numeral_is_no_digit_of_the_time_after_it():
+    from gitmem.lifecycle import values
+    assert set(values.extract("每周五五点以前把周报交给刘经理")[0]) == {"day:4", "time:5:00", "time:17:00"}
+    assert samefact.conflict("我的牙科复诊约在6月5号下午两点半。", "6月5日下午2:30，我先生去看牙复诊") == "entities differ"

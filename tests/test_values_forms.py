@@ -546,3 +546,17 @@ def test_chinese_spans_and_grouped_numbers_read_as_one_value(a, b):
 def test_a_year_before_a_chinese_word_is_a_year_and_two_years_differ():
     assert "year:2025" in vals("2025全年电费 2100") and vals("2000多人") == {"num:2000"}
     assert samefact.conflict("2024年我们家全年电费一共两千一百块。", "2025全年电费 2100") == "values differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Our mortgage payment to Harlow Building Society is £862 a month.",
+     "eight hundred and sixty-two a month to harlow building society for the mortgage"),  # a rate, its amount named once
+    ("ivy dinner money 2.60/day", "Ivy's school dinner money is £2.60 a day."),
+    ("The greenhouse heater is set to 7°C.", "Greenhouse heater: 7 C"),  # no coulombs
+])
+def test_a_rate_or_a_temperature_written_two_ways_has_one_unit(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+def test_a_rate_per_another_span_still_differs():
+    assert samefact.conflict("Ivy's dinner money is £2.60 a day.", "Ivy's dinner money is £2.60 a week.") is not None

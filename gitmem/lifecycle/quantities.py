@@ -22,7 +22,7 @@ from functools import lru_cache
 _LATIN = re.compile(r"[A-Za-z]")
 # "w/ gwen" is "with", "room 5 at two" no ampere-turns: quantulum3's readings of note-taking
 _WITH = re.compile(r"\bw/\s*", re.I)
-_MISREAD = frozenset({"ampere-turn"})
+_MISREAD = frozenset({"ampere-turn", "coulomb"})  # ... nor "7 C" seven coulombs
 _DIGIT_OR_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                             r"twenty|thirty|forty|fifty|hundred|thousand|half|quarter)\b", re.I)
 
@@ -87,7 +87,14 @@ def units_differ(a: str, b: str, numbers: set[str]) -> bool:
     if not numbers:
         return False
     ua, ub = units(a), units(b)
-    return any(n in ua and n in ub and not ua[n] & ub[n] for n in numbers)
+    return any(n in ua and n in ub and not _agree(ua[n], ub[n]) for n in numbers)
+
+
+def _agree(x: frozenset[str], y: frozenset[str]) -> bool:
+    """Whether two numbers' units agree: one unit on both sides, or a rate whose amount
+    only one side names ("862 a month" / "£862 a month": per month / pound sterling per month)."""
+    return bool(x & y) or any(u.startswith("per ") and v.endswith(" " + u) for u in x for v in y) \
+        or any(u.startswith("per ") and v.endswith(" " + u) for u in y for v in x)
 
 
 def _next_words(text: str, number: str) -> frozenset[str]:

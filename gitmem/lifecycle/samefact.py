@@ -124,7 +124,8 @@ def _stem(w: str) -> str:
 @lru_cache(maxsize=65536)
 def names_of(text: str) -> frozenset[str]:
     """The names `text` states (no values read: cheap enough for every text of a scope)."""
-    return frozenset(_names(values.without_addresses(shortforms.unaccented(text))) - set(MONTHS) - set(WEEKDAYS))
+    return frozenset(n for n in _names(values.without_addresses(shortforms.unaccented(text)))
+                     if n not in MONTHS and n not in WEEKDAYS and n.removesuffix("s") not in WEEKDAYS)  # Weds
 
 
 @lru_cache(maxsize=65536)
@@ -260,6 +261,7 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
     alias |= {y: x for y in fb.names if len(y) <= shortforms.ABBREV_MAX and _NO_VOWEL.match(y)
               for x in fa.names if len(y) < len(x) and shortforms.abbreviation(x, y)}
     alias |= shortforms.abbreviated(fa.words - STOP - (fa.names if fb.names else frozenset()), fb.words - STOP - fb.names)  # Mel: nicknames
+    alias |= shortforms.cut_short(fa.full, fa.names, fb.full, fb.names)  # Ridgeway Vets / Veterinary
     if not alias:
         return fb
     def m(ws):

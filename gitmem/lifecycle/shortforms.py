@@ -94,6 +94,22 @@ _CAPS = re.compile(r"(?<![A-Za-z])[A-Za-z&]*[A-Z][A-Za-z&]*[A-Z][A-Za-z&]*(?![A-
 
 
 @lru_cache(maxsize=65536)
+def cut_short(full_a: tuple[str, ...], names_a: frozenset[str], full_b: tuple[str, ...],
+              names_b: frozenset[str]) -> dict[str, str]:
+    """Names of `full_b` that are a name of `full_a` cut short, each after the same name
+    (Ridgeway Vets / Ridgeway Veterinary Centre: vet is veterinary cut short), as {short:
+    full}: a word alone is too short a clue ("Vets" / "Veterans" at another place)."""
+    before_a = {w: full_a[i - 1] for i, w in enumerate(full_a) if i and w in names_a}
+    out = {}
+    for i, y in enumerate(full_b):
+        if not i or y not in names_b or full_b[i - 1] not in names_b:
+            continue
+        stem = y[:-1] if y.endswith("s") and len(y) > 3 else y
+        out |= {y: x for x, prev in before_a.items() if prev == full_b[i - 1] and x != y and len(stem) >= 3
+                and x.startswith(stem) and len(x) >= 2 * len(stem)}
+    return out
+
+
 def capitals(text: str) -> frozenset[str]:
     """The words of `text` with two capitals or more (TH, DofE, SENCO), lower case: the
     only names `acronym_of` is asked about ("Mel" is no acronym of "means a lot")."""

@@ -30,7 +30,7 @@ EN_SAME = {**dict.fromkeys(("mum", "mom", "mam", "mummy", "mommy"), "mother"), "
            "session": "meeting", "xmas": "christmas", "telly": "tv", "television": "tv", "cab": "taxi",
            "spuds": "potatoes", "sparky": "electrician", "apt": "flat", "apartment": "flat",
            "family doctor": "gp", "tenancy agreement": "lease", "house insurance": "home insurance",
-           "op": "operation", "jab": "vaccination", "vaccine": "vaccination"}
+           "op": "operation", "jab": "vaccination", "vaccine": "vaccination", "loo": "toilet", "wc": "toilet"}
 
 # ... and acts and their time: the same predicate said another way (not its opposite:
 # "opens" / "closes" at eight are two facts)

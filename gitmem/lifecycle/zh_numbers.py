@@ -36,6 +36,8 @@ _JIN_LIANG = re.compile(r"([零〇一二两三四五六七八九十百\d]+)\s*�
 # 大写 numerals (陆仟肆佰, 壹佰贰拾) as everyday ones, in a run with a multiplier (陆 alone is a surname)
 _ZH_FINANCIAL = re.compile(r"[零壹贰叁肆伍陆柒捌玖拾佰仟萬]*[拾佰仟萬][零壹贰叁肆伍陆柒捌玖拾佰仟萬]*")
 _FINANCIAL = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟萬", "一二三四五六七八九十百千万")
+# 周五五点: the weekday's numeral is no digit of the time after it (not 周55点)
+_WEEKDAY_THEN_NUMERAL = re.compile(r"((?:周|星期|礼拜)[一二三四五六日天])(?=[零〇一二两三四五六七八九十])")
 _ZH_DIGITS = str.maketrans("零〇一二三四五六七八九", "00123456789")  # one character a digit
 
 _ZH_HOUR_ZERO = re.compile(r"(小时|钟头)零(?=[一二三四五六七八九十\d])")  # 一个钟头零十分: no 零 in the minutes
@@ -116,7 +118,7 @@ def in_digits(t: str) -> str:
         t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
         t = _ZH_HOUR_ZERO.sub(r"\1", _JIN_LIANG.sub(_jin_liang, t))
         t = _CLOCK_ZERO.sub(lambda m: m[1] + "0" + m[2].translate(_ZH_DIGITS), t)
-        t = _ZH_RUN.sub(_zh_numeral, t.replace("廿", "二十").replace("卅", "三十"))
+        t = _ZH_RUN.sub(_zh_numeral, _WEEKDAY_THEN_NUMERAL.sub(r"\1 ", t.replace("廿", "二十").replace("卅", "三十")))
     return t
 
 
