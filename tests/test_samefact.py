@@ -195,10 +195,12 @@ def test_close_enough_lowers_the_bar_only_on_evidence():
     assert not close_enough("Note that I have a peanut allergy.", "Sam is allergic to cats.", 0.75, *args)
     assert close_enough("每天夜里两点开始备份。", "备份时间：每晚 02:00。", 0.5, *args)  # a value and a word
     assert not close_enough("每天夜里两点开始备份。", "每天夜里两点清理日志。", 0.5, *args)  # no shared word
-    # English: a measured value and a word, with no capitalised word one side lacks
-    assert close_enough("Backups run at 2am.", "Backups: 2:00 every night.", 0.5, *args)
-    assert not close_enough("Backups run at 2am.", "Harriet's backups: 2:00 every night.", 0.5, *args)
-    assert not close_enough("Backups run at 2am.", "The logs rotate at 2:00 every night.", 0.5, *args)
+    # English: a time and one word, the vectors decide; an amount and a word, with no
+    # capitalised word one side lacks, are near
+    assert not close_enough("Backups run at 2am.", "Backups: 2:00 every night.", 0.5, *args)
+    assert close_enough("The crown cost £485.", "paid 485 quid for the crown", 0.5, *args)
+    assert not close_enough("Harriet's crown cost £485.", "paid 485 quid for the crown", 0.5, *args)
+    assert not close_enough("The crown cost £485.", "paid 485 quid for the bridge", 0.5, *args)
 
 
 def test_lexical_pairs_add_chinese_texts_sharing_a_word():

@@ -87,3 +87,26 @@ def test_a_weekday_numeral_is_no_digit_of_the_time_after_it():
     from gitmem.lifecycle import values
     assert set(values.extract("每周五五点以前把周报交给刘经理")[0]) == {"day:4", "time:5:00", "time:17:00"}
     assert samefact.conflict("我的牙科复诊约在6月5号下午两点半。", "6月5日下午2:30，我先生去看牙复诊") == "entities differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The Headingley Co-op closes at 10pm.", "co-op in chapel allerton shuts 10pm"),
+    ("A basic wash at the Esso car wash on Otley Road is £8.", "shell on harrogate rd – basic car wash £8"),
+])
+def test_a_place_a_lower_case_note_names_against_a_name_is_another_place(a, b):
+    assert samefact.conflict(a, b) == "names differ" and samefact.conflict(b, a) == "names differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The Headingley Co-op closes at 10pm.", "headingley co-op shuts at 10pm"),
+    ("Jet2 LBA → Split, Sat 23 May, dep 0610", "split flight 23rd may 6.10am from leeds bradford"),  # LBA's initials
+    ("The Tamworth Road allotments open at 8am.", "allotments open at 8am on the south side"),  # a kind, no place
+])
+def test_a_lower_case_note_naming_the_same_place_or_none_is_no_other_place(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+def test_a_note_and_a_sentence_sharing_a_date_and_one_word_are_not_near():
+    # styled4's look-alike: buildings and contents insurance renew on one date
+    a, b = "Our buildings insurance renews on 21 January.", "contents ins renewal 21/01"
+    assert grouping.capitals_shared(a, b) and not grouping.close_enough(a, b, 0.58, *ARGS)

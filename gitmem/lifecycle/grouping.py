@@ -174,8 +174,9 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     sharing a measured value and a word. Two Chinese texts sharing no value or name are
     one fact only with two shared words (words_shared) that are half the shorter one's;
     two sharing one are near the threshold only with something beside it (cjk_beside).
-    Two English texts sharing a measured value and a word are near down to the lowest
-    cosine when neither has a capitalised word the other lacks (capitals_shared). Names
+    Two English texts sharing an amount and a word, or another measured value and two
+    words, are near down to the lowest cosine when neither has a capitalised word the
+    other lacks (capitals_shared). Names
     and words in `common` (`common_terms`) count for nothing."""
     both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
     if both_cjk and not samefact.anchors(a, b, common):
@@ -200,10 +201,14 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     if s >= threshold - cjk_margin - CJK_MEASURED_MARGIN and both_cjk:
         return samefact.measured(a, b) > 0 and samefact.overlap(a, b, common)[1] >= 1
     if not samefact.is_cjk(a) and not samefact.is_cjk(b) and s >= threshold - cjk_margin - CJK_MEASURED_MARGIN \
-            and samefact.measured(a, b) and samefact.overlap(a, b, common)[1] >= 1 and capitals_shared(a, b):
+            and samefact.measured(a, b) and capitals_shared(a, b):
         # A note and a sentence: "paid 485 quid for the crown today" / "The new crown at the
-        # dentist cost £485 in total." (0.59), where nothing either names is missing in the other
-        return True
+        # dentist cost £485 in total." (0.59), where nothing either names is missing in the
+        # other; with an amount, one word in common, else two ("Our buildings insurance renews
+        # on 21 January." / "contents ins renewal 21/01" share a date and "renew")
+        shared = samefact.overlap(a, b, common)[1]
+        amount = samefact.read(a).values.get("qty", frozenset()) & samefact.read(b).values.get("qty", frozenset())
+        return shared >= 2 or (shared >= 1 and bool(amount))
     kinds = samefact.measured(a, b) if s >= threshold - cjk_margin else 0
     if kinds:
         # A measured value (an amount, a date, a time, an address) and every content word of

@@ -1,10 +1,8 @@
 """Same fact or another one: the guard dream puts between two near-duplicate texts.
 
-Embeddings say two texts are about the same thing; they do not say whether both state
-the same fact. Values are read in their canonical forms (gitmem.lifecycle.values: numbers
-in words or digits, money, sizes and units, clock times, dates, addresses, in English and
-Chinese), names with their short forms (Bob / Robert, 小张 / 张伟), and what differs in
-value or entity is found:
+Embeddings say two texts are about the same thing, not whether both state the same fact.
+Values are read in their canonical forms (gitmem.lifecycle.values), names with their short
+forms (Bob / Robert, 小张 / 张伟), and what differs in value or entity is found:
 
 - values (dates, months, years, times, quantities, numbers, addresses) of one kind where
   each side states one the other does not (known against known): "15 minutes" / "24
@@ -13,17 +11,17 @@ value or entity is found:
   $1,200." / "Rent is $1,200, due on the 1st"); a number both share with two different
   units, as quantulum3 reads them (gitmem.lifecycle.quantities: "25 ml" / "25 litres");
 - names (capitalised words, not a sentence's first; Chinese names: gitmem.lifecycle.zh_names)
-  on both sides that the other text lacks: "Ask Alice" / "Ask Bob"; in a text of several
-  clauses, the clause about what the other text says;
+  on both sides that the other text lacks: "Ask Alice" / "Ask Bob", or against a place a
+  lower-case note names ("co-op in chapel allerton"); in a text of several clauses, the
+  clause about what the other text says;
 - a substitution in an otherwise shared template: every stretch where the texts differ
   has content on both sides ("My son plays…" / "My daughter plays…", 猫/狗, 北京/上海),
   which is how Chinese look-alikes differ, since Chinese has no capitals; unless the texts
   share a specific value and their subject and are no template word for word (`_reworded`).
 
-`conflict(a, b)` names the first difference found or None; `anchors(a, b)` says whether
-the texts share values or names, which dream takes as evidence of one fact (two Chinese
-texts sharing a value must also share a content character: two events on one morning
-share the time and nothing else)."""
+`conflict(a, b)` names the first difference found or None; `anchors(a, b)` whether the
+texts share values or names, dream's evidence of one fact (two Chinese texts sharing a value
+must share a content character too: two events on one morning share only the time)."""
 
 from __future__ import annotations
 
@@ -214,10 +212,12 @@ def _lacks(f: Fact, n: str, caps: frozenset[str], initials: bool = False) -> boo
 
 
 def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "") -> bool:
-    """Whether each side names what the other lacks (_lacks)."""
+    """Whether each side names what the other lacks (_lacks), or one does and the other, a
+    lower-case note, names a place it lacks (shortforms.lower_place)."""
     only_a = {n for n in fa.names if _lacks(fb, n, shortforms.capitals(a))}
     only_b = {n for n in fb.names if _lacks(fa, n, shortforms.capitals(b))}
-    return bool(only_a and only_b)
+    return bool(only_a and only_b) or any(o and y and y == y.lower() and shortforms.lower_place(
+        fy.full, STOP, fx.words, shortforms.capitals(x)) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 
 
 _CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")

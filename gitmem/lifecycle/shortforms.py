@@ -110,6 +110,35 @@ def cut_short(full_a: tuple[str, ...], names_a: frozenset[str], full_b: tuple[st
     return out
 
 
+_AT = frozenset({"in", "at", "@", "from", "on"})
+_DETERMINERS = frozenset({"the", "a", "an", "our", "my", "her", "his", "their"})
+_STREETS = frozenset({"rd", "road", "st", "street", "ln", "lane", "ave", "avenue"})
+
+
+def lower_place(full: tuple[str, ...], stop: frozenset[str], words: frozenset[str], acronyms: frozenset[str]) -> bool:
+    """Whether a lower-case note (its tokens `full`) names a place the other text does not:
+    two words after "in", "at", "@", "from" or "on" that the other text (its `words`, by
+    their first 5 letters) lacks, or one before a street type ("co-op in chapel allerton",
+    "shell on harrogate rd" against "The Headingley Co-op", "the Esso on Otley Road").
+    Not words of a closed kind (gitmem.lifecycle.kinds: "on the south side"), nor two whose
+    initials begin an acronym of the other ("from leeds bradford" / LBA)."""
+    from gitmem.lifecycle import kinds  # a kind's words: no place name
+
+    held = {w[:5] for w in words}
+    for i, t in enumerate(full):
+        if t not in _AT:
+            continue
+        j = i + 2 if i + 1 < len(full) and full[i + 1] in _DETERMINERS else i + 1
+        pair = full[j:j + 2]
+        if len(pair) < 2 or any(a.startswith(pair[0][0] + pair[1][0]) for a in acronyms):
+            continue
+        fresh = [w for w in pair if w.isalpha() and len(w) >= 3 and w not in stop and w[:5] not in held
+                 and not kinds.named(w)]
+        if len(fresh) == 2 or (fresh == [pair[0]] and pair[1] in _STREETS):
+            return True
+    return False
+
+
 def capitals(text: str) -> frozenset[str]:
     """The words of `text` with two capitals or more (TH, DofE, SENCO), lower case: the
     only names `acronym_of` is asked about ("Mel" is no acronym of "means a lot")."""
