@@ -146,3 +146,16 @@ def test_dream_lists_a_chinese_pair_it_leaves_for_the_agent(store):
     plan = _plan(store)
     assert plan.merges == []
     assert [({p["a"], p["b"]}, p["why"]) for p in plan.possible_updates] == [(set(ids), grouping.FEW_WORDS)]
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The bathroom extractor fan is set to a 15-minute overrun.", "en-suite fan overrun 15 mins"),
+    ("Last Christmas we spent about £180 on the kids' stockings.", "stockings this xmas – £180 so far"),
+    ("我们家猫咪橘子早上喂五十克猫粮。", "橘子 晚上6点 50g猫粮"),  # a morning and an evening feed
+])
+def test_an_en_suite_a_christmas_and_a_part_of_the_day_are_kinds(a, b):
+    assert samefact.conflict(a, b) == "entities differ"
+
+
+def test_noon_is_no_part_of_the_day_against_the_morning():
+    assert samefact.conflict("社区食堂中午十一点开饭。", "社区饭堂上午11点开餐") is None

@@ -39,6 +39,7 @@ _EN_PEOPLE = {
 _EN_WHEN = {span: {f"{w} {form}": f"{w} {span}" for w in ("last", "this", "next") for form in forms}
             for span, forms in (("year", ("year", "yr")), ("month", ("month",)), ("week", ("week", "wk")),
                                 ("time", ("time",)), ("term", ("term", "semester")), ("season", ("season",)),
+                                ("christmas", ("christmas", "xmas")), ("easter", ("easter",)),
                                 *((season, (season,)) for season in ("spring", "summer", "autumn", "winter")))}
 _EN_WHEN["day"] = {w: w for w in ("yesterday", "today", "tomorrow")}
 _EN_ROOMS = {
@@ -47,7 +48,7 @@ _EN_ROOMS = {
     **dict.fromkeys(("spare room", "spare bedroom", "box room", "guest room"), "spare room"),
     **dict.fromkeys(("bathroom", "toilet", "loo", "washroom"), "bathroom"),
     **dict.fromkeys(("living room", "lounge", "sitting room", "front room"), "living room"),
-    "dining room": "dining room", "the landing": "landing", "en suite": "en suite", "ensuite": "en suite",
+    "dining room": "dining room", "the landing": "landing", "en suite": "en suite", "ensuite": "en suite", "en-suite": "en suite",
     "utility room": "utility room",
 }
 _EN_FLOORS = {f"{w} floor": f"{w} floor" for w in ("ground", "first", "second", "third", "top", "1st", "2nd", "3rd")}
@@ -72,6 +73,9 @@ _ZH_ORDER = {f"{o}{k}": f"{o}{v}" for o in "大二三小" for k, v in
 _ZH_PEOPLE = {**_ZH_KIN, **_ZH_ORDER, **dict.fromkeys("我 我们 咱 咱们 俺 我家 咱家".split(), "我"),
               "我先生": "配偶"}  # (王先生 is Mr Wang)
 _ZH_WHEN = {"year": {w: w for w in "去年 今年 明年 前年 后年".split()},
+            # a part of the day with no hour (早上喂五十克 / 晚上6点 50g: two feeds)
+            "part of day": {**dict.fromkeys("早上 早晨 清晨 上午".split(), "上午"), "下午": "下午",
+                            **dict.fromkeys("晚上 傍晚 夜里".split(), "晚上")},  # 中午: 11:30 is 上午 or 中午
             "week": {"上周": "上周", "这周": "这周", "本周": "这周", "下周": "下周"},
             "month": {"上个月": "上个月", "这个月": "这个月", "本月": "这个月", "下个月": "下个月"},
             "day": {w: w for w in "昨天 今天 明天 前天 后天".split()},
