@@ -455,12 +455,15 @@ def test_a_count_of_mu_is_a_value_and_a_second_value_is_no_restatement():
 def test_a_long_number_keyed_in_groups_is_one_number(groups, sep):
     """An account or ticket number written in groups, with spaces or hyphens, reads as the
     same number written straight (9021 4477 365 / 90214477365), once it has nine digits or is
-    two groups of four spaced (0382 1746)."""
+    two groups of four (0382 1746, 3102-7785)."""
     parts = [str(g) for g in groups]
     digits = "".join(parts)
     grouped = values.extract(f"Account number {sep.join(parts)}.")[0]
-    two_fours = sep == " " and len(parts) == 2 and all(len(p) == 4 and not p.startswith(("19", "20")) for p in parts)
-    if len(digits) >= 9 or two_fours:  # ... or two groups of four spaced (0382 1746), no years
+    two_fours = len(parts) == 2 and all(len(p) == 4 and not p.startswith(("19", "20")) for p in parts)
+    if sep == "-":  # hyphened: not a span of clock times (0900-1700) or of round numbers (3000-4000)
+        clock = two_fours and all(int(p[:2]) <= 24 and int(p[2:]) < 60 for p in parts)
+        two_fours = two_fours and not clock and not all(p.endswith("0") for p in parts)
+    if len(digits) >= 9 or two_fours:  # ... or two groups of four (0382 1746, 3102-7785), no years
         straight = values.extract(f"Account number {digits}.")[0]
         assert grouped == straight and len(straight) == 1 and straight[0].startswith("num:")
     else:  # short runs stay apart: scores (21-14), ranges (301-305), a date has eight digits at most
@@ -560,3 +563,17 @@ def test_a_rate_or_a_temperature_written_two_ways_has_one_unit(a, b):
 
 def test_a_rate_per_another_span_still_differs():
     assert samefact.conflict("Ivy's dinner money is £2.60 a day.", "Ivy's dinner money is £2.60 a week.") is not None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("家里电动车的电瓶是48伏的。", "电瓶车 电池48V"),
+    ("女儿现在身高一米三二。", "量了下女儿身高：1.32米"),
+    ("水费户号三一〇二七七八五", "交水费用的户号：3102-7785"),
+    ("mum's on two and a half mg of bisoprolol", "Bisoprolol 2.5 mg (Mum)"),
+])
+def test_volts_milligrams_a_height_and_a_number_keyed_digit_by_digit(a, b):
+    assert vals(a) == vals(b) and len(vals(a)) >= 1
+
+
+def test_milligrams_keep_their_precision():
+    assert samefact.conflict("Bisoprolol 2.5 mg (Mum)", "Bisoprolol 3 mg (Mum)") == "values differ"

@@ -38,7 +38,7 @@ def _parser():
 
 def fmt(x: float) -> str:
     """A number in plain digits (never an exponent, which would read as two numbers)."""
-    return str(int(x)) if x == int(x) else f"{x:.6f}".rstrip("0").rstrip(".")
+    return str(int(x)) if x == int(x) else f"{x:.9f}".rstrip("0").rstrip(".")  # 2.5 mg is 0.0000025 kg
 
 
 @lru_cache(maxsize=65536)
@@ -108,7 +108,7 @@ def _next_words(text: str, number: str) -> frozenset[str]:
 # two units reads as one value. Chinese 斤 is defined as half a kilogram.
 MEASURES = {"year": "year", "month": "month", "week": "week", "day": "day", "hour": "hour", "minute": "minute",
             "second": "second", "km": "kilometer", "kg": "kilogram", "m": "meter", "cm": "centimeter",
-            "mm": "millimeter", "inch": "inch", "ft": "foot", "mile": "mile", "g": "gram", "t": "tonne", "jin": "jin",
+            "mm": "millimeter", "mg": "milligram", "volt": "volt", "inch": "inch", "ft": "foot", "mile": "mile", "g": "gram", "t": "tonne", "jin": "jin",
             "lb": "pound", "oz": "ounce", "ml": "milliliter", "l": "liter", "m3": "meter ** 3", "kb": "kilobyte", "mb": "megabyte",
             "gb": "gigabyte", "tb": "terabyte"}
 

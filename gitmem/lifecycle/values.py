@@ -68,6 +68,8 @@ UNITS = {
     "m": ("m", "meter", "meters", "metre", "metres", "米"),
     "cm": ("cm", "centimeter", "centimeters", "centimetre", "centimetres", "厘米", "公分"),
     "mm": ("mm", "millimeter", "millimeters", "millimetre", "millimetres", "毫米"),
+    "mg": ("mg", "milligram", "milligrams", "milligramme", "milligrammes", "毫克"),
+    "volt": ("v", "volt", "volts", "伏", "伏特"),
     "inch": ("inch", "inches", '"', "″", "”"), "ft": ("ft", "foot", "feet"),
     "mile": ("mile", "miles", "mi"),
     "g": ("g", "gram", "grams", "gramme", "grammes", "克"), "jin": ("斤",),
@@ -159,7 +161,7 @@ _MM_SS = _re(r"(?<![\d.:])(24(?!:00)|2[5-9]|[3-9]\d)(?::|m\s*)([0-5]\d)(?![\d:])
 _MONEY_PARTS = _re(r"(?<![\d.])(\d+)\s*(pounds?|quid|dollars?|bucks|euros?)\s+(?:and\s+)?"
                    r"(?:(\d{2})|(\d{1,2})\s*(?:p|pence|cents?))\b(?![\d:/]|\.\d)")
 # 1米6, 一米六 (after the numerals are read): 1.6 metres
-_ZH_METRE = _re(r"(?<![\d.])(\d+)(米|公里)(\d)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km (not "1.5万公里 4S店")
+_ZH_METRE = _re(r"(?<![\d.])(\d+)(米|公里)(\d\d?)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km (not "1.5万公里 4S店")
 # 7月14号到19号, 7.14-7.19 (in Chinese text): a span of days, each day with its month
 _ZH_DAY_SPAN = _re(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]?\s*([到至~～—–-])\s*(\d{1,2})\s*[日号號]")
 _MD_DOT_SPAN = _re(r"(?<![\d.])(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])\s*[-–—~～到至]\s*(1[0-2]|0?[1-9])\."
@@ -246,6 +248,11 @@ def _joined(groups: str) -> str:
     digits = groups.replace(" ", "").replace("-", "")
     # ... or two groups of four spaced, no years ("0382 1746", "6620 4419": one number keyed in two)
     four = re.fullmatch(r"(\d{4}) (\d{4})", groups)  # (not 0900-1700, 1200-1250: a span)
+    if four is None:  # ... or hyphened, no span of clock times (0900-1700) or round numbers (3000-4000)
+        four = re.fullmatch(r"(\d{4})-(\d{4})", groups)
+        if four and (all(int(g[:2]) <= 24 and int(g[2:]) < 60 for g in four.groups()) or
+                     all(g.endswith("0") for g in four.groups())):
+            four = None
     return digits if len(digits) >= 9 or (four and not any(re.fullmatch(r"(?:19|20)\d\d", g) for g in four.groups())) \
         else groups
 

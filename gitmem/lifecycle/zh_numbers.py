@@ -2,7 +2,7 @@
 
 Everyday numerals (四千五, 两年, 三个), 大写 numerals (陆仟肆佰), decimals before a unit
 (七点四公斤, not the time 7:04), 斤 and 两 as one weight (十四斤八两), a numeral after 米
-(一米六), a lone 一 or 两 before a unit (一小时, 两个钟头), and digits with Chinese
+(一米六, 一米三二), digits keyed one at a time (三一〇二七七八五), a lone 一 or 两 before a unit (一小时, 两个钟头), and digits with Chinese
 multipliers (3千5百, 4.5万), percentages (百分之七点五): each becomes plain digits in the
 text, so the value reader sees one number written one way. 一点 stays a word ("a little")
 unless a clock time is meant (下午一点, 一点半). Numbers are read by cn2an, imported on first use (dream's
@@ -28,7 +28,9 @@ _ZH_DIGIT = re.compile("[零〇一二两三四五六七八九十廿卅]")
 # Digits with Chinese multipliers: 3千5百, 12万, 4.5万 (read by cn2an as one number).
 _ZH_MIXED = re.compile(r"(?<![\d.])\d+(?:\.\d+)?[十百千万萬亿](?:\d+[十百千万萬]?)*")
 
-_ZH_AFTER_METRE = re.compile(r"(米|公里)([一二三四五六七八九])(?![零〇一二两三四五六七八九十百千万])")
+_ZH_AFTER_METRE = re.compile(r"(米|公里)([一二三四五六七八九][零〇一二三四五六七八九]?)(?![零〇一二两三四五六七八九十百千万])")
+# 三一〇二七七八五: a number keyed one digit at a time (an account, a phone number)
+_ZH_KEYED = re.compile(r"[零〇一二三四五六七八九]{4,}")
 
 # 十四斤八两: 斤 and 两 (a tenth of a 斤) as one weight
 _JIN_LIANG = re.compile(r"([零〇一二两三四五六七八九十百\d]+)\s*斤\s*([一二三四五六七八九\d])\s*两")
@@ -114,7 +116,8 @@ def in_digits(t: str) -> str:
     if "百分之" in t:  # 百分之七, 百分之七点五: a percentage, written as one
         t = _PERCENT.sub(_percent, t)
     if _ZH_DIGIT.search(t):
-        t = _ZH_AFTER_METRE.sub(lambda m: m[1] + m[2].translate(_ZH_DIGITS), t)
+        t = _ZH_AFTER_METRE.sub(lambda m: m[1] + m[2].translate(_ZH_DIGITS), t)  # 一米三二: 1米32
+        t = _ZH_KEYED.sub(lambda m: m[0].translate(_ZH_DIGITS), t)
         t = _ZH_ONE_UNIT.sub(lambda m: "1" if m[1] == "一" else "2", _ZH_DECIMAL.sub(_zh_decimal, t))
         t = _ZH_HOUR_ZERO.sub(r"\1", _JIN_LIANG.sub(_jin_liang, t))
         t = _CLOCK_ZERO.sub(lambda m: m[1] + "0" + m[2].translate(_ZH_DIGITS), t)
