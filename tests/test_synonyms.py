@@ -92,6 +92,7 @@ def test_a_weekday_numeral_is_no_digit_of_the_time_after_it():
 @pytest.mark.parametrize("a, b", [
     ("The Headingley Co-op closes at 10pm.", "co-op in chapel allerton shuts 10pm"),
     ("A basic wash at the Esso car wash on Otley Road is £8.", "shell on harrogate rd – basic car wash £8"),
+    ("The Greggs at Bramley opens at 6.30am.", "greggs in pudsey opens 6:30"),
 ])
 def test_a_place_a_lower_case_note_names_against_a_name_is_another_place(a, b):
     assert samefact.conflict(a, b) == "names differ" and samefact.conflict(b, a) == "names differ"
@@ -101,6 +102,7 @@ def test_a_place_a_lower_case_note_names_against_a_name_is_another_place(a, b):
     ("The Headingley Co-op closes at 10pm.", "headingley co-op shuts at 10pm"),
     ("Jet2 LBA → Split, Sat 23 May, dep 0610", "split flight 23rd may 6.10am from leeds bradford"),  # LBA's initials
     ("The Tamworth Road allotments open at 8am.", "allotments open at 8am on the south side"),  # a kind, no place
+    ("B12 injections every twelve weeks at Moorfield Surgery.", "my b12 jab every twelve weeks at the surgery"),
 ])
 def test_a_lower_case_note_naming_the_same_place_or_none_is_no_other_place(a, b):
     assert samefact.conflict(a, b) is None

@@ -118,8 +118,10 @@ _STREETS = frozenset({"rd", "road", "st", "street", "ln", "lane", "ave", "avenue
 def lower_place(full: tuple[str, ...], stop: frozenset[str], words: frozenset[str], acronyms: frozenset[str]) -> bool:
     """Whether a lower-case note (its tokens `full`) names a place the other text does not:
     two words after "in", "at", "@", "from" or "on" that the other text (its `words`, by
-    their first 5 letters) lacks, or one before a street type ("co-op in chapel allerton",
-    "shell on harrogate rd" against "The Headingley Co-op", "the Esso on Otley Road").
+    their first 5 letters) lacks, or one before a street type, or one with no article before
+    a word the other holds ("co-op in chapel allerton", "shell on harrogate rd", "greggs in
+    pudsey opens" against "The Headingley Co-op", "the Esso on Otley Road", "The Greggs at
+    Bramley opens").
     Not words of a closed kind (gitmem.lifecycle.kinds: "on the south side"), nor two whose
     initials begin an acronym of the other ("from leeds bradford" / LBA)."""
     from gitmem.lifecycle import kinds  # a kind's words: no place name
@@ -135,6 +137,9 @@ def lower_place(full: tuple[str, ...], stop: frozenset[str], words: frozenset[st
         fresh = [w for w in pair if w.isalpha() and len(w) >= 3 and w not in stop and w[:5] not in held
                  and not kinds.named(w)]
         if len(fresh) == 2 or (fresh == [pair[0]] and pair[1] in _STREETS):
+            return True
+        # ... or one word with no article, before a word the other holds ("greggs in pudsey opens")
+        if fresh == [pair[0]] and j == i + 1 and t != "on" and pair[1][:5] in held:
             return True
     return False
 
