@@ -4,4 +4,6 @@ forget (revert plus redaction of history), dream (consolidation as one commit),
 consolidate (dream's plan: duplicates, supersessions, retirement, MEMORY.md), samefact
 (one fact written differently, or two facts), grouping (near duplicates), updates (which
 later memory replaces an earlier one), agentplan and decisions (a dream an agent leads).
-Built on gitmem.memories."""
+samefact's readers, pure text: values (with clock, zh_numbers, quantities and spans),
+shortforms and zh_names (names), kinds (closed kinds: whose, where, when), synonyms (one
+word for one thing or act) and alignment (what two sentences swap). Built on gitmem.memories."""
