@@ -34,6 +34,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -105,11 +106,18 @@ def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Pa
     spec = json.loads((DATA / "abstain.json").read_text())
     rows = []
     for lang, file in spec["stores"].items():
-        store, dialogue = build(model_path, DATA / file)
-        qs = []
+        shared, runs = None, []
         for f, sp in zip(files, specs):
-            qs += questions(sp, lang, dialogue) if Path(f).name == "abstain.json" else questions_v2(sp, lang)
-        for q in qs:
+            own = sp.get("stores", {}).get(lang)
+            if isinstance(own, dict):  # a half with conversations of its own (abstain_v15.json on)
+                path = Path(tempfile.mkdtemp(prefix="gitmem-abs-")) / f"{lang}_dialogue.json"
+                path.write_text(json.dumps(own, ensure_ascii=False), encoding="utf-8")
+                store, dialogue = build(model_path, path)
+            else:
+                shared = shared or build(model_path, DATA / file)
+                store, dialogue = shared
+            runs.append((store, questions(sp, lang, dialogue) if Path(f).name == "abstain.json" else questions_v2(sp, lang)))
+        for store, q in [(st, q) for st, qs in runs for q in qs]:
             res = store.search(q["q"], k=k, scopes=[q["scope"]], explain=True, record=False, min_relevance=0)
             view = dict(res.info["relevance"])
             side, known = view.pop("side"), view["known"]
