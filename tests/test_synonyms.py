@@ -112,3 +112,20 @@ def test_a_note_and_a_sentence_sharing_a_date_and_one_word_are_not_near():
     # styled4's look-alike: buildings and contents insurance renew on one date
     a, b = "Our buildings insurance renews on 21 January.", "contents ins renewal 21/01"
     assert grouping.capitals_shared(a, b) and not grouping.close_enough(a, b, 0.58, *ARGS)
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Gate tickets for the Otley Show are £14.", "harewood show – £14 on the gate"),
+    ("Ink cartridges for the Epson printer are £18 each.", "hp printer ink £18 a cartridge"),
+])
+def test_a_lower_case_note_that_puts_another_word_before_a_named_thing_names_another(a, b):
+    assert samefact.conflict(a, b) == "names differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Gate tickets for the Otley Show are £14.", "otley show gate tickets £14"),
+    ("Kettleby HC subs – £165, by 1/9", "need to pay a hundred and sixty-five quid hockey subs to kettleby before 1st sept"),
+    ("Linus's Duke of Edinburgh bronze expedition is the weekend of 20–21 June.", "linus dofe bronze expo 20th-21st june"),
+])
+def test_the_same_name_an_acronym_spelled_out_or_an_inflected_word_is_no_other_thing(a, b):
+    assert samefact.conflict(a, b) is None

@@ -213,11 +213,11 @@ def _lacks(f: Fact, n: str, caps: frozenset[str], initials: bool = False) -> boo
 
 def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "") -> bool:
     """Whether each side names what the other lacks (_lacks), or one does and the other, a
-    lower-case note, names a place it lacks (shortforms.lower_place)."""
+    lower-case note, names another place or thing (shortforms.lower_names_other)."""
     only_a = {n for n in fa.names if _lacks(fb, n, shortforms.capitals(a))}
     only_b = {n for n in fb.names if _lacks(fa, n, shortforms.capitals(b))}
-    return bool(only_a and only_b) or any(o and y and y == y.lower() and shortforms.lower_place(
-        fy.full, STOP, fx.words, shortforms.capitals(x)) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
+    return bool(only_a and only_b) or any(o and y and y == y.lower() and shortforms.lower_names_other(
+        fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x)) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 
 
 _CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")

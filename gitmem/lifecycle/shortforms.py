@@ -144,6 +144,32 @@ def lower_place(full: tuple[str, ...], stop: frozenset[str], words: frozenset[st
     return False
 
 
+def lower_names_other(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str], full_x: tuple[str, ...],
+                      words_x: frozenset[str], acronyms: frozenset[str]) -> bool:
+    """Whether a lower-case note (its tokens `full`) names a place or a thing other than the
+    `names` only the other text holds (its tokens `full_x`, words `words_x`, acronyms)."""
+    return lower_place(full, stop, words_x, acronyms) or lower_modifier(full, stop, names, full_x, words_x, acronyms)
+
+
+def lower_modifier(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str], full_x: tuple[str, ...],
+                   words_x: frozenset[str], acronyms: frozenset[str]) -> bool:
+    """Whether a lower-case note (its tokens `full`) puts another word before the thing a
+    name of the other text (`names` it alone holds, its tokens `full_x` and `words_x`)
+    names: "harewood show" / "the Otley Show", "hp printer ink" / "the Epson printer" (not
+    after an acronym of the other's `acronyms`, nor one spelled out: "hockey subs" / "HC subs")."""
+    from gitmem.lifecycle import kinds  # a kind's words: no name
+
+    def fresh(w: str) -> bool:  # no word of the other's, nor one of its words inflected (hired / Hire)
+        return w.isalpha() and len(w) >= 2 and w not in stop and not kinds.named(w) and not any(
+            w.startswith(v) or v.startswith(w) for v in words_x if len(v) >= 4) and w[:5] not in {v[:5] for v in words_x}
+
+    # the word after a name, not after an acronym (Kettleby HC subs / hockey subs)
+    heads = {full_x[i + 1] for i, w in enumerate(full_x[:-1]) if w in names and full_x[i + 1].isalpha()
+             and full_x[i + 1] not in stop and w not in acronyms}
+    return any(w in heads and i and fresh(full[i - 1]) and not acronym_span(full[i - 1], full_x)  # dofe / Duke of E.
+               for i, w in enumerate(full))
+
+
 def capitals(text: str) -> frozenset[str]:
     """The words of `text` with two capitals or more (TH, DofE, SENCO), lower case: the
     only names `acronym_of` is asked about ("Mel" is no acronym of "means a lot")."""
