@@ -176,8 +176,8 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     two sharing one are near the threshold only with something beside it (cjk_beside).
     Two English texts sharing an amount and a word, or another measured value and two
     words, are near down to the lowest cosine when neither has a capitalised word the
-    other lacks (capitals_shared). Names
-    and words in `common` (`common_terms`) count for nothing."""
+    other lacks (capitals_shared). Names and words in `common` (`common_terms`) count for
+    nothing."""
     both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
     if both_cjk and not samefact.anchors(a, b, common):
         # The English model maps much of Chinese to one unknown token (two Chinese notes
