@@ -129,3 +129,15 @@ def test_a_lower_case_note_that_puts_another_word_before_a_named_thing_names_ano
 ])
 def test_the_same_name_an_acronym_spelled_out_or_an_inflected_word_is_no_other_thing(a, b):
     assert samefact.conflict(a, b) is None
+
+
+@pytest.mark.parametrize("a, b, why", [
+    ("Harvey has his brace check at Aire Valley Orthodontics on 9 December.",
+     "9/12 brace check aire valley ortho – lottie", "names differ"),  # whose, tagged on at the end
+    ("Mrs Okafor at number 12 pays £42 a year for her allotment plot.", "allotment plot £42/yr – gethin's", "names differ"),
+    ("Harvey has his brace check at Aire Valley Orthodontics on 9 December.",
+     "9/12 brace check aire valley ortho – harvey", None),
+    ("B12 injections: once every twelve weeks at the GP's.", "b12 jab every 12 wks – surgery", None),  # no one
+])
+def test_a_word_tagged_on_at_a_notes_end_is_whose(a, b, why):
+    assert samefact.conflict(a, b) == why

@@ -217,7 +217,7 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "") -> bool:
     only_a = {n for n in fa.names if _lacks(fb, n, shortforms.capitals(a))}
     only_b = {n for n in fb.names if _lacks(fa, n, shortforms.capitals(b))}
     return bool(only_a and only_b) or any(o and y and y == y.lower() and shortforms.lower_names_other(
-        fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x)) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
+        fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x), y) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 
 
 _CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")

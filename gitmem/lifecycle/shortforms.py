@@ -144,10 +144,21 @@ def lower_place(full: tuple[str, ...], stop: frozenset[str], words: frozenset[st
     return False
 
 
+# "… aire valley ortho – lottie", "allotment plot £42/yr – gethin's": whose, in one word at the end
+_TAG = re.compile(r"\s[–—-]\s*([a-z][a-z'’]+?)(?:['’]s)?(?:\s*\([a-z ]+\))?\s*[.!]?$")
+
+
 def lower_names_other(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str], full_x: tuple[str, ...],
-                      words_x: frozenset[str], acronyms: frozenset[str]) -> bool:
-    """Whether a lower-case note (its tokens `full`) names a place or a thing other than the
-    `names` only the other text holds (its tokens `full_x`, words `words_x`, acronyms)."""
+                      words_x: frozenset[str], acronyms: frozenset[str], text: str = "") -> bool:
+    """Whether a lower-case note (its tokens `full`, its `text`) names a place, a thing or
+    someone other than the `names` only the other text holds (its tokens `full_x`, words
+    `words_x`, acronyms): a word tagged on at its end after a dash is someone."""
+    from gitmem.lifecycle import kinds  # a kind's words: no one's name
+
+    tag = _TAG.search(text)
+    if tag and len(tag[1]) >= 3 and tag[1] not in stop and not kinds.named(tag[1]) and names - acronyms \
+            and tag[1][:5] not in {w[:5] for w in words_x}:  # ("– surgery" against "the GP's" is no one)
+        return True
     return lower_place(full, stop, words_x, acronyms) or lower_modifier(full, stop, names, full_x, words_x, acronyms)
 
 
