@@ -93,8 +93,8 @@ def units_differ(a: str, b: str, numbers: set[str]) -> bool:
 def _agree(x: frozenset[str], y: frozenset[str]) -> bool:
     """Whether two numbers' units agree: one unit on both sides, or a rate whose amount
     only one side names ("862 a month" / "£862 a month": per month / pound sterling per month)."""
-    return bool(x & y) or any(u.startswith("per ") and v.endswith(" " + u) for u in x for v in y) \
-        or any(u.startswith("per ") and v.endswith(" " + u) for u in y for v in x)
+    return bool(x & y) or any(u.startswith("per ") and v.endswith(" " + u) for p, q in ((x, y), (y, x))
+                              for u in p for v in q)
 
 
 def _next_words(text: str, number: str) -> frozenset[str]:

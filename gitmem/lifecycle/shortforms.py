@@ -9,6 +9,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from gitmem.lifecycle import kinds  # a kind's words name no place, thing or one
+
 
 @lru_cache(maxsize=1)
 def _nicknamer():
@@ -124,8 +126,6 @@ def lower_place(full: tuple[str, ...], stop: frozenset[str], words: frozenset[st
     Bramley opens").
     Not words of a closed kind (gitmem.lifecycle.kinds: "on the south side"), nor two whose
     initials begin an acronym of the other ("from leeds bradford" / LBA)."""
-    from gitmem.lifecycle import kinds  # a kind's words: no place name
-
     held = {w[:5] for w in words}
     for i, t in enumerate(full):
         if t not in _AT:
@@ -153,8 +153,6 @@ def lower_names_other(full: tuple[str, ...], stop: frozenset[str], names: frozen
     """Whether a lower-case note (its tokens `full`, its `text`) names a place, a thing or
     someone other than the `names` only the other text holds (its tokens `full_x`, words
     `words_x`, acronyms): a word tagged on at its end after a dash is someone."""
-    from gitmem.lifecycle import kinds  # a kind's words: no one's name
-
     tag = _TAG.search(text)
     if tag and len(tag[1]) >= 3 and tag[1] not in stop and not kinds.named(tag[1]) and names - acronyms \
             and tag[1][:5] not in {w[:5] for w in words_x}:  # ("– surgery" against "the GP's" is no one)
@@ -168,11 +166,11 @@ def lower_modifier(full: tuple[str, ...], stop: frozenset[str], names: frozenset
     name of the other text (`names` it alone holds, its tokens `full_x` and `words_x`)
     names: "harewood show" / "the Otley Show", "hp printer ink" / "the Epson printer" (not
     after an acronym of the other's `acronyms`, nor one spelled out: "hockey subs" / "HC subs")."""
-    from gitmem.lifecycle import kinds  # a kind's words: no name
+    held = {v[:5] for v in words_x}
 
     def fresh(w: str) -> bool:  # no word of the other's, nor one of its words inflected (hired / Hire)
-        return w.isalpha() and len(w) >= 2 and w not in stop and not kinds.named(w) and not any(
-            w.startswith(v) or v.startswith(w) for v in words_x if len(v) >= 4) and w[:5] not in {v[:5] for v in words_x}
+        return w.isalpha() and len(w) >= 2 and w not in stop and not kinds.named(w) and w[:5] not in held \
+            and not any(w.startswith(v) or v.startswith(w) for v in words_x if len(v) >= 4)
 
     # the word after a name, not after an acronym (Kettleby HC subs / hockey subs)
     heads = {full_x[i + 1] for i, w in enumerate(full_x[:-1]) if w in names and full_x[i + 1].isalpha()
