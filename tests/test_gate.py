@@ -45,9 +45,10 @@ def test_a_name_holding_a_secret_is_refused_and_nothing_is_written(store, gm_hom
 
 
 def test_remotes_without_credentials_are_still_fine(store, gm_home, tmp_path):
-    for url in ("git@github.com:me/memory.git", "https://github.com/me/memory.git", str(tmp_path / "bare.git"),
-                "ssh://git@example.com/memory.git"):
-        res = invoke_cli("remote", "add", f"r{abs(hash(url)) % 1000}", url)
+    urls = ("git@github.com:me/memory.git", "https://github.com/me/memory.git", str(tmp_path / "bare.git"),
+            "ssh://git@example.com/memory.git")
+    for n, url in enumerate(urls):
+        res = invoke_cli("remote", "add", f"r{n}", url)
         assert res.returncode == 0, res.stderr
 
 
