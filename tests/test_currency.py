@@ -64,6 +64,14 @@ def test_a_value_raised_is_a_change():
     assert updates.cues("接口超时提高到五秒。") == ("提高到",)
 
 
+def test_after_a_time_or_a_date_yihou_is_no_change():
+    """国庆订了…10月2日下午两点以后可以入场 superseded a thesis defence on 3月20日下午两点
+    in dream (heldout28): 以后 after a time says "after", after an event a change."""
+    assert updates.cues("国庆订了青螺湾露营地的A12营位，10月2日下午两点以后可以入场。") == ()
+    assert updates.cues("青螺湾营地 A12 10/2 14:00以后入场") == ()
+    assert updates.cues("换届以后，我们这片的区人大代表是丁秀梅。") == ("以后",)
+
+
 def test_settle_moves_the_newer_above_the_older():
     old = hit("a", "Our team wiki is on Confluence.", "2023-01-01T00:00:00Z")
     other = hit("x", "Lunch is at noon.", "2023-02-01T00:00:00Z")

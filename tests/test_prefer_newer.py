@@ -163,6 +163,19 @@ def test_a_weak_link_does_not_extend_a_chain():
     assert got == ["x", "a"]  # no chain: the one-word link stands (a and x are each other's closest)
 
 
+def test_of_two_weak_links_in_a_chain_the_closer_one_stands():
+    """Asked 家里的智能门铃是什么牌子的？, the old doorbell note is linked back to an older
+    note by 家里 and on to the new doorbell note by 门铃 (each one word the query names): the
+    closer link (门铃, more shared characters) stood aside as a chain's second link
+    (heldout28)."""
+    beer = hit("b", "家里常备的啤酒是青岛纯生。", "2018-07-21T00:00:00Z")
+    old = hit("a", "家里的智能门铃是360的。", "2019-12-14T00:00:00Z")
+    new = hit("n", "门铃：萤石 DB2C", "2022-12-31T00:00:00Z")
+    terms = ["家里", "智能", "门铃", "牌子"]
+    assert order([old, new, beer], terms=terms)[0] == "n"
+    # ... while a weak link after a strong one still does not extend the chain (Mum, above)
+
+
 def test_a_terse_note_mostly_in_latin_letters_pairs_by_its_chinese_words():
     """"链路追踪：Jaeger + OpenTelemetry SDK" is mostly Latin letters; it was kept from
     pairing with the Chinese sentence it updates as if the two were in two languages."""
@@ -230,6 +243,22 @@ def test_chinese_numerals_are_no_shared_subject():
                       on_topic=True)
     assert v.kind != "update"
     assert updates.word_overlap("工资一万二", "存款一万五")[1] == set()
+
+
+def test_two_cues_side_by_side_are_no_shared_subject():
+    """"豆芽现在改喝君乐宝的奶粉了" and "果果现在改到牙仙子儿童齿科看牙了" share 在改, a
+    token across two cues (现在 + 改喝 / 改到); the second went first for "豆芽现在喝的是
+    什么奶粉？" (heldout28)."""
+    from gitmem.memories import updates
+
+    old, new = "豆芽现在改喝君乐宝的奶粉了，二段。", "果果现在改到牙仙子儿童齿科看牙了，离家近。"
+    v = updates.judge(old, new, 0.6, older_created="2024-01-01", newer_created="2024-06-01", strict=True,
+                      on_topic=True)
+    assert v.kind != "update"
+    # ... while the cut cue leaves the subject it was said of
+    v = updates.judge("豆芽喝的奶粉是飞鹤星飞帆一段。", old, 0.6, older_created="2023-01-01",
+                      newer_created="2024-01-01", strict=True, on_topic=True)
+    assert v.kind == "update"
 
 
 def test_a_time_of_day_is_no_shared_subject():

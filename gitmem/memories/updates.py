@@ -72,6 +72,9 @@ FRAMES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 STRICT_COS = 0.6       # strict: a weak cue needs this cosine (or SUBJECT_SHARED words)
 STRICT_WORDS = 20      # ... between two short statements (chat turns are longer, and say "now" a lot)
 NEAR = 1               # strict: or right next to a word of the shared subject ("my new manager")
+# 以后 after a time or a date is "after" (下午两点以后可以入场, 3/20以后), no change; after an
+# event it is one (换届以后, 搬家以后).
+_AFTER_CHANGE = re.compile(r"(?<![点分号日半时\d:：])以后")
 _EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(CUES_EN, key=len, reverse=True))
                     + r")\b", re.IGNORECASE)
 
@@ -126,7 +129,7 @@ class Found:
 def cues(text: str) -> tuple[str, ...]:
     """The change cues in a text, lowercased, in order of appearance."""
     out = [m.group(0).lower() for m in _EN_RE.finditer(text)]
-    out += sorted((c for c in CUES_ZH if c in text), key=text.find)
+    out += sorted((c for c in CUES_ZH if c in text and (c != "以后" or _AFTER_CHANGE.search(text))), key=text.find)
     return tuple(dict.fromkeys(out))
 
 
@@ -179,14 +182,26 @@ def _zh_word(w: str) -> bool:
 
 def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     """The words two texts share that can name a subject: not a change cue of either
-    (two updates of different things share "现在", "换", "now"), not a speaker label,
+    (two updates of different things share "现在", "换", "now", and 在改 in 豆芽现在改喝… /
+    果果现在改到…), not a speaker label,
     and in CJK text a word of two characters or more, not a lone character (上, 了) nor
     one made only of function characters (的是: "需求管理用的是 Jira" and "阳台现在种的是
     番茄" share no subject; 我爸 is one) or only of numerals (五万), nor a GENERIC_ZH word
     (下午: "爷爷每天下午五点吃晚饭" / "需求评审改到每周四下午三点了" share a time of day)."""
     a, b = _body(older), _body(newer)
-    shared = (_words(a) & _words(b)) - _cue_words(cues(a) + cues(b))
+    found = cues(a) + cues(b)
+    if cjk:  # a cue is cut out, not only its tokens: 在改 straddles 现在 and 改喝 / 改到
+        a, b = (_cut(x, found) for x in (a, b))
+    shared = (_words(a) & _words(b)) - _cue_words(found)
     return {w for w in shared if _zh_word(w) and not set(w) <= CJK_STOP_CHARS and w not in GENERIC_ZH} if cjk else shared
+
+
+def _cut(text: str, found: Iterable[str]) -> str:
+    """`text` with each Chinese cue of `found` replaced by a comma (so no token spans the gap)."""
+    for c in sorted(found, key=len, reverse=True):
+        if CJK_CHAR.search(c):
+            text = text.replace(c, "，")
+    return text
 
 
 def char_overlap(a: str, b: str) -> float:

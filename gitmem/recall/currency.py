@@ -55,7 +55,7 @@ NEWEST_COS = 0.55
 # ... or, in English, this close by their vectors and sharing NEWEST_NAMED subject word
 # that the query names too ("Gus, our tortoise, lives in a pen" / "Gus's enclosure is a
 # heated table", asked "Where is Gus the tortoise kept?": a new value says little the
-# old one said). One word is a weak link: it does not extend a chain (newest_first).
+# old one said). One word is a weak link: it does not extend a chain after a stronger link (newest_first).
 NEWEST_COS_NAMED = 0.35
 NEWEST_NAMED = 1
 STRONG_NAMED = 2  # named words (or, in Chinese, words) from which a link is no longer weak
@@ -334,7 +334,7 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     (its closest later hit, which must take it as its own closest earlier one), so a
     note merely sharing the topic does not pass it; chains (a, b, c over the years)
     come out newest first, except that a weak link (one word the query names, below
-    NEWEST_COS) does not extend one. Superseded hits (keys of `hidden`, superseded id -> its
+    NEWEST_COS) does not extend one after a closer link. Superseded hits (keys of `hidden`, superseded id -> its
     successors) neither move nor are passed; a hit that replaced another (a successor:
     a supersession said it is the current one) is passed only by a newer hit close by
     the strict rule (NEWEST_COS; Chinese: SUBJECT_SHARED of their words), never by a
@@ -396,12 +396,16 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
         b = nearest(a, later=True)
         if b is not None and nearest(b, later=False) == a:
             links.append((a, b))
-    # A weak link does not extend a chain: one word of the query ("Mum", "school") is
+    # A weak link does not extend a strong one: one word of the query ("Mum", "school") is
     # the entity, not the attribute, and the note after the current statement is as
     # likely about something else of that entity ("Mum's delivery slot" after "Mum's
-    # prescriptions are posted ...").
-    newer_ends = {b for _, b in links}
-    pairs = [(top[idx[a]], top[idx[b]]) for a, b in links if not (weak[a, b] and a in newer_ends)]
+    # prescriptions are posted ..."). After a weak link it does when it is the closer of
+    # the two (asked 家里的智能门铃…: 啤酒 -> the old doorbell by 家里, then the old doorbell
+    # -> the new by 门铃).
+    into: dict[int, float] = {}
+    for a, b in links:
+        into[b] = max(into.get(b, -1.0), sim[a, b] if weak[a, b] else np.inf)
+    pairs = [(top[idx[a]], top[idx[b]]) for a, b in links if not (weak[a, b] and into.get(a, -np.inf) >= sim[a, b])]
     if not pairs:
         return hits
     for old, new in sorted(pairs, key=lambda p: _days(p[1].created) or 0.0):  # a chain a, b, c: c ends first
