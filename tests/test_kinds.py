@@ -159,3 +159,20 @@ def test_an_en_suite_a_christmas_and_a_part_of_the_day_are_kinds(a, b):
 
 def test_noon_is_no_part_of_the_day_against_the_morning():
     assert samefact.conflict("社区食堂中午十一点开饭。", "社区饭堂上午11点开餐") is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("皓皓在童乐齿科看牙，医生是祁医生。", "妹妹 看牙 祁医生 童乐齿科"),  # heldout28: merged
+    ("外甥女朵朵每周六上午学跳绳。", "糖糖 周六上午 跳绳课"),
+    ("乐乐每周三放学后上围棋课。", "我每周三晚上上围棋课"),
+])
+def test_a_child_a_note_opens_with_by_a_doubled_name_is_someone(a, b):
+    assert samefact.conflict(a, b) == "entities differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("壮壮今天在贝齿儿童口腔做了四颗牙的窝沟封闭，一共花了六百四十块。", "贝齿儿童口腔：壮壮窝沟封闭4颗，合计640元。"),
+    ("天天加班到九点，周末要补觉。", "每天加班到9点，周末补觉"),  # an adverb, no name
+])
+def test_a_doubled_name_the_other_text_names_too_or_an_adverb_keeps_them_one(a, b):
+    assert samefact.conflict(a, b) is None

@@ -316,3 +316,22 @@ def test_one_distinct_name_with_two_duties_stays_two_facts():
 ])
 def test_a_chinese_subject_is_the_first_stretch_swapped_for_another(a, b, same):
     assert (samefact.conflict(a, b) is None) is same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # heldout28's clusters: a number the other text writes with its unit, an acronym and
+    # the words it spells, "from" written two ways in Chinese
+    ("Sigma 105 macro (used) – Harbottle Camera, $415", "Harbottle Camera: used Sigma 105mm f/2.8 macro, paid $415.00.", True),
+    ("Sigma 150 macro (used) – Harbottle Camera, $415", "Harbottle Camera: used Sigma 105mm f/2.8 macro, paid $415.00.", False),
+    ("CT 26/27 – band D, £1934/yr, Westbury DC",
+     "Westbury District Council band D bill for 2026/27: one thousand nine hundred and thirty-four pounds.", True),
+    ("国庆订了青螺湾露营地的A12营位，10月2日下午两点以后可以入场。", "营位：青螺湾露营地A12，10月2日14点起入场。", True),
+    ("10月2日下午两点前入场", "10月2日14点后入场", False),
+    # an acronym that leaves the kind of place unsaid; a kind of place one text leaves out
+    ("Jet2 LBA → Split, Sat 23 May, dep 0610", "We fly to Split with Jet2 from Leeds Bradford on 23 May at 06:10.", True),
+    ("My flight to the Dublin sales conference is Ryanair FR664 from Newcastle at 6.55am on Monday 12 October.",
+     "Ryanair FR664, Newcastle Airport to Dublin, 12 October, departs 6.55am – sales conference.", True),
+    ("Parking at Leeds Station is £12 a day.", "Leeds Airport parking: £12/day", False),
+])
+def test_a_fact_written_as_a_note_and_as_a_sentence(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gitmem.lifecycle import zh_names
+
 # Each kind: {word or phrase: the one it stands for}. English words are matched whole, lower
 # case; Chinese ones as they stand, the longest first.
 _EN_PEOPLE = {
@@ -138,6 +140,9 @@ def named(text: str) -> dict[str, frozenset[str]]:
             if m[0] in ("后年", "前年") and zh[m.end():m.end() + 1] in _YEAR_WORD:
                 continue  # 税后年终奖: after tax, the year-end bonus (not the year after next)
             out.setdefault(kind, set()).add(words[m[0]])
+    nick = zh_names.nickname(text)
+    if nick:  # 皓皓 / 妹妹: two children of one house
+        out.setdefault("people", set()).add(nick)
     low = _EN_RELATIVE.sub("", text.lower().replace("’", "'"))
     for kind, words, pattern in _EN:
         for m in pattern.finditer(low):

@@ -32,16 +32,9 @@ from functools import lru_cache
 
 from gitmem.lifecycle import alignment, kinds, quantities, shortforms, synonyms, values, zh_names
 from gitmem.lifecycle.relatives import relative_added
+from gitmem.lifecycle.synonyms import NICKNAMES
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
-# A short form and its name (lower case): "Bob" and "Robert" are one person.
-NICKNAMES = {"bob": "robert", "rob": "robert", "bobby": "robert", "bill": "william", "will": "william",
-             "liz": "elizabeth", "beth": "elizabeth", "kate": "katherine", "katie": "katherine",
-             "jim": "james", "jimmy": "james", "mike": "michael", "tom": "thomas", "tony": "anthony",
-             "dave": "david", "dan": "daniel", "sam": "samuel", "alex": "alexander", "chris": "christopher",
-             "matt": "matthew", "nick": "nicholas", "ben": "benjamin", "joe": "joseph", "jen": "jennifer",
-             "jenny": "jennifer", "pat": "patricia", "sue": "susan", "steve": "steven", "rick": "richard",
-             "dick": "richard", "ed": "edward", "ted": "edward", "andy": "andrew", "pete": "peter"}
 # Words that carry no entity: function words, light verbs, note-taking preambles.
 STOP = frozenset("""a an the is are was were be been being am i i'm im me my mine we our us you your he she
 it its they them their his her this that these those of on in at to for from by with as and or but so
@@ -55,9 +48,6 @@ prefer prefers call called named s t re ve ll d m""".split())
 ZH_STOP = frozenset("的了是在有会对和与也都就要把被给着吗呢吧啊呀我们你他她它这那个一每用使定律统总还已经将让请"
                     "可能需必须应该得到从向于以及并或而且但所如果因为做里由去")
 ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间")
-# One thing, two words (learned on the tuning half; 出生/生日 on the first held-out
-# half once it was read: "born on <date>" and "birthday is <date>" state one fact, as
-# "born" and "birthday" already do in English, where they share no token).
 # The lexical channel (`overlap`): an English content word counts by its first letters
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
 PREFIX = 5
@@ -211,11 +201,15 @@ def _lacks(f: Fact, n: str, caps: frozenset[str], initials: bool = False) -> boo
     return not shortforms.holds_name(n, f.words, f.names, f.full, caps, f.words - STOP, initials)
 
 
-def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "") -> bool:
-    """Whether each side names what the other lacks (_lacks), or one does and the other, a
-    lower-case note, names another place or thing (shortforms.lower_names_other)."""
-    only_a = {n for n in fa.names if _lacks(fb, n, shortforms.capitals(a))}
-    only_b = {n for n in fb.names if _lacks(fa, n, shortforms.capitals(b))}
+def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "", field: bool = False) -> bool:
+    """Whether each side names what the other lacks (_lacks; DC holds District Council; a kind
+    of place may go unsaid), or one does and the other, a lower-case note, names another place
+    or thing (shortforms.lower_names_other). `field`: `b` is a note's field, whose two
+    letters (CT in "CT 26/27 – band D") abbreviate as often as name."""
+    only_a, only_b = ({n for n in fx.names if _lacks(fy, n, shortforms.capitals(x)) and not (f and len(n) <= 2)}
+                      for fx, fy, x, f in ((fa, fb, a, False), (fb, fa, b, field)))
+    only_a = shortforms.kind_left_out(only_a, fb.names) - shortforms.spelled_out(b, read(a).full)
+    only_b = shortforms.kind_left_out(only_b, fa.names) - shortforms.spelled_out(a, read(b).full)
     return bool(only_a and only_b) or any(o and y and y == y.lower() and shortforms.lower_names_other(
         fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x), y) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 
@@ -238,7 +232,7 @@ def _clause_names_differ(a: str, b: str) -> bool:
         return False
     ua = read(a).units
     best = max(clauses, key=lambda c: len(read(c).units & ua))
-    return bool(read(best).units & ua) and _names_differ(*_normalised(a, best), a, best)
+    return bool(read(best).units & ua) and _names_differ(*_normalised(a, best), a, best, field=True)
 
 
 _NO_VOWEL = re.compile(r"[b-df-hj-np-tv-z]+$")
@@ -310,6 +304,10 @@ def conflict(a: str, b: str) -> str | None:
         # an amount of money ("一年三万八" / "每年三万八千块": the year is not the fee).
         if kind == "qty":
             if quantities.measures_differ(fa.values[kind], fb.values[kind], _tolerance(a, b)):
+                return "values differ"
+        elif kind == "num":  # a bare number the other writes with a unit is its own ("105" / "105mm")
+            raw = [frozenset().union(*values.raw_numbers(x).values()) for x in (a, b)]
+            if fa.values[kind] - fb.values[kind] - raw[1] and fb.values[kind] - fa.values[kind] - raw[0]:
                 return "values differ"
         elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"

@@ -22,7 +22,7 @@ def _nicknamer():
 @lru_cache(maxsize=65536)
 def nickname_of(x: str, y: str) -> bool:
     """Whether one of two lower-case words is a short form of the other by the nicknames
-    dataset (maggie / margaret, liz / elizabeth, jo / joanna), beyond samefact.NICKNAMES."""
+    dataset (maggie / margaret, liz / elizabeth, jo / joanna), beyond synonyms.NICKNAMES."""
     if x == y or not (x.isalpha() and y.isalpha() and x.isascii() and y.isascii()):
         return False
     nn = _nicknamer()
@@ -217,7 +217,14 @@ def acronym_span(name: str, words: tuple[str, ...]) -> tuple[int, int] | None:
             end = spells(name, i, 0)
             if end is not None:
                 return i, end
+    if len(name) >= 3 and name[-1] in _PLACE_INITIALS and name[-1] != name[-2]:
+        return acronym_span(name[:-1], words)  # LBA / Leeds Bradford, CRH / Calderdale Royal
     return None
+
+
+# The last letter of an acronym a text may leave unsaid: the kind of place it is
+# (Airport, Hospital, Station, School, Club, College, Centre, University).
+_PLACE_INITIALS = frozenset("ahscu")
 
 
 def acronym_of(name: str, words: tuple[str, ...]) -> bool:
@@ -226,6 +233,29 @@ def acronym_of(name: str, words: tuple[str, ...]) -> bool:
 
 
 _VOWEL = re.compile("[aeiou]")
+
+# The kind of place a name ends with ("Newcastle Airport", "the Boyd Orr Building"): said or
+# left out, as "Newcastle" / "the Boyd Orr" name the same place.
+PLACE_KINDS = frozenset("airport hospital station hall building bldg centre center park church school college "
+                        "university library museum theatre theater hotel arena stadium gallery".split())
+
+
+def kind_left_out(only: set[str], other: frozenset[str]) -> set[str]:
+    """`only` (names one text has and the other lacks) without the kinds of place when the
+    other text's names (`other`) hold none: Airport in "Newcastle Airport to Dublin" against
+    "from Newcastle"; Station against Airport still tells two places apart."""
+    return only if other & PLACE_KINDS else only - PLACE_KINDS
+
+
+def spelled_out(text: str, full: tuple[str, ...]) -> frozenset[str]:
+    """The words of `full` that an acronym of `text` spells (Westbury DC / Westbury
+    District Council: district, council): the other text holds them, by their initials."""
+    out: set[str] = set()
+    for acr in capitals(text):
+        span = acronym_span(acr, full)
+        if span is not None:
+            out.update(full[span[0]:span[1]])
+    return frozenset(out)
 
 
 def holds_name(n: str, words: frozenset[str], names: frozenset[str], full: tuple[str, ...],

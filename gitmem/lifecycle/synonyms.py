@@ -15,7 +15,17 @@ from __future__ import annotations
 
 import re
 
-# Chinese, replaced as they stand, the longest first
+# A short form and its name (lower case): "Bob" and "Robert" are one person.
+NICKNAMES = {"bob": "robert", "rob": "robert", "bobby": "robert", "bill": "william", "will": "william",
+             "liz": "elizabeth", "beth": "elizabeth", "kate": "katherine", "katie": "katherine",
+             "jim": "james", "jimmy": "james", "mike": "michael", "tom": "thomas", "tony": "anthony",
+             "dave": "david", "dan": "daniel", "sam": "samuel", "alex": "alexander", "chris": "christopher",
+             "matt": "matthew", "nick": "nicholas", "ben": "benjamin", "joe": "joseph", "jen": "jennifer",
+             "jenny": "jennifer", "pat": "patricia", "sue": "susan", "steve": "steven", "rick": "richard",
+             "dick": "richard", "ed": "edward", "ted": "edward", "andy": "andrew", "pete": "peter"}
+
+# Chinese, replaced as they stand, the longest first (出生 / 生日: "born on <date>" and
+# "birthday is <date>" state one fact)
 ZH_SAME = {"父母": "爸妈", "地下车库": "车库", "地库": "车库", "洗手间": "卫生间", "厕所": "卫生间", "本学期": "这学期",
            "老妈": "妈", "妈妈": "妈", "母亲": "妈", "老爸": "爸", "爸爸": "爸", "父亲": "爸", "丈夫": "老公",
            "我先生": "我老公", "妻子": "老婆", "闺女": "女儿", "姥姥": "外婆", "姥爷": "外公", "这回": "这次",
@@ -49,4 +59,11 @@ def one_word(text: str) -> str:
     stands for."""
     for x, y in ZH_SAME.items():
         text = text.replace(x, y)
+    text = _ZH_FROM.sub("\x00后", _ZH_UNTIL.sub("\x00前", text))
     return _EN_WORDS.sub(lambda m: _EN[m[0]], text)
+
+
+# After a value (blanked as \x00 by gitmem.lifecycle.values), one word for "from" and one for
+# "before": 下午两点以后 / 14点起 / 14:00后 入场; 两点前 stays another time.
+_ZH_FROM = re.compile("\x00\\s*(?:以后|之后|起|开始|后)")
+_ZH_UNTIL = re.compile("\x00\\s*(?:以前|之前|前)")

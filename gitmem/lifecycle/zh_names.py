@@ -134,3 +134,17 @@ def owners_differ(a: str, b: str) -> bool:
     owner, and so is one written inside the other (儿子的学费 / 儿子每年的学费)."""
     oa, ob = _owner(a), _owner(b)
     return bool(oa and ob and oa[1] == ob[1] and oa[0] not in ob[0] and ob[0] not in oa[0])
+
+
+# A child (or a pet) called by a doubled character opens many a note: 皓皓在童乐齿科看牙,
+# 果果周六学游泳. Not the doubled words that open a note as an adverb or a verb (天天加班,
+# 看看再说), nor kin (妹妹, kinds' people) or a baby (宝宝: any child of the house).
+_DOUBLED = re.compile(r"^\s*([\u4e00-\u9fff])\1(?!\1)")
+_NOT_NICKNAME = frozenset("天常刚慢好渐偷人个往明仅悄轻早稍默处时年月日步统久匆紧多频连纷重白满乖大小高样家次回"
+                          "恰星看试想说走聊等歇尝玩听写读找问宝娃妈爸哥姐弟妹爷奶姥公婆舅姑叔伯太狗猫")
+
+
+def nickname(text: str) -> str | None:
+    """The doubled-character name a Chinese note opens with (皓皓), or None."""
+    m = _DOUBLED.match(text)
+    return m[0].strip() if m and m[1] not in _NOT_NICKNAME else None
