@@ -176,3 +176,21 @@ def test_a_child_a_note_opens_with_by_a_doubled_name_is_someone(a, b):
 ])
 def test_a_doubled_name_the_other_text_names_too_or_an_adverb_keeps_them_one(a, b):
     assert samefact.conflict(a, b) is None
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("南边阳台的晾衣杆长两米四。", "北阳台晾衣杆2.4m", False),  # a bare direction before a room is its side
+    ("南边阳台的晾衣杆长两米四。", "南阳台晾衣杆2.4m", True),
+    ("The library in Frome runs its Lego club on Saturdays at 10:30.", "sat 10.30 lego club @ shepton mallet library", False),
+    ("The library in Frome runs its Lego club on Saturdays at 10:30.", "sat 10.30 lego club @ frome library", True),
+])
+def test_a_side_said_by_one_character_and_a_place_after_an_at_sign(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same
+
+
+@pytest.mark.parametrize("a, b", [
+    ("公公每天早饭后吃一片阿司匹林，一百毫克的。", "老公公天天早饭后一粒阿司匹林，100毫克"),  # 老公公 holds 老公 (spouse)
+    ("岳父母 周三10:50 到南昌西", "礼拜三上午十点五十去南昌西站接老丈人和丈母娘"),
+])
+def test_a_relative_said_another_way_is_one_relative(a, b):
+    assert kinds.differ(a, b) is None

@@ -62,6 +62,7 @@ _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
 # "Dr. Okafor", "J. Smith" (a title, an initial): not a sentence's start
 _TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$|(?<![\w.])(?-i:[A-Z])\.\s*$", re.I)
 _DIGITS = re.compile(r"\d")
+_AT_SIGN = re.compile(r"(?<!\S)@(?!\S)")  # "lego club @ shepton mallet library"
 _UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 
 
@@ -121,7 +122,7 @@ def read(text: str) -> Fact:
     """The values, names and content tokens of `text` (its letters unaccented)."""
     vals, t = values.extract(shortforms.unaccented(text))
     names = set(names_of(text))
-    t, written = synonyms.one_word(t), t  # words as written still spell a name (Grandad Percy)
+    t, written = synonyms.one_word(_AT_SIGN.sub(" at ", t)), t  # words as written still spell a name (Grandad Percy)
     values_by_kind = values.by_kind(vals)
     for p in ZH_PREAMBLE:
         t = t.replace(p, " ")
