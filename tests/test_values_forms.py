@@ -577,3 +577,40 @@ def test_volts_milligrams_a_height_and_a_number_keyed_digit_by_digit(a, b):
 
 def test_milligrams_keep_their_precision():
     assert samefact.conflict("Bisoprolol 2.5 mg (Mum)", "Bisoprolol 3 mg (Mum)") == "values differ"
+
+
+@pytest.mark.parametrize("text, value", [
+    ("儿子饭卡里还剩一百三十七块五。", "qty:137.5 cny"),
+    ("儿子的饭卡还有137块5毛", "qty:137.5 cny"),
+    ("3块5毛钱", "qty:3.5 cny"),
+])
+def test_yuan_and_jiao_are_one_amount(text, value):
+    assert value in values.extract(text)[0]
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("我们家的车牌号是浙A·7K392。", "车牌 浙A7K392", True),  # the plate's dot is no break (7K was 7000)
+    ("我们家的车牌号是浙A·7K392。", "车牌 浙A7K393", False),
+    # a flight number both write: a code (T3) on one side is no other identifier
+    ("3月9日 07:05 首都T3→成都 3U8886", "成都出差：3月9日7:05起飞，川航3U8886，首都机场3号航站楼。", True),
+    ("Parking permit RP 20931 for the car park.", "parking permit 311 for the car park", False),
+])
+def test_a_plate_and_a_flight_written_two_ways(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a number said digit by digit
+    ("st cuthberts hall alarm – 8316", "code for the alarm at st cuthbert's hall is eight three one six", True),
+    ("st cuthberts hall alarm – 8316", "code for the alarm at st cuthbert's hall is eight three one seven", False),
+    # "five to seven in the morning" is 6:55 (no span), "from five to seven" a span
+    ("LBA → Faro, Sat 12/7, 06:55", "faro flight 12th july five to seven in the morning from leeds bradford", True),
+    ("Pool open 5-7pm on Fridays.", "pool open from five to seven in the evening on fridays", True),
+    # a version with and without its v; a school year as yr5 and Y5
+    ("payments-api v4.2 → prod, Wed 14/10, 21:00", "Prod release of payments-api 4.2: 14 October, nine p.m.", True),
+    ("payments-api v4.2 → prod, Wed 14/10, 21:00", "Prod release of payments-api 4.3: 14 October, nine p.m.", False),
+    ("yr5 cheddar trip £32, pay by fri 16/5", "Pay £32.00 for the Y5 Cheddar Gorge trip – deadline 16/05, Friday.", True),
+    ("yr5 cheddar trip £32, pay by fri 16/5", "Pay £32.00 for the Y6 Cheddar Gorge trip – deadline 16/05, Friday.", False),
+])
+def test_digits_said_one_by_one_a_time_to_the_hour_a_version_and_a_school_year(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same

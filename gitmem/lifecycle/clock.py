@@ -119,10 +119,10 @@ def _span_en(m: re.Match) -> str:
     reads its 11 with no part of the day)."""
     rest = m.string[m.end():]
     second = int(re.match(r"\d{1,2}", rest)[0])
+    if re.match(r"(?:5|10|20|25)\s*to\b", m[0]) and not re.search(r"\b(?:from|between)\s*$", m.string[:m.start()]):
+        return m[0]  # "five to seven in the morning" is 6:55, "ten to two in the afternoon" 13:50; "from five to seven pm" a span
     period = re.match(rf"\d{{1,2}}(?:[:.]\d{{2}})?\s*{_PERIOD}", rest)[1]
     if int(m[1]) > second or int(m[1]) > 12:  # "11-1pm": 11 with no part of the day
-        if re.match(r"\d+\s*to\b", m[0]) and m[1] in ("5", "10", "20", "25"):
-            return m[0]  # "ten to two in the afternoon" is 13:50, no span
         return f"{m[1]}:{m[2] or '00'} - "
     return f"{m[1]}{':' + m[2] if m[2] else ''} {period} - "
 

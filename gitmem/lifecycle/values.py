@@ -160,6 +160,15 @@ _MM_SS = _re(r"(?<![\d.:])(24(?!:00)|2[5-9]|[3-9]\d)(?::|m\s*)([0-5]\d)(?![\d:])
 # "296 pounds 80" (two hundred and ninety-six pounds eighty), "5 dollars and 5 cents": one amount
 _MONEY_PARTS = _re(r"(?<![\d.])(\d+)\s*(pounds?|quid|dollars?|bucks|euros?)\s+(?:and\s+)?"
                    r"(?:(\d{2})|(\d{1,2})\s*(?:p|pence|cents?))\b(?![\d:/]|\.\d)")
+# "payments-api v4.2" / "payments api 4.2": one version; "yr5" / "Y5": one school year
+_VERSION = re.compile(r"\bv(\d+\.\d+(?:\.\d+)*)\b")
+_SCHOOL_YEAR = re.compile(r"\byr\s?(\d{1,2})\b")
+# "eight three one six", "six six two oh four four one nine": a number said digit by digit
+_DIGIT_WORD = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())} | {"oh": "0"}
+_SPOKEN_DIGITS = re.compile(r"\b(?:(?:%s)\s+){3,}(?:%s)\b" % (("|".join(_DIGIT_WORD),) * 2))
+_PLATE_DOT = re.compile(r"(?<=[A-Za-z])[·•](?=[A-Za-z0-9])")
+# 137块5毛, 一百三十七块五: 137.5 yuan (not 二十块五一斤: the numeral after is the weight's)
+_YUAN_JIAO = re.compile(r"([零〇一二两三四五六七八九十百千万\d]+)块([一二三四五六七八九\d])(?:毛|角)?(?![零〇一二两三四五六七八九十百千万\d.])")
 # 1米6, 一米六 (after the numerals are read): 1.6 metres
 _ZH_METRE = _re(r"(?<![\d.])(\d+)(米|公里)(\d\d?)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km (not "1.5万公里 4S店")
 # 7月14号到19号, 7.14-7.19 (in Chinese text): a span of days, each day with its month
@@ -339,16 +348,19 @@ def raw_numbers(text: str) -> dict[str, frozenset[str]]:
 def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[str, frozenset[str]]]:
     vals: list[str] = []
     addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
+    t = _PLATE_DOT.sub("", t)  # 浙A·7K392: one plate
     vals += addrs
     if _DIGIT.search(t):  # capitals, a space or hyphen, digits: "CLM 558120", "GD-88314" (before casefold)
         t = _take(_CODE_CAPS, t, _code_caps, vals)
     t = t.casefold()
     if _DIGIT.search(t):
+        t = _VERSION.sub(r"\1", _SCHOOL_YEAR.sub(r"y\1", t))
         t = _take(_BIZ_QUARTER, t, lambda m: [f"quarter:{m[1] or m[4]}", f"year:{m[2] or m[3]}"], vals)
         t = _take(_CODE_KEYED, t, lambda m: _code(m) if sum(c.isdigit() for c in m[0]) >= 2 else None, vals)
         t = _take(_CODE, t, _code, vals)
-    t = zh_numbers.in_digits(t)
-    t = _english_numbers(t.replace(" & ", " and "))
+    t = zh_numbers.in_digits(_YUAN_JIAO.sub(lambda m: f"{m[1]}{'.' if m[1][-1].isdigit() else '点'}{m[2]}块", t))
+    t = _english_numbers(_SPOKEN_DIGITS.sub(lambda m: "".join(_DIGIT_WORD[w] for w in m[0].split()),
+                                            t.replace(" & ", " and ")))
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
     if digits:
         t = _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t)
@@ -412,5 +424,7 @@ def code_against_number(va: dict[str, frozenset[str]], vb: dict[str, frozenset[s
     if not codes or "code" in vb:
         return False
     amounts = {v[4:].split(" ", 1)[0] for v in vb.get("qty", frozenset())}  # "£285" is no identifier
-    nums = [v[4:] for v in vb.get("num", frozenset()) if v[4:].isdigit() and len(v[4:]) >= 3 and v[4:] not in amounts]
+    own = va.get("num", frozenset())  # "3U8886" and "川航3U8886" both hold 8886
+    nums = [v[4:] for v in vb.get("num", frozenset()) - own
+            if v[4:].isdigit() and len(v[4:]) >= 3 and v[4:] not in amounts]
     return any(not any(n in c for c in codes) for n in nums)
