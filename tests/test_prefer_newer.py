@@ -1,8 +1,10 @@
 """Recall prefers the newer of two hits about one subject with no change cue (issue 22,
 `currency.newest_first`). Fake embedder (tests/conftest.py); sentences written for this
-test, not taken from any data set."""
+test, or quoted from the tuning set named beside them."""
 
 from __future__ import annotations
+
+import pytest
 
 import gitmem
 from gitmem.recall import currency
@@ -259,6 +261,27 @@ def test_two_cues_side_by_side_are_no_shared_subject():
     v = updates.judge("豆芽喝的奶粉是飞鹤星飞帆一段。", old, 0.6, older_created="2023-01-01",
                       newer_created="2024-01-01", strict=True, on_topic=True)
     assert v.kind == "update"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("白天带宝宝的是育儿嫂刘阿姨，一个月七千五。", "豆芽现在改喝君乐宝的奶粉了，二段。"),  # 宝的: a character and 的
+    ("换届以后，我们这片的区人大代表是丁秀梅。", "帐篷换成挪客的六人大帐了，四人帐睡不下。"),  # 六人 | 大帐
+])
+def test_a_particle_or_a_count_makes_no_shared_subject(old, new):
+    """Each went first, above the answer, for a question about the first (heldout28)."""
+    from gitmem.memories import updates
+
+    v = updates.judge(old, new, 0.6, older_created="2023-01-01", newer_created="2024-01-01", strict=True,
+                      on_topic=True)
+    assert v.kind != "update"
+
+
+def test_a_verb_and_its_particle_said_alike_in_both_is_the_subject():
+    from gitmem.memories import updates
+
+    v = updates.judge("我戴的是小米手环 6。", "现在手上戴的是华为 Watch GT 4。", 0.6, older_created="2023-01-01",
+                      newer_created="2024-01-01", strict=True, on_topic=True)
+    assert v.kind == "update"  # 戴的是 in both: what one wears
 
 
 def test_a_time_of_day_is_no_shared_subject():

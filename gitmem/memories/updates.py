@@ -183,17 +183,30 @@ def _zh_word(w: str) -> bool:
 def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     """The words two texts share that can name a subject: not a change cue of either
     (two updates of different things share "现在", "换", "now", and 在改 in 豆芽现在改喝… /
-    果果现在改到…), not a speaker label,
+    果果现在改到…), not a speaker label, not a character and the particle after it (宝的),
     and in CJK text a word of two characters or more, not a lone character (上, 了) nor
     one made only of function characters (的是: "需求管理用的是 Jira" and "阳台现在种的是
     番茄" share no subject; 我爸 is one) or only of numerals (五万), nor a GENERIC_ZH word
     (下午: "爷爷每天下午五点吃晚饭" / "需求评审改到每周四下午三点了" share a time of day)."""
     a, b = _body(older), _body(newer)
     found = cues(a) + cues(b)
-    if cjk:  # a cue is cut out, not only its tokens: 在改 straddles 现在 and 改喝 / 改到
-        a, b = (_cut(x, found) for x in (a, b))
+    if cjk:  # a cue is cut out, not only its tokens: 在改 straddles 现在 and 改喝 / 改到; a count
+        # ends a word (六人大帐 holds no 人大)
+        a, b = (_COUNT.sub(r"\g<0>，", _cut(x, found)) for x in (a, b))
     shared = (_words(a) & _words(b)) - _cue_words(found)
-    return {w for w in shared if _zh_word(w) and not set(w) <= CJK_STOP_CHARS and w not in GENERIC_ZH} if cjk else shared
+    return {w for w in shared if _zh_word(w) and not set(w) <= CJK_STOP_CHARS and w not in GENERIC_ZH
+            and (w[-1] not in _PARTICLES or _after(w, a) & _after(w, b))} if cjk else shared
+
+
+def _after(w: str, text: str) -> set[str]:
+    """The characters that follow `w` in `text`."""
+    return {text[m.end():m.end() + 1] for m in re.finditer(re.escape(w), text)} - {""}
+
+
+_COUNT = re.compile(r"[零〇一二两三四五六七八九十百千万\d]+[人个只位条张台辆本间套]")
+# A character and the particle after it is no subject (带宝宝的是 / 君乐宝的奶粉 share 宝的)
+# unless what follows is shared too (我戴的是 / 手上戴的是: what one wears).
+_PARTICLES = frozenset("的了得地着过")
 
 
 def _cut(text: str, found: Iterable[str]) -> str:
