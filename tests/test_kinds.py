@@ -194,3 +194,12 @@ def test_a_side_said_by_one_character_and_a_place_after_an_at_sign(a, b, same):
 ])
 def test_a_relative_said_another_way_is_one_relative(a, b):
     assert kinds.differ(a, b) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Guitar lessons with Mr Oduya are £22 for half an hour.", "drum lesson w/ mr oduya 30 mins £22"),
+    ("飞利浦电动牙刷的刷头三个月换一次。", "欧乐B刷头 3个月一换"),
+    ("小提琴课每节300块", "大提琴课 一节300"),
+])
+def test_an_instrument_or_a_brand_is_another_thing(a, b):
+    assert samefact.conflict(a, b) == "entities differ"

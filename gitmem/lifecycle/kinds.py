@@ -1,7 +1,8 @@
 """Words of a closed kind that tell two facts apart: whose (the speaker, kin, someone
 named with 's; a pet), where (a room of a home; a side: front / back, upstairs, east / west;
-a floor; in Chinese, which has no capitals, a city or a bank) and when (last year / this
-year, 上次 / 这次; a year against a year, an occasion against an occasion).
+a floor; in Chinese, which has no capitals, a city or a bank), what (an instrument; in
+Chinese a household brand: 飞利浦 / 欧乐B) and when (last year / this year, 上次 / 这次; a
+year against a year, an occasion against an occasion).
 
 "Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
 "This year's bonus: £3k", 客厅的窗帘花了一千二 / 卧室窗帘1200块: written in two shapes, no
@@ -55,6 +56,9 @@ _EN_ROOMS = {
 }
 _EN_FLOORS = {f"{w} floor": f"{w} floor" for w in ("ground", "first", "second", "third", "top", "1st", "2nd", "3rd")}
 _EN_PETS = {w: w for w in "cat dog rabbit hamster guinea tortoise budgie parrot pony horse".split()}
+_EN_INSTRUMENTS = {**{w: w for w in "guitar piano violin viola cello flute clarinet trumpet trombone saxophone "
+                      "ukulele harp oboe".split()},
+                   **dict.fromkeys(("drum", "drums", "drum kit"), "drums"), "sax": "saxophone", "uke": "ukulele"}
 _ZH_PETS = {"猫": "猫", "猫咪": "猫", "狗": "狗", "狗狗": "狗", "兔子": "兔子", "仓鼠": "仓鼠", "鹦鹉": "鹦鹉", "乌龟": "乌龟"}
 _EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door",
              **{f"{w}{end}": w for w in ("left", "right") for end in ("-hand side", " side", "-hand", " hand side")}}
@@ -107,6 +111,10 @@ _ZH_CITIES = {w: w for w in (
     "哈尔滨 东莞 佛山 珠海 汕头 惠州 江门 湛江 香港 澳门 台北 高雄 昆山 常熟 张家港 江阴 慈溪 余姚 乐清 瑞安 晋江 "
     "河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 贵州 云南 陕西 甘肃 青海 "
     "台湾 内蒙古 广西 西藏 宁夏 新疆").split()}
+_ZH_INSTRUMENTS = {w: w for w in "钢琴 小提琴 大提琴 吉他 架子鼓 古筝 二胡 长笛 萨克斯 尤克里里 琵琶 单簧管 电子琴".split()}
+# Brands a household names (not 美的 in 很美的, 老板 the boss, 苹果 the fruit, 大众 the public)
+_ZH_BRANDS = {w: w for w in ("飞利浦 欧乐B 九阳 格力 海尔 小米 华为 苏泊尔 戴森 松下 西门子 博世 小天鹅 方太 荣耀 "
+                             "比亚迪 特斯拉 丰田 本田 宝马 奔驰 奥迪 蔚来 小鹏 海信 创维 TCL 索尼 佳能 尼康 大疆").split()}
 _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromkeys(("工行", "工商银行"), "工行"),
              **dict.fromkeys(("农行", "农业银行"), "农行"), **dict.fromkeys(("中行", "中国银行"), "中行"),
              **dict.fromkeys(("招行", "招商银行"), "招行"), **dict.fromkeys(("交行", "交通银行"), "交行"),
@@ -114,9 +122,9 @@ _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromk
              **{w: w for w in "浦发 民生银行 兴业银行 平安银行 中信银行 光大银行 华夏银行 广发银行 北京银行 上海银行".split()}}
 
 _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
-             ("floor", _EN_FLOORS), ("pet", _EN_PETS))
+             ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
-             ("city", _ZH_CITIES), ("bank", _ZH_BANKS))
+             ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
