@@ -614,3 +614,13 @@ def test_a_plate_and_a_flight_written_two_ways(a, b, same):
 ])
 def test_digits_said_one_by_one_a_time_to_the_hour_a_version_and_a_school_year(a, b, same):
     assert (samefact.conflict(a, b) is None) is same
+
+
+@pytest.mark.parametrize("text, value", [
+    ("24年年终奖 24000", "year:2024"),
+    ("23年的体检报告", "year:2023"),
+    ("24年底交房", "year:2024"),
+])
+def test_a_chinese_year_by_its_last_two_digits(text, value):
+    assert value in values.extract(text)[0]
+    assert "year:2024" not in values.extract("工作了24年")[0]  # a duration

@@ -1,7 +1,7 @@
 """Words of a closed kind that tell two facts apart: whose (the speaker, kin, someone
 named with 's; a pet), where (a room of a home; a side: front / back, upstairs, east / west;
-a floor; in Chinese, which has no capitals, a city or a bank), what (an instrument; in
-Chinese a household brand: 飞利浦 / 欧乐B) and when (last year / this year, 上次 / 这次; a
+a floor; in Chinese, which has no capitals, a city or a bank), what (an instrument, a
+plant; in Chinese a household brand: 飞利浦 / 欧乐B) and when (last year / this year, 上次 / 这次; a
 year against a year, an occasion against an occasion).
 
 "Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
@@ -115,6 +115,13 @@ _ZH_INSTRUMENTS = {w: w for w in "钢琴 小提琴 大提琴 吉他 架子鼓 �
 # Brands a household names (not 美的 in 很美的, 老板 the boss, 苹果 the fruit, 大众 the public)
 _ZH_BRANDS = {w: w for w in ("飞利浦 欧乐B 九阳 格力 海尔 小米 华为 苏泊尔 戴森 松下 西门子 博世 小天鹅 方太 荣耀 "
                              "比亚迪 特斯拉 丰田 本田 宝马 奔驰 奥迪 蔚来 小鹏 海信 创维 TCL 索尼 佳能 尼康 大疆").split()}
+_ZH_BRANDS |= {f"美的{x}": "美的" for x in ("那", "这", "牌", "空调", "冰箱", "洗衣机", "电饭煲", "微波炉", "风扇")}
+# Plants a home or a plot grows (月季 / 茉莉: two pots)
+_ZH_PLANTS = {w: w for w in ("月季 玫瑰 茉莉 绿萝 吊兰 多肉 兰花 发财树 富贵竹 君子兰 栀子 仙人掌 薄荷 番茄 西红柿 辣椒 "
+                             "黄瓜 草莓 茄子 豆角 生菜 韭菜 向日葵 绣球 三角梅").split()} | {"西红柿": "番茄"}
+_EN_PLANTS = {f"{w}{end}": w for w in ("rose jasmine tomato basil mint orchid lavender dahlia tulip courgette "
+                                        "lettuce potato bean fern hydrangea clematis geranium fuchsia sunflower "
+                                        "chilli cucumber").split() for end in ("", "s", "es")}
 _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromkeys(("工行", "工商银行"), "工行"),
              **dict.fromkeys(("农行", "农业银行"), "农行"), **dict.fromkeys(("中行", "中国银行"), "中行"),
              **dict.fromkeys(("招行", "招商银行"), "招行"), **dict.fromkeys(("交行", "交通银行"), "交行"),
@@ -122,9 +129,10 @@ _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromk
              **{w: w for w in "浦发 民生银行 兴业银行 平安银行 中信银行 光大银行 华夏银行 广发银行 北京银行 上海银行".split()}}
 
 _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
-             ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS))
+             ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS), ("plant", _EN_PLANTS))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
-             ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS))
+             ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
+             ("plant", _ZH_PLANTS))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:

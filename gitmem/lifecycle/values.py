@@ -113,6 +113,8 @@ _DATES = [
 ]
 _ZH_MONTH = _re(r"(?<![\d.])(\d{1,2})\s*月份?")
 _ZH_YEAR = _re(r"(?<![\d.])(\d{4})\s*年")
+# 24年年终奖, 23年的体检, 24年底: a year by its last two digits (not 工作了24年, 满20年: a duration)
+_ZH_SHORT_YEAR = _re(r"(?<![\d.了满过近多整足共])([12]\d)年(?=年终|的|底|初|春节|上半年|下半年|全年|\d{1,2}月)")
 # (not before a Chinese counter: 1900件 is a count, 2025全年 a year; 2024年 is read with its 年)
 _YEAR = _re(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)(?!\s*[" + zh_numbers.COUNTERS + "万千百多余来])")
 # "may" alone is a month only before a year ("May 2025"), else the verb.
@@ -385,6 +387,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
             t = _take(pattern, t, lambda m, k=kind: _date(m, k), vals)
         t = _take(_ZH_MONTH, t, lambda m: [f"month:{int(m[1])}"] if 1 <= int(m[1]) <= 12 else None, vals)
         t = _take(_ZH_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
+        t = _take(_ZH_SHORT_YEAR, t, lambda m: [f"year:20{m[1]}"], vals)
     t = _take(_EN_MONTH, t, lambda m: [f"month:{MONTHS[m[1].rstrip('.')]}"], vals)
     t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{_zh_weekday(m[1])}"], vals)
     t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
