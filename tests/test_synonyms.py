@@ -141,3 +141,16 @@ def test_the_same_name_an_acronym_spelled_out_or_an_inflected_word_is_no_other_t
 ])
 def test_a_word_tagged_on_at_a_notes_end_is_whose(a, b, why):
     assert samefact.conflict(a, b) == why
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Our flight to Faro leaves Leeds Bradford at 6.55am on Saturday 12 July.", "Sat 12 July: fly to Faro, depart LBA 06.55."),
+    ("I have my B12 injection at the surgery every 12 weeks.", "b12 jab every 12 wks – surgery"),
+    ("a hundred and seventy-four pounds fifty a year for the TV licence", "£174.50 annually – TV licence."),
+    ("Our GP is Dr Chris Adeyemi.", "GP: Dr C. Adeyemi."),  # the initial of a nickname's full name
+    ("妈妈每周二上午去社区医院做理疗。", "每周二早上妈去社区医院理疗"),
+    ("读书会年终聚餐：1/17 18:30 知味小馆", "读书会年底聚餐 1月17日 晚6:30 知味小馆"),
+    ("车子后保险杠补漆一共花了一千一百五十元。", "补后保险杠的漆，合计1150块。"),
+])
+def test_one_fact_in_other_words_flying_a_year_an_initial_the_morning_in_all(a, b):
+    assert samefact.conflict(a, b) is None

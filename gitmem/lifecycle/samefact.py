@@ -249,7 +249,7 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
     # ... or its initial before the same next word (N. Fairweather-Adjei / Ngozi Fairweather-Adjei)
     initials = [i for i, y in enumerate(fb.full[:-1]) if len(y) == 1 and y.isalpha()] if fb.names else []
     if initials:
-        after_a = {x: fa.full[i + 1] for i, x in enumerate(fa.full[:-1]) if x in fa.names}
+        after_a = {NICKNAMES.get(x, x): fa.full[i + 1] for i, x in enumerate(fa.full[:-1]) if NICKNAMES.get(x, x) in fa.names}
         alias |= {fb.full[i]: x for i in initials for x in sorted(after_a) if x[0] == fb.full[i] and len(x) > 1
                   and after_a[x] == fb.full[i + 1] and x not in fb.words}
     # ... or a name's short form with no vowel (Linden Rd / Linden Road, Boyd Orr Bldg)

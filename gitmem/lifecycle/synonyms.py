@@ -30,7 +30,8 @@ ZH_SAME = {"父母": "爸妈", "地下车库": "车库", "地库": "车库", "�
            "老妈": "妈", "妈妈": "妈", "母亲": "妈", "老爸": "爸", "爸爸": "爸", "父亲": "爸", "丈夫": "老公",
            "我先生": "我老公", "妻子": "老婆", "闺女": "女儿", "姥姥": "外婆", "姥爷": "外公", "这回": "这次",
            "上回": "上次", "下回": "下次", "那回": "那次", "本周": "这周", "本月": "这个月", "饭堂": "食堂",
-           "开餐": "开饭", "会议": "会", "出生": "生日", "阿姨": "姨"}
+           "开餐": "开饭", "会议": "会", "出生": "生日", "阿姨": "姨",
+           "早上": "上午", "年底": "年终", "合计": "一共", "总共": "一共"}
 
 # English, whole words of lower-case text: people, rooms and things
 EN_SAME = {**dict.fromkeys(("mum", "mom", "mam", "mummy", "mommy"), "mother"), "dad": "father", "daddy": "father",
@@ -40,11 +41,13 @@ EN_SAME = {**dict.fromkeys(("mum", "mom", "mam", "mummy", "mommy"), "mother"), "
            "session": "meeting", "xmas": "christmas", "telly": "tv", "television": "tv", "cab": "taxi",
            "spuds": "potatoes", "sparky": "electrician", "apt": "flat", "apartment": "flat",
            "family doctor": "gp", "tenancy agreement": "lease", "house insurance": "home insurance",
-           "op": "operation", "jab": "vaccination", "vaccine": "vaccination", "loo": "toilet", "wc": "toilet"}
+           "op": "operation", "jab": "vaccination", "vaccine": "vaccination", "injection": "vaccination",
+           "loo": "toilet", "wc": "toilet", **dict.fromkeys(("fly", "flying", "flies"), "flight"),
+           **dict.fromkeys(("annually", "annual", "yearly", "per year", "per annum"), "a year")}
 
 # ... and acts and their time: the same predicate said another way (not its opposite:
 # "opens" / "closes" at eight are two facts)
-EN_ACTS = {**dict.fromkeys(("departs", "goes"), "leaves"), "final": "last",
+EN_ACTS = {**dict.fromkeys(("departs", "depart", "goes"), "leaves"), "final": "last",
            **dict.fromkeys(("runs out", "expires", "expiry", "finishes"), "ends"), "expired": "ended", "ran out": "ended",
            **dict.fromkeys(("begins", "kicks off", "commences"), "starts"),
            "shuts": "closes", "shut": "closed", "in charge of": "running", "is being run by": "is run by",
