@@ -1,7 +1,8 @@
 """Words of a closed kind that tell two facts apart: whose (the speaker, kin, someone
 named with 's; a pet), where (a room of a home; a side: front / back, upstairs, east / west;
-a floor; in Chinese, which has no capitals, a city or a bank), what (an instrument, a
-plant; in Chinese a household brand: 飞利浦 / 欧乐B) and when (last year / this year, 上次 / 这次; a
+a floor; in Chinese, which has no capitals, a city or a bank; a branch or a street,
+gitmem.lifecycle.branches), what (an instrument, a plant, an appliance, what a policy
+covers; in Chinese a household brand: 飞利浦 / 欧乐B) and when (last year / this year, 上次 / 这次; a
 year against a year, an occasion against an occasion).
 
 "Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
@@ -22,7 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from gitmem.lifecycle import zh_names
+from gitmem.lifecycle import branches, zh_names
 
 # Each kind: {word or phrase: the one it stands for}. English words are matched whole, lower
 # case; Chinese ones as they stand, the longest first.
@@ -119,9 +120,17 @@ _ZH_BRANDS |= {f"美的{x}": "美的" for x in ("那", "这", "牌", "空调", "
 # Plants a home or a plot grows (月季 / 茉莉: two pots)
 _ZH_PLANTS = {w: w for w in ("月季 玫瑰 茉莉 绿萝 吊兰 多肉 兰花 发财树 富贵竹 君子兰 栀子 仙人掌 薄荷 番茄 西红柿 辣椒 "
                              "黄瓜 草莓 茄子 豆角 生菜 韭菜 向日葵 绣球 三角梅").split()} | {"西红柿": "番茄"}
+_EN_APPLIANCES = {**{w: w for w in ("washing machine", "tumble dryer", "dishwasher", "oven", "hob", "boiler",
+                                     "microwave", "kettle", "toaster", "air fryer", "coffee machine", "dehumidifier")},
+                  "washer": "washing machine", "dryer": "tumble dryer", **dict.fromkeys(("hoover", "vacuum"), "hoover"),
+                  # a fridge-freezer is often just "the fridge"
+                  **dict.fromkeys(("fridge", "freezer", "fridge freezer", "fridge-freezer"), "fridge")}
+# What a policy covers ("travel insurance" / "gadget insurance": two policies)
+_EN_COVER = {f"{w} {x}": w for w in ("travel gadget home car motor pet contents buildings life health dental phone "
+                                     "breakdown boiler van bike landlord").split() for x in ("insurance", "ins", "cover")}
 _EN_PLANTS = {f"{w}{end}": w for w in ("rose jasmine tomato basil mint orchid lavender dahlia tulip courgette "
                                         "lettuce potato bean fern hydrangea clematis geranium fuchsia sunflower "
-                                        "chilli cucumber").split() for end in ("", "s", "es")}
+                                        "chilli cucumber sweet pea").split() for end in ("", "s", "es")}
 _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromkeys(("工行", "工商银行"), "工行"),
              **dict.fromkeys(("农行", "农业银行"), "农行"), **dict.fromkeys(("中行", "中国银行"), "中行"),
              **dict.fromkeys(("招行", "招商银行"), "招行"), **dict.fromkeys(("交行", "交通银行"), "交行"),
@@ -129,7 +138,8 @@ _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromk
              **{w: w for w in "浦发 民生银行 兴业银行 平安银行 中信银行 光大银行 华夏银行 广发银行 北京银行 上海银行".split()}}
 
 _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
-             ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS), ("plant", _EN_PLANTS))
+             ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS), ("plant", _EN_PLANTS),
+             ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS))
@@ -188,7 +198,7 @@ def differ(a: str, b: str) -> str | None:
         others = {o for o in _owners(y) if not re.search(rf"\b{re.escape(o)}\b", x, re.I)}
         if nx.get("people") == {"me"} and "me" not in ny.get("people", ()) and others and not _owners(x):
             return "people"
-    return None
+    return "branch" if branches.differ(a, b) else None
 
 
 def attribute(words: str) -> bool:

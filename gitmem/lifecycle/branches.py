@@ -1,0 +1,48 @@
+"""Which branch of a shop, or which street: two look-alikes of one chain or one kind of
+place, written in two shapes ("麦香坊人民路店…" / "麦香坊 解放路店…", "海底捞（龙湖天街店）…" /
+"万象城那家海底捞…", "hetherington's wharf st branch" / "the Hetherington's Hardware on
+Coopers Row"). gitmem.lifecycle.kinds asks `differ` after its closed kinds: a branch or a
+street each text names, and none the two share."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from gitmem.core.tokens import CJK_STOP_CHARS
+
+# A branch: the place before 店 / 分店 (人民路店, 龙湖天街店), or before 那家 (万象城那家).
+_ZH_BRANCH = re.compile(r"([\u4e00-\u9fff]{2,4})(?:分店|店|那家)")
+# Words that end in 店 or come before 那家 and name no branch (书店, 酒店, 我们那家).
+_ZH_NOT_BRANCH = frozenset("书酒饭商药花鞋网小本总新老这那哪一每各")
+# A street: a word and its type ("wharf st", "Coopers Row", "Otley Road").
+_EN_STREET = re.compile(r"\b([a-z][a-z']+)\s+(?:st|street|rd|road|ln|lane|ave|avenue|row|terrace|crescent|sq|square)\b")
+_EN_NOT_STREET = frozenset("the a an our my this that in on at of to high main".split())
+
+
+@lru_cache(maxsize=65536)
+def names(text: str) -> frozenset[str]:
+    """The branches (Chinese) and streets (English, lower case, no possessive) `text` names."""
+    out = set()
+    for m in _ZH_BRANCH.finditer(text):
+        name = m[1]
+        if name[-1] not in _ZH_NOT_BRANCH and not set(name) <= CJK_STOP_CHARS and not CJK_STOP_CHARS & {name[0]}:
+            out.add(name)
+    for m in _EN_STREET.finditer(text.lower().replace("’", "'")):
+        word = re.sub(r"'s?$", "", m[1])
+        if word not in _EN_NOT_STREET:
+            out.add(word.rstrip("s"))
+    return frozenset(out)
+
+
+def _meet(x: str, y: str) -> bool:
+    """Whether two names share a word (English) or a pair of characters (Chinese)."""
+    if x.isascii() or y.isascii():
+        return x == y
+    return bool({x[i:i + 2] for i in range(len(x) - 1)} & {y[i:i + 2] for i in range(len(y) - 1)})
+
+
+def differ(a: str, b: str) -> bool:
+    """Whether each text names a branch or a street and no name of one meets one of the other."""
+    na, nb = names(a), names(b)
+    return bool(na and nb) and not any(_meet(x, y) for x in na for y in nb)
