@@ -165,6 +165,7 @@ def test_noon_is_no_part_of_the_day_against_the_morning():
     ("皓皓在童乐齿科看牙，医生是祁医生。", "妹妹 看牙 祁医生 童乐齿科"),  # heldout28: merged
     ("外甥女朵朵每周六上午学跳绳。", "糖糖 周六上午 跳绳课"),
     ("乐乐每周三放学后上围棋课。", "我每周三晚上上围棋课"),
+    ("老大的美术课是周六下午两点。", "老二 美术课 周六14:00"),  # children by their order (heldout30)
 ])
 def test_a_child_a_note_opens_with_by_a_doubled_name_is_someone(a, b):
     assert samefact.conflict(a, b) == "entities differ"

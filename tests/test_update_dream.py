@@ -156,3 +156,14 @@ def test_a_superseded_memory_merges_with_no_copy_of_itself(store):
     every = {m.id: m for m in store.list()}
     assert old.id in every and copy.id in every  # neither merged into the other
     assert every[new.id].supersedes == (old.id,) and old.id not in every[copy.id].supersedes
+
+
+def test_a_time_of_day_or_a_date_is_no_shared_subject_for_a_cue():
+    """搬家定在10月17日上午八点 superseded 布丁的狂犬疫苗约在7月8日上午十点四十 in dream (heldout30):
+    they shared 上午 and 日上, the pair across a date."""
+    old = "布丁的狂犬疫苗约在7月8日上午十点四十，在爱宠宠物医院打。"
+    new = "搬家定在10月17日上午八点，搬家公司的车直接开到楼下。"
+    items = _items(("a", old, 0.0), ("b", new, 40 * DAY))
+    assert dream_updates.update_pairs(items, [(0.5, 0, 1)], 0.55, 0.45) == []
+    moved = _items(("a", "我们住在鼓楼区的老小区。", 0.0), ("b", "上个月搬家了，现在住在江宁。", 40 * DAY))
+    assert dream_updates.update_pairs(moved, [(0.5, 0, 1)], 0.55, 0.45) != []  # the frame still pairs

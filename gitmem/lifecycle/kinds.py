@@ -72,7 +72,8 @@ _ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸
            "姐夫": "姐夫", "弟媳": "弟媳", "妹夫": "妹夫", "侄子": "侄子", "侄女": "侄女", "外甥": "外甥",
            "孙子": "孙子", "孙女": "孙女", "舅舅": "舅", "姑姑": "姑", "叔叔": "叔", "伯伯": "伯",
            "邻居": "邻居", "房东": "房东", "同事": "同事", "同学": "同学", "朋友": "朋友", "领导": "领导",
-           **{f"{x}{y}": f"{x}{y}" for x in "表堂" for y in "哥姐弟妹"}}
+           **{f"{x}{y}": f"{x}{y}" for x in "表堂" for y in "哥姐弟妹"},
+           **{w: w for w in "老大 老二 老三 老幺".split()}}  # children by their order (老大 / 老二)
 # 大儿子 / 小儿子, 大姐 / 二姐: a relative with the order among siblings is another relative
 # (not 小姐: Miss)
 _ZH_ORDER = {f"{o}{k}": f"{o}{v}" for o in "大二三小" for k, v in

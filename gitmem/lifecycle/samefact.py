@@ -348,9 +348,8 @@ def terms(text: str) -> frozenset[str]:
     f = read(text)
     out = {t for t in f.tokens if not _CJK.match(t) and len(t) >= 3} | set(f.names)
     out |= {v for vs in f.values.values() for v in vs}
-    for run in re.findall(r"[\u3400-\u9fff]+", text):
-        chars = [c for c in run]
-        out |= {x + y for x, y in zip(chars, chars[1:]) if x not in ZH_STOP and y not in ZH_STOP}
+    for run in re.findall(r"[\u3400-\u9fff]+", values.extract(shortforms.unaccented(text))[1]):  # no pair spans a value (8日上午)
+        out |= {x + y for x, y in zip(run, run[1:]) if x not in ZH_STOP and y not in ZH_STOP}
     return frozenset(out)
 
 

@@ -141,7 +141,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
                     and slot_change(items[old].text, items[new].text)):
                 slots.setdefault(old, []).append((s, new))
             continue
-        if not (samefact.terms(a.text) & samefact.terms(b.text)  # no shared subject, nor one the cue names
+        # no shared subject (a time of day or a pronoun is none: 上午 in a vaccination and a move), nor one the cue names
+        if not (samefact.terms(a.text) & samefact.terms(b.text) - judged.GENERIC_ZH
                 or judged.frame(items[old].text, items[new].text)):
             continue
         if old not in best or s > best[old][0]:
