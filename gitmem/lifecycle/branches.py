@@ -26,7 +26,7 @@ def names(text: str) -> frozenset[str]:
     out = set()
     for m in _ZH_BRANCH.finditer(text):
         name = m[1]
-        if name[-1] not in _ZH_NOT_BRANCH and not set(name) <= CJK_STOP_CHARS and not CJK_STOP_CHARS & {name[0]}:
+        if name[-1] not in _ZH_NOT_BRANCH and name[0] not in CJK_STOP_CHARS:
             out.add(name)
     for m in _EN_STREET.finditer(text.lower().replace("’", "'")):
         word = re.sub(r"'s?$", "", m[1])

@@ -119,7 +119,7 @@ _ZH_BRANDS = {w: w for w in ("飞利浦 欧乐B 九阳 格力 海尔 小米 华�
                              "比亚迪 特斯拉 丰田 本田 宝马 奔驰 奥迪 蔚来 小鹏 海信 创维 TCL 索尼 佳能 尼康 大疆").split()}
 _ZH_BRANDS |= {f"美的{x}": "美的" for x in ("那", "这", "牌", "空调", "冰箱", "洗衣机", "电饭煲", "微波炉", "风扇")}
 # Plants a home or a plot grows (月季 / 茉莉: two pots)
-_ZH_PLANTS = {w: w for w in ("月季 玫瑰 茉莉 绿萝 吊兰 多肉 兰花 发财树 富贵竹 君子兰 栀子 仙人掌 薄荷 番茄 西红柿 辣椒 "
+_ZH_PLANTS = {w: w for w in ("月季 玫瑰 茉莉 绿萝 吊兰 多肉 兰花 发财树 富贵竹 君子兰 栀子 仙人掌 薄荷 番茄 辣椒 "
                              "黄瓜 草莓 茄子 豆角 生菜 韭菜 向日葵 绣球 三角梅").split()} | {"西红柿": "番茄"}
 _EN_APPLIANCES = {**{w: w for w in ("washing machine", "tumble dryer", "dishwasher", "oven", "hob", "boiler",
                                      "microwave", "kettle", "toaster", "air fryer", "coffee machine", "dehumidifier")},
@@ -131,7 +131,8 @@ _EN_COVER = {f"{w} {x}": w for w in ("travel gadget home car motor pet contents 
                                      "breakdown boiler van bike landlord").split() for x in ("insurance", "ins", "cover")}
 _EN_PLANTS = {f"{w}{end}": w for w in ("rose jasmine tomato basil mint orchid lavender dahlia tulip courgette "
                                         "lettuce potato bean fern hydrangea clematis geranium fuchsia sunflower "
-                                        "chilli cucumber sweet pea").split() for end in ("", "s", "es")}
+                                        "chilli cucumber sweet pea").split()
+              for end in ("", "es" if w.endswith("o") else "s")}
 _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromkeys(("工行", "工商银行"), "工行"),
              **dict.fromkeys(("农行", "农业银行"), "农行"), **dict.fromkeys(("中行", "中国银行"), "中行"),
              **dict.fromkeys(("招行", "招商银行"), "招行"), **dict.fromkeys(("交行", "交通银行"), "交行"),

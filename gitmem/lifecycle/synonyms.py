@@ -57,6 +57,12 @@ _EN = {**EN_SAME, **EN_ACTS}
 _EN_WORDS = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in sorted(_EN, key=len, reverse=True)) + r")\b")
 
 
+# After a value (blanked as \x00 by gitmem.lifecycle.values), one word for "from" and one for
+# "before": 下午两点以后 / 14点起 / 14:00后 入场; 两点前 stays another time.
+_ZH_FROM = re.compile("\x00\\s*(?:以后|之后|起|开始|后)")
+_ZH_UNTIL = re.compile("\x00\\s*(?:以前|之前|前)")
+
+
 def one_word(text: str) -> str:
     """Lower-case `text` with each word of ZH_SAME, EN_SAME and EN_ACTS written as the one it
     stands for."""
@@ -65,8 +71,3 @@ def one_word(text: str) -> str:
     text = _ZH_FROM.sub("\x00后", _ZH_UNTIL.sub("\x00前", text))
     return _EN_WORDS.sub(lambda m: _EN[m[0]], text)
 
-
-# After a value (blanked as \x00 by gitmem.lifecycle.values), one word for "from" and one for
-# "before": 下午两点以后 / 14点起 / 14:00后 入场; 两点前 stays another time.
-_ZH_FROM = re.compile("\x00\\s*(?:以后|之后|起|开始|后)")
-_ZH_UNTIL = re.compile("\x00\\s*(?:以前|之前|前)")

@@ -170,7 +170,7 @@ _DIGIT_WORD = {w: str(i) for i, w in enumerate("zero one two three four five six
 _SPOKEN_DIGITS = re.compile(r"\b(?:(?:%s)\s+){3,}(?:%s)\b" % (("|".join(_DIGIT_WORD),) * 2))
 _PLATE_DOT = re.compile(r"(?<=[A-Za-z])[·•](?=[A-Za-z0-9])")
 # 137块5毛, 一百三十七块五: 137.5 yuan (not 二十块五一斤: the numeral after is the weight's)
-_YUAN_JIAO = re.compile(r"([零〇一二两三四五六七八九十百千万\d]+)块([一二三四五六七八九\d])(?:毛|角)?(?![零〇一二两三四五六七八九十百千万\d.])")
+_YUAN_JIAO = re.compile(rf"([{zh_numbers.NUMERALS}\d]+)块([一二三四五六七八九\d])(?:毛|角)?(?![{zh_numbers.NUMERALS}\d.])")
 # 1米6, 一米六 (after the numerals are read): 1.6 metres
 _ZH_METRE = _re(r"(?<![\d.])(\d+)(米|公里)(\d\d?)(?![\d.])")  # 1米6, 1公里2: 1.6 m, 1.2 km (not "1.5万公里 4S店")
 # 7月14号到19号, 7.14-7.19 (in Chinese text): a span of days, each day with its month
