@@ -207,3 +207,8 @@ def test_a_relative_said_another_way_is_one_relative(a, b):
 ])
 def test_an_instrument_a_brand_or_a_plant_is_another_thing(a, b):
     assert samefact.conflict(a, b) == "entities differ"
+
+
+def test_sweet_peas_are_a_plant_and_sweets_are_not():
+    assert kinds.named("The sweet peas need feeding.").get("plant") == {"sweet pea"}
+    assert "plant" not in kinds.named("a bag of sweets for the party")

@@ -131,7 +131,7 @@ _EN_COVER = {f"{w} {x}": w for w in ("travel gadget home car motor pet contents 
                                      "breakdown boiler van bike landlord").split() for x in ("insurance", "ins", "cover")}
 _EN_PLANTS = {f"{w}{end}": w for w in ("rose jasmine tomato basil mint orchid lavender dahlia tulip courgette "
                                         "lettuce potato bean fern hydrangea clematis geranium fuchsia sunflower "
-                                        "chilli cucumber sweet pea").split()
+                                        "chilli cucumber").split() + ["sweet pea"]
               for end in ("", "es" if w.endswith("o") else "s")}
 _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromkeys(("工行", "工商银行"), "工行"),
              **dict.fromkeys(("农行", "农业银行"), "农行"), **dict.fromkeys(("中行", "中国银行"), "中行"),
