@@ -228,3 +228,16 @@ def test_reading_values_never_fails_and_is_stable(text):
     assert values.extract(text) == got and all(":" in v for v in got[0])
     samefact.conflict(text, text[::-1])  # the guard reads any text without an error
     assert samefact.conflict(text, text) is None  # a text states the same fact as itself
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a count of lessons is no price: "10次课 ¥900" / "十节 900元" agree
+    ("儿子篮球10次课交了900，体育馆那边", "儿子篮球班：体育馆，十节，合计900元。", True),
+    ("儿子篮球10次课交了900", "儿子篮球12次课交了900", False),  # counts still compare with counts
+    # a span of days in one month holds its first day
+    ("Seaview B&B, Tenby: 9–12 June, 3 nights, £420", "Three nights at the Seaview in Tenby from 9 June, £420.", True),
+    ("Seaview B&B, Tenby: 9–12 June, 3 nights", "Three nights at the Seaview in Tenby from 10 June.", False),
+    ("Due date for Seren's little one – 2 Dec", "Seren EDD: 02/12", True),  # "one – 2 Dec" is no span
+])
+def test_counts_measure_only_counts_and_a_span_of_days_holds_its_first_day(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

@@ -131,10 +131,18 @@ def base(x: float, unit: str) -> tuple[str, str]:
     return fmt(float(f"{q.magnitude:.6g}")), "[information]" if dim == "dimensionless" else dim  # bytes
 
 
+# Units (gitmem.lifecycle.values.UNITS) that count things rather than measure them: two
+# look-alike facts often share one ("both three years old", "30 people each").
+COUNTERS = frozenset({"age", "floor", "times", "people"})
+
+
 def dimension(value: str) -> str:
-    """What a `qty:` value measures: its dimension for a measure ("[length]"), "amount"
-    for money, counts and the rest (which compare with each other as before)."""
+    """What a `qty:` value measures: its dimension for a measure ("[length]"), "count" for
+    a count (COUNTERS, which compare with each other: 3岁 / 3楼 differ; "10次课" is no price
+    and "¥1200" no number of lessons), "amount" for money and the rest (£615 / $615 differ)."""
     unit = value.split(" ", 1)[1] if " " in value else ""  # "[length] ** 3" has spaces
+    if unit in COUNTERS:
+        return "count"
     return unit if unit.startswith("[") else "amount"
 
 

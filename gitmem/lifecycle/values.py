@@ -37,7 +37,7 @@ import re
 from functools import lru_cache
 
 from gitmem.lifecycle import clock, quantities, zh_numbers
-from gitmem.lifecycle.quantities import fmt as _fmt
+from gitmem.lifecycle.quantities import COUNTERS, fmt as _fmt  # noqa: F401 (COUNTERS: read as values.COUNTERS)
 from gitmem.lifecycle.spans import BLANK, ascii_re as _re, take as _take
 
 MONTHS = {m: i for i, names in enumerate((
@@ -80,9 +80,6 @@ UNITS = {
     "l": ("l", "litre", "litres", "liter", "liters", "升", "公升"),
     "m3": ("m3", "m³", "cu m", "cu. m", "cubic metre", "cubic metres", "cubic meter", "cubic meters", "立方米", "立方"),
 }
-# Units that count things rather than measure them: two look-alike facts often share
-# one ("both three years old", "30 people each").
-COUNTERS = frozenset({"age", "floor", "times", "people"})
 # Where a unit is written: $ € £ ¥ before the number, the rest after it.
 PREFIX_UNITS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny"}
 _UNIT_OF = {w: u for u, words in UNITS.items() for w in words if w not in PREFIX_UNITS}
@@ -177,6 +174,11 @@ _ZH_METRE = _re(r"(?<![\d.])(\d+)(米|公里)(\d\d?)(?![\d.])")  # 1米6, 1公�
 _ZH_DAY_SPAN = _re(r"(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]?\s*([到至~～—–-])\s*(\d{1,2})\s*[日号號]")
 _MD_DOT_SPAN = _re(r"(?<![\d.])(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])\s*[-–—~～到至]\s*(1[0-2]|0?[1-9])\."
                    r"(3[01]|[12]\d|0?[1-9])(?![\d.])")
+# 14–17 Aug, 3-5 June: a span of days in one month, each day with the month (the first
+# had read as a bare number: "14–17 Aug" / "from Fri 14/8" are one stay). No spaces
+# round the dash ("little one – 2 Dec" is no span) and no "may" (pages 3-5 may ...).
+_EN_DAY_SPAN = _re(r"(?<![\d.:/£$€¥])(3[01]|[12]\d|0?[1-9])[-–—](3[01]|[12]\d|0?[1-9])\s+("
+                   + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may") + r")\b")
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
 # 一个钟头半: an hour and a half
@@ -377,6 +379,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _MM_SS.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
         t = _MONEY_PARTS.sub(lambda m: f"{m[1]}.{int(m[3] or m[4]):02d} {m[2]}", t)
         t = _ZH_METRE.sub(r"\1.\3\2", t)
+        t = _EN_DAY_SPAN.sub(r"\1 \3 - \2 \3", t)
         if _CJK_TEXT.search(t):
             t = _MD_DOT_SPAN.sub(r"\1月\2日-\3月\4日", _ZH_DAY_SPAN.sub(r"\1月\2日\3\1月\4日", t))
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
