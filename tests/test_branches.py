@@ -40,3 +40,12 @@ def test_what_a_policy_covers_an_appliance_and_a_plant_are_kinds(a, b, kind):
 
 def test_a_fridge_freezer_is_the_fridge():
     assert kinds.differ("The new fridge-freezer is 60 cm wide.", "new fridge: 600mm wide") is None
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("周六中午在外婆家菜五角场店吃饭。", "外婆家五角店 周六中午", True),  # 五角 for 五角场
+    ("小林的生日饭订在海底捞人民广场店。", "小林生日 海底捞人广店", True),  # 人广 for 人民广场
+    ("麦香坊人民路店周三碱水面包打八折。", "麦香坊解放路店周三碱水面包八折", False),
+])
+def test_a_branch_by_its_short_form_is_that_branch(a, b, same):
+    assert branches.differ(a, b) != same

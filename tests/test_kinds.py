@@ -212,3 +212,12 @@ def test_an_instrument_a_brand_or_a_plant_is_another_thing(a, b):
 def test_sweet_peas_are_a_plant_and_sweets_are_not():
     assert kinds.named("The sweet peas need feeding.").get("plant") == {"sweet pea"}
     assert "plant" not in kinds.named("a bag of sweets for the party")
+
+
+@pytest.mark.parametrize("a, b, kind", [
+    ("The strawberries on the allotment get netted on Fridays.", "raspberries (allotment) – net fridays", "plant"),
+    ("The tomatoes in the greenhouse get a liquid feed on Sundays.", "chillies (greenhouse) – feed sundays", "plant"),
+    ("大宝的钢琴课在周六上午十点。", "二宝 钢琴课 周六10点", "people"),
+])
+def test_plurals_the_rule_does_not_make_and_children_by_order(a, b, kind):
+    assert kinds.differ(a, b) == kind

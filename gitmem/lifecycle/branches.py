@@ -35,11 +35,19 @@ def names(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def _short_for(pair: str, name: str) -> bool:
+    """Whether two characters are the short form of a longer name: its first character,
+    then one of a later word (人广 for 人民广场, 五角 for 五角场)."""
+    return len(name) > 2 and pair[0] == name[0] and pair[1] in name[2:]
+
+
 def _meet(x: str, y: str) -> bool:
-    """Whether two names share a word (English) or a pair of characters (Chinese)."""
+    """Whether two names share a word (English), or (Chinese) a pair of characters or
+    one's pair is the other's short form (海底捞人广店 / 人民广场店)."""
     if x.isascii() or y.isascii():
         return x == y
-    return bool({x[i:i + 2] for i in range(len(x) - 1)} & {y[i:i + 2] for i in range(len(y) - 1)})
+    px, py = ({n[i:i + 2] for i in range(len(n) - 1)} for n in (x, y))
+    return bool(px & py) or any(_short_for(p, y) for p in px) or any(_short_for(p, x) for p in py)
 
 
 def differ(a: str, b: str) -> bool:

@@ -73,7 +73,7 @@ _ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸
            "孙子": "孙子", "孙女": "孙女", "舅舅": "舅", "姑姑": "姑", "叔叔": "叔", "伯伯": "伯",
            "邻居": "邻居", "房东": "房东", "同事": "同事", "同学": "同学", "朋友": "朋友", "领导": "领导",
            **{f"{x}{y}": f"{x}{y}" for x in "表堂" for y in "哥姐弟妹"},
-           **{w: w for w in "老大 老二 老三 老幺".split()}}  # children by their order (老大 / 老二)
+           **{w: w for w in "老大 老二 老三 老幺 大宝 二宝 三宝".split()}}  # children by their order (老大 / 老二, 大宝 / 二宝)
 # 大儿子 / 小儿子, 大姐 / 二姐: a relative with the order among siblings is another relative
 # (not 小姐: Miss)
 _ZH_ORDER = {f"{o}{k}": f"{o}{v}" for o in "大二三小" for k, v in
@@ -131,8 +131,11 @@ _EN_COVER = {f"{w} {x}": w for w in ("travel gadget home car motor pet contents 
                                      "breakdown boiler van bike landlord").split() for x in ("insurance", "ins", "cover")}
 _EN_PLANTS = {f"{w}{end}": w for w in ("rose jasmine tomato basil mint orchid lavender dahlia tulip courgette "
                                         "lettuce potato bean fern hydrangea clematis geranium fuchsia sunflower "
-                                        "chilli cucumber").split() + ["sweet pea"]
-              for end in ("", "es" if w.endswith("o") else "s")}
+                                        "chilli cucumber carrot onion leek pumpkin").split() + ["sweet pea"]
+              for end in ("", "es" if w.endswith("o") else "s")} | {
+    # plurals the rule above does not make, and other spellings
+    "chillies": "chilli", "chili": "chilli", "chilies": "chilli", "chilis": "chilli",
+    **{f: w for w in ("strawberry", "raspberry", "blueberry") for f in (w, w[:-1] + "ies")}}
 _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromkeys(("工行", "工商银行"), "工行"),
              **dict.fromkeys(("农行", "农业银行"), "农行"), **dict.fromkeys(("中行", "中国银行"), "中行"),
              **dict.fromkeys(("招行", "招商银行"), "招行"), **dict.fromkeys(("交行", "交通银行"), "交行"),
