@@ -335,3 +335,18 @@ def test_a_chinese_subject_is_the_first_stretch_swapped_for_another(a, b, same):
 ])
 def test_a_fact_written_as_a_note_and_as_a_sentence(a, b, same):
     assert (samefact.conflict(a, b) is None) is same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a place by its code in capitals and by its name
+    ("Our flight to Nice leaves Manchester at 7.10am on Friday 3 May.", "MAN → Nice, Fri 3/5, dep 07:10", True),
+    ("Flight to Nice from Manchester at 7.10am.", "LBA → Nice, dep 07:10", False),  # Leeds Bradford is another
+    # a possessive opening a sentence is someone; a note opening with another name is someone else
+    ("Imogen's violin lesson is on Tuesdays at 5pm.", "jasper – violin lesson tues 5pm", False),
+    ("Imogen's violin lesson is on Tuesdays at 5pm.", "violin lesson tues 5pm – imogen", True),
+    ("Today's delivery comes at 5pm.", "delivery 5pm", True),  # "Today's" is no one
+    # a short form of names that begin alike
+    ("Cousin Rosamund's leaving do is on Friday at 7pm at the Crown.", "Roz's leaving do – Fri 19:00, the Crown", True),
+])
+def test_place_codes_possessives_and_short_names(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

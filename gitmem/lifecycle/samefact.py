@@ -62,6 +62,8 @@ _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
 # "Dr. Okafor", "J. Smith" (a title, an initial): not a sentence's start
 _TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$|(?<![\w.])(?-i:[A-Z])\.\s*$", re.I)
 _DIGITS = re.compile(r"\d")
+# "Florence's tutoring …": a possessive opening a sentence is someone's (not "Today's", "Everyone's")
+_OWNER = re.compile(r"(?!(?:to|yester|every|some|no|any)[a-z]*'s$)[A-Z][a-z]+'s$")
 _AT_SIGN = re.compile(r"(?<!\S)@(?!\S)")  # "lego club @ shepton mallet library"
 _UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 
@@ -86,7 +88,7 @@ def _names(text: str) -> set[str]:
             before = line[:m.start()]
             # first on the line: nothing word-like before it (会议室A: Chinese text is)
             starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
-            if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1)):
+            if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1) or _OWNER.match(w)):
                 w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
                 # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
                 pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
@@ -211,6 +213,7 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "", field: bool = Fa
                       for fx, fy, x, f in ((fa, fb, a, False), (fb, fa, b, field)))
     only_a = shortforms.kind_left_out(only_a, fb.names) - shortforms.spelled_out(b, read(a).full)
     only_b = shortforms.kind_left_out(only_b, fa.names) - shortforms.spelled_out(a, read(b).full)
+    only_a, only_b = shortforms.coded_places(only_a, a, only_b, b)  # "dep BRS" / "leaving Bristol"
     return bool(only_a and only_b) or any(o and y and y == y.lower() and shortforms.lower_names_other(
         fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x), y) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 

@@ -22,11 +22,17 @@ def _nicknamer():
 @lru_cache(maxsize=65536)
 def nickname_of(x: str, y: str) -> bool:
     """Whether one of two lower-case words is a short form of the other by the nicknames
-    dataset (maggie / margaret, liz / elizabeth, jo / joanna), beyond synonyms.NICKNAMES."""
+    dataset (maggie / margaret, liz / elizabeth, jo / joanna), beyond synonyms.NICKNAMES,
+    or of a name that begins as the dataset's names for it do (roz / rosamund)."""
     if x == y or not (x.isalpha() and y.isalpha() and x.isascii() and y.isascii()):
         return False
     nn = _nicknamer()
-    return y in nn.canonicals_of(x) or x in nn.canonicals_of(y)
+    if y in nn.canonicals_of(x) or x in nn.canonicals_of(y):
+        return True
+    # a short form of names that begin as the other does (roz: rosalyn, rosabel; rosamund)
+    short, long_ = sorted((x, y), key=len)
+    return len(short) <= 4 < len(long_) and short[:2] == long_[:2] \
+        and any(c[:3] == long_[:3] for c in nn.canonicals_of(short))
 
 
 # An abbreviation is at most this share of the word's letters: acct / account (4 of 7),
@@ -144,16 +150,19 @@ def lower_place(full: tuple[str, ...], stop: frozenset[str], words: frozenset[st
     return False
 
 
-# "… aire valley ortho – lottie", "allotment plot £42/yr – gethin's": whose, in one word at the end
+# "… aire valley ortho – lottie", "allotment plot £42/yr – gethin's": whose, in one word at the
+# end; "casper – tutoring w/ mr aziz": or at the start
 _TAG = re.compile(r"\s[–—-]\s*([a-z][a-z'’]+?)(?:['’]s)?(?:\s*\([a-z ]+\))?\s*[.!]?$")
+_HEAD = re.compile(r"^([a-z][a-z'’]+?)(?:['’]s)?\s+[–—-]\s")
 
 
 def lower_names_other(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str], full_x: tuple[str, ...],
                       words_x: frozenset[str], acronyms: frozenset[str], text: str = "") -> bool:
     """Whether a lower-case note (its tokens `full`, its `text`) names a place, a thing or
     someone other than the `names` only the other text holds (its tokens `full_x`, words
-    `words_x`, acronyms): a word tagged on at its end after a dash is someone."""
-    tag = _TAG.search(text)
+    `words_x`, acronyms): a word tagged on at its end after a dash, or opening it before
+    one, is someone."""
+    tag = _TAG.search(text) or _HEAD.search(text)
     if tag and len(tag[1]) >= 3 and tag[1] not in stop and not kinds.named(tag[1]) and names - acronyms \
             and tag[1][:5] not in {w[:5] for w in words_x}:  # ("– surgery" against "the GP's" is no one)
         return True
@@ -230,6 +239,24 @@ _PLACE_INITIALS = frozenset("ahscu")
 def acronym_of(name: str, words: tuple[str, ...]) -> bool:
     """Whether consecutive `words` spell the name as its initials (`acronym_span`)."""
     return acronym_span(name, words) is not None
+
+
+def place_code(code: str, name: str) -> bool:
+    """Whether a three-letter code (written in capitals) is a place's code taken from its
+    name: its first letter, then two more in the name's order (BRS / Bristol, FAO / Faro,
+    MAN / Manchester, EDI / Edinburgh), as airport and station codes are."""
+    if len(code) != 3 or len(name) < 4 or not (code.isalpha() and name.isalpha()) or code[0] != name[0]:
+        return False
+    rest = iter(name[1:])
+    return all(c in rest for c in code[1:])
+
+
+def coded_places(only_a: set[str], a: str, only_b: set[str], b: str) -> tuple[set[str], set[str]]:
+    """The names only `a` has and only `b` has, without a place one writes by its code in
+    capitals and the other by its name (place_code: "dep BRS" / "leaving Bristol")."""
+    coded = {(x, y) for x in only_a for y in only_b
+             if place_code(x, y) and x in capitals(a) or place_code(y, x) and y in capitals(b)}
+    return only_a - {x for x, _ in coded}, only_b - {y for _, y in coded}
 
 
 _VOWEL = re.compile("[aeiou]")
