@@ -122,7 +122,7 @@ def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Pa
             view = dict(res.info["relevance"])
             side, known = view.pop("side"), view["known"]
             hits = [{"p": h.relevance, "cov": h.explain["relevance"]["coverage"], "cos": h.explain["relevance"]["cosine"],
-                     "evidence": h.key in q["evidence"], "score": h.score} for h in res.hits]
+                     "evidence": h.key in q["evidence"], "score": h.score, "key": h.key} for h in res.hits]
             # At the shipped defaults, as a user gets it: recall (min_relevance) and the
             # prompt path (prompt_min_relevance, at most [hooks] max_results).
             got = store.search(q["q"], k=10, scopes=[q["scope"]], record=False).hits

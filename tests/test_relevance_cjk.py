@@ -117,3 +117,22 @@ def test_chinese_with_the_english_model_abstains_and_keeps_a_paraphrase(real_mod
     small = store.recall("我爱人出差去哪儿了？", k=2, scopes=scope, record=False, min_relevance=0)
     large = store.recall("我爱人出差去哪儿了？", k=30, scopes=scope, record=False, min_relevance=0)
     assert [h.relevance for h in small] == [h.relevance for h in large[:2]]
+
+
+@pytest.mark.model
+def test_an_english_query_against_chinese_memories_is_judged_by_words(real_model, gm_home):
+    """The English model reads Chinese as characters: its cosine between an English query
+    and a Chinese memory (0.4-0.5 for a keyboard mash) is no sign of relevance, so such a
+    hit is judged by its words. A mash gets nothing; a word the memory holds still counts."""
+    items, _, _ = dialogue_set("zh_dialogue")
+    store = gitmem.init(gm_home)
+    store.import_items(items)
+    scope = ["channel/u1"]
+    assert store.recall("hjkdf weruo xcvbq", scopes=scope, record=False) == []
+    assert store.recall("qwpo zmxn lkjh", scopes=scope, record=False) == []
+    anything = store.recall("hjkdf weruo xcvbq", scopes=scope, record=False, min_relevance=0)
+    assert anything  # still ranked, only judged by words
+    assert max(h.relevance for h in anything) < 0.15
+    store.remember("用户: 我在用 Notion 记每天的开销。", scope="channel/u1")
+    found = store.recall("Notion", scopes=scope, record=False)
+    assert found and "Notion" in found[0].text

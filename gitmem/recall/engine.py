@@ -294,7 +294,8 @@ class Recaller:
                       explain, now=now, ref=ref, parts=parts, kept=kept, boosts=boosts,
                       lang_note=lang_note if want == "hybrid" else None, bm_scale=bm_scale,
                       rel=currency.inherit(scorer(snap, bm[:ref], mass, qv, side, lent, nw, dated,
-                                                  self.vector_floor(), view), heirs),
+                                                  self.vector_floor(), view,
+                                                  cjk_blind=self.model_languages() == "en"), heirs),
                       floor=floor)
         hits = currency.settle(hits, hidden, k, include_superseded=req.include_superseded,
                                prefer_newer=bool(self.opt("prefer_newer")), snap=snap, terms=terms)

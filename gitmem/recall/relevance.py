@@ -243,9 +243,15 @@ def query_view(snap, terms: Sequence[str], scopes: Sequence[str] | None, bm: lis
                      run=run, vectors=bool(vec))
 
 
+def mostly_cjk(text: str) -> bool:
+    """Whether most of a text's letters are of a CJK script."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and 2 * sum(1 for c in letters if CJK_CHAR.match(c)) > len(letters)
+
+
 def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
            lent: dict[int, int] | None = None, share: float = 0.0, dated: set[int] | None = None,
-           cos_floor: float = 0.0, view: QueryView = NO_VIEW):
+           cos_floor: float = 0.0, view: QueryView = NO_VIEW, cjk_blind: bool = False):
     """doc -> (relevance, coverage, cosine) for the hits of one query: `bm` is BM25's top
     `candidates` (raw scores), `mass` the query's idf mass, `qv` the query vector (None
     without one), `view` its QueryView. A doc's cosine is read from its own vector, not
@@ -255,7 +261,13 @@ def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
     What ranking carries over, relevance does too: a memory lifted by the one beside it
     (`lent`: borrower -> lender) is at least `share` (neighbour_weight) x its lender's
     own relevance; one created in the period the query names (`dated`) at least
-    DATED."""
+    DATED.
+
+    `cjk_blind`: the model reads no Chinese (an English-only model). A query without
+    Chinese judged by hybrid then judges a hit whose text is mostly Chinese by its words
+    alone: the English model reads Chinese as characters, and its cosine between an
+    English query and a Chinese memory (0.4-0.5 for a keyboard mash against any Chinese
+    chat turn) says nothing of relevance."""
     bm_s = dict(bm)
     lent = lent or {}
     dated = dated or set()
@@ -263,7 +275,8 @@ def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
     def own(doc: int) -> tuple[float, float, float]:
         cosine = None
         i = snap.row_of.get(doc)
-        if qv is not None and snap.vectors is not None and i is not None and snap.has_vec[i]:
+        if qv is not None and snap.vectors is not None and i is not None and snap.has_vec[i] and not (
+                cjk_blind and side == "hybrid" and mostly_cjk(str(snap.rows([doc])[doc].get("text") or ""))):
             cosine = float(snap.vectors[i] @ qv)
         cov, cos = features(bm_s.get(doc), mass, cosine, cos_floor)
         hit_side = "words" if side == "hybrid" and cosine is None else side
