@@ -167,3 +167,29 @@ def test_a_time_of_day_or_a_date_is_no_shared_subject_for_a_cue():
     assert dream_updates.update_pairs(items, [(0.5, 0, 1)], 0.55, 0.45) == []
     moved = _items(("a", "我们住在鼓楼区的老小区。", 0.0), ("b", "上个月搬家了，现在住在江宁。", 40 * DAY))
     assert dream_updates.update_pairs(moved, [(0.5, 0, 1)], 0.55, 0.45) != []  # the frame still pairs
+
+
+@pytest.mark.parametrize("old,new,word", [
+    ("Our accountant is Harriet Bloom at Ledgerline.", "Tomasz Nowak took over from Harriet in March.", "harriet"),
+    ("All our photos are backed up to SnapVault.", "moved the photos over to Cloudnest and cancelled snapvault", "snapvault"),
+    ("我们一直在小区门口的菜鸟驿站取快递。", "快递现在都放丰巢柜，不再去门口排队了。", "门口"),
+])
+def test_a_name_the_newer_says_it_left_is_the_older_ones_subject(old, new, word):
+    # the two share one word and sit far apart by their vectors; the cue names what was left
+    assert updates.left(old, new) == word
+    assert updates.judge(old, new, 0.2, strict=True).kind == "update"
+    items = _items(("a", old, 0.0), ("b", new, 200 * DAY), ("c", "The bins go out on Tuesday nights.", 10 * DAY))
+    vecs = __import__("numpy").eye(3)  # orthogonal: only the left rule can pair them
+    pairs = dream_updates.left_pairs([i.text for i in items], vecs, [])
+    assert [(a, b) for _, a, b in pairs] == [(0, 1)]
+    got = dream_updates.update_pairs(items, pairs, 0.55, 0.45)
+    assert [(p["old"], p["by"]) for p in got] == [("a", "b")]
+
+
+@pytest.mark.parametrize("old,new", [
+    ("Max's swimming lesson is on Tuesdays at 5pm.", "Dropped the car at Kwik Fit for its MOT."),  # nothing of the older left
+    ("Harriet Bloom does our accounts.", "I left the keys with the neighbours."),
+    ("The cat sleeps on the landing.", "We left the cat at the cattery for the weekend."),  # "the cat": no name
+])
+def test_leaving_something_else_is_no_update(old, new):
+    assert updates.judge(old, new, 0.2, strict=True).kind is None

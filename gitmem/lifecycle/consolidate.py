@@ -165,7 +165,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         texts = [mems[r].text for r in reps]
         pairs = grouping.candidate_pairs(vecs, min(th - margin, strong_th))
         pairs = grouping.lexical_pairs(texts, vecs, th - cjk_margin - grouping.CJK_MEASURED_MARGIN, pairs)
-        pairs = updates.frame_pairs(texts, vecs, pairs)
+        pairs = updates.left_pairs(texts, vecs, updates.frame_pairs(texts, vecs, pairs))
         near = grouping.group(texts, [mems[r].key for r in reps], [mems[r].id for r in reps], pairs, th, margin,
                               cjk_margin, vecs=vecs, created=[weighing.timestamp(mems[r].created) for r in reps])
         groups = near.groups

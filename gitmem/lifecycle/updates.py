@@ -106,6 +106,44 @@ def frame_pairs(texts: Sequence[str], vecs: Any, known: list[tuple[float, int, i
     return list(heapq.merge(known, sorted(extra, key=lambda p: -p[0]), key=lambda p: -p[0]))
 
 
+# A word more statements hold than this is no one subject (left_pairs).
+LEFT_MAX = 16
+_WORD = re.compile(r"[A-Za-z][\w'’-]+")
+
+
+def left_pairs(texts: Sequence[str], vecs: Any, known: list[tuple[float, int, int]]) -> list[tuple[float, int, int]]:
+    """`known` (cosine, i, j) pairs with those added where one text says it left a name
+    the other holds (judged.left: "Desmond took over from Priyanka" / "My line manager is
+    Priyanka Rao" sit at cosine 0.2), the word held by LEFT_MAX texts at most."""
+    said = {j: ws for j, t in enumerate(texts) if (ws := judged.left_words(t))}
+    if not said:
+        return known
+    wanted = set().union(*said.values())
+    holders: dict[str, list[int]] = {}
+    for i, t in enumerate(texts):
+        if judged.is_cjk(t):
+            found = {w for w in wanted if not w.isascii() and w in t}
+        else:
+            found = {re.sub(r"['’]s$", "", w).casefold() for w in _WORD.findall(t)} & wanted
+        for w in found:
+            holders.setdefault(w, []).append(i)
+    have = {(a, b) for _, a, b in known}
+    extra = []
+    for j, ws in said.items():
+        for w in ws:
+            held = holders.get(w, [])
+            if len(held) > LEFT_MAX:
+                continue
+            for i in held:
+                a, b = min(i, j), max(i, j)
+                if a != b and (a, b) not in have and judged.left(texts[i], texts[j]) is not None:
+                    have.add((a, b))
+                    extra.append((float(vecs[a] @ vecs[b]), a, b))
+    if not extra:
+        return known
+    return list(heapq.merge(known, sorted(extra, key=lambda p: -p[0]), key=lambda p: -p[0]))
+
+
 def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
                  threshold: float, strong_floor: float | None = None) -> list[dict]:
     """Pairs (old, new) among `items` where `new` probably replaces `old`: cosine
@@ -125,7 +163,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     floor = threshold if strong_floor is None else min(threshold, strong_floor)
     for s, i, j in sims:
         a, b = items[i], items[j]
-        if s < floor and judged.frame(*((a.text, b.text) if a.when < b.when else (b.text, a.text))) is None:
+        ordered = (a.text, b.text) if a.when < b.when else (b.text, a.text)
+        if s < floor and judged.frame(*ordered) is None and judged.left(*ordered) is None:
             continue
         old, new = (i, j) if a.when < b.when else (j, i)
         if items[old].when >= items[new].when:
@@ -143,7 +182,7 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
             continue
         # no shared subject (a time of day or a pronoun is none: 上午 in a vaccination and a move), nor one the cue names
         if not (samefact.terms(a.text) & samefact.terms(b.text) - judged.GENERIC_ZH
-                or judged.frame(items[old].text, items[new].text)):
+                or judged.frame(items[old].text, items[new].text) or judged.left(items[old].text, items[new].text)):
             continue
         if old not in best or s > best[old][0]:
             best[old] = (s, new, c)
