@@ -221,3 +221,14 @@ def test_sweet_peas_are_a_plant_and_sweets_are_not():
 ])
 def test_plurals_the_rule_does_not_make_and_children_by_order(a, b, kind):
     assert kinds.differ(a, b) == kind
+
+
+@pytest.mark.parametrize("a, b, kind", [
+    ("豆包的疫苗每年九月打一次。", "球球 疫苗 每年9月", "owner"),          # two pets by their names
+    ("阿福的狗粮一袋吃二十天。", "花卷的狗粮 一袋20天", "owner"),
+    ("老公的体检约在周五上午。", "爱人 体检 周五上午", None),              # one relative said two ways
+    ("今年种的辣椒一共收了两斤。", "菜园的辣椒 收了2斤", None),            # a time is no owner
+    ("我的车险明年三月到期。", "老婆 车险 明年3月到期", "people"),         # the speaker's, a closed kind
+])
+def test_two_chinese_owners_by_their_names(a, b, kind):
+    assert kinds.differ(a, b) == kind

@@ -203,7 +203,16 @@ def differ(a: str, b: str) -> str | None:
         others = {o for o in _owners(y) if not re.search(rf"\b{re.escape(o)}\b", x, re.I)}
         if nx.get("people") == {"me"} and "me" not in ny.get("people", ()) and others and not _owners(x):
             return "people"
-    return "branch" if branches.differ(a, b) else None
+    if branches.differ(a, b):
+        return "branch"
+    # Two Chinese texts opening with one thing of two owners by their names (橘子的驱虫药… /
+    # 小黑 驱虫药…: two pets), the names sharing no character and not one relative said two
+    # ways (老公 / 爱人).
+    ha, hb = zh_names.head(a), zh_names.head(b)
+    if ha and hb and ha[1] == hb[1] and not set(ha[0]) & set(hb[0]) and not (
+            (ka := named(ha[0])) and ka == named(hb[0])):
+        return "owner"
+    return None
 
 
 def attribute(words: str) -> bool:

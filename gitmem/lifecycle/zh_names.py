@@ -136,6 +136,22 @@ def owners_differ(a: str, b: str) -> bool:
     return bool(oa and ob and oa[1] == ob[1] and oa[0] not in ob[0] and ob[0] not in oa[0])
 
 
+# A note that opens with whose thing it is, by a word of its own and a space (小黑 驱虫药 …),
+# or a sentence that opens with a word and 的 (橘子的驱虫药…). Not the speaker's or the
+# household's (我, 家), nor a time (今年种的南瓜).
+_NOTE_HEAD = re.compile(r"^([\u4e00-\u9fff]{2,4})\s+([\u4e00-\u9fff]{2})")
+_NAMED_HEAD = re.compile(r"^([\u4e00-\u9fff]{2,4}?)的([\u4e00-\u9fff]{2})")
+_NOT_HEAD = frozenset("我咱俺家你他她它们这那今明昨年月日天周午晚早")
+
+
+def head(text: str) -> tuple[str, str] | None:
+    """(the word, the two characters of the thing after it) of a Chinese text that opens
+    with whose or which thing it is (_NOTE_HEAD, _NAMED_HEAD), or None."""
+    t = text.strip()
+    m = _NOTE_HEAD.match(t) or _NAMED_HEAD.match(t)
+    return (m[1], m[2]) if m and not set(m[1]) & _NOT_HEAD else None
+
+
 # A child (or a pet) called by a doubled character opens many a note: 皓皓在童乐齿科看牙,
 # 果果周六学游泳. Not the doubled words that open a note as an adverb or a verb (天天加班,
 # 看看再说), nor kin (妹妹, kinds' people) or a baby (宝宝: any child of the house).
