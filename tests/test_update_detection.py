@@ -18,6 +18,7 @@ from conftest import invoke_cli
     ("I keep my bike in the garage.", "I now keep the bike in the basement instead.", 0.6),
     ("Our database is MySQL.", "We migrated the database from MySQL to Postgres.", 0.7),
     ("The support rota is owned by Priya.", "Dan took over the support rota from Priya.", 0.5),
+    ("I park in bay 12 behind the office.", "no reserved bay any more – whoever gets in first", 0.5),  # "any more"
 ])
 def test_english_updates_are_found(older, newer, sim):
     v = updates.judge(older, newer, sim)

@@ -33,7 +33,7 @@ from gitmem.core.tokens import CJK_CHAR, CJK_STOP_CHARS, tokenize
 # (heldout2, tuning data since its figures were recorded): the last line of each.
 CUES_EN = (
     "moved", "move to", "moving to", "relocated", "switched", "switching", "switch to", "now", "no longer",
-    "not anymore", "anymore", "instead", "new", "newly", "changed", "change to", "replaced",
+    "not anymore", "anymore", "any more", "instead", "new", "newly", "changed", "change to", "replaced",
     "replacing", "took over", "taken over", "takes over", "sold", "renamed", "rather than", "stopped",
     "quit", "left", "these days", "from now on", "nowadays", "used to", "gave up", "upgraded", "migrated",
     "raised to", "lowered to", "increased to", "reduced to", "bumped to",
