@@ -302,7 +302,8 @@ def _next_to(newer: str, weak: Iterable[str], subject: set[str]) -> bool:
 
 
 def judge(older: str, newer: str, similarity: float | None = None, *, older_created: str | None = None,
-          newer_created: str | None = None, strict: bool = False, on_topic: bool = False) -> Verdict:
+          newer_created: str | None = None, strict: bool = False, on_topic: bool = False,
+          named: frozenset[str] | None = None) -> Verdict:
     """Whether `newer` probably updates `older` ("update"), says it again ("duplicate")
     or neither (None). `similarity`: the cosine of their vectors, when known; it is not
     trusted for CJK text (an English-only model scores any two Chinese sentences high).
@@ -316,7 +317,10 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     texts (STRICT_WORDS) at STRICT_COS, sharing SUBJECT_SHARED of their words, next
     to a shared subject word ("my new manager"), or when both are `on_topic` (recall:
     both likely relevant to the query, which then names the subject they share).
-    BENCHMARKS.md, "Issue 22"."""
+    `named` (recall: a Chinese query's terms): in Chinese the subject the two share must
+    be one the query names too, unless a frame or a name left ties them (孟老师 / 钱老师
+    share 老师, 车位搬到B1 / 车位上装了充电桩 share 车位: neither is what "新能源车现在在哪儿
+    充电" or "儿子的数学补习是谁在上" asks). BENCHMARKS.md, "Issue 22"."""
     a, b = _words(older), _words(newer)
     shared = a & b
     overlap = len(shared) / max(1, len(a | b))
@@ -337,7 +341,7 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
         subj = _subject(older, newer, cjk)
         s_overlap = len(subj) / max(1, len(a | b))
         if cjk:
-            same = bool(subj)
+            same = bool(subj if named is None else subj & named)
         else:
             same = s_overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(subj))
         framed = frame(older, newer) is not None or left(older, newer) is not None

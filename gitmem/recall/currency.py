@@ -207,7 +207,7 @@ def settle(hits: "list[Hit]", hidden: dict[str, tuple[str, ...]], k: int, *, inc
     tokens (a subject the query names, for `newest_first`)."""
     if prefer_newer and len(hits) > 1:
         before = hits
-        hits = newer_first(hits, snap, skip=set(hidden))
+        hits = newer_first(hits, snap, skip=set(hidden), terms=terms)
         hits = newest_first(hits, snap, terms, hidden=hidden)
         hits = _lifted(before, hits)
     if hidden:
@@ -280,10 +280,13 @@ def _vectors(snap: "Snapshot | None", hits: "Sequence[Hit]") -> list[np.ndarray 
 
 
 def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
-                skip: "set[str] | frozenset[str]" = frozenset()) -> "list[Hit]":
+                skip: "set[str] | frozenset[str]" = frozenset(), terms: Sequence[str] = ()) -> "list[Hit]":
     """Move a hit that probably updates a hit ranked above it to just above that hit.
     Hits in `skip` (superseded: about to be left out) neither move nor are passed: a
-    newer hit placed above one that then goes would take its place unearned."""
+    newer hit placed above one that then goes would take its place unearned. `terms`:
+    the query's tokens; a Chinese query's name the subject two Chinese hits must share
+    (updates.judge, `named`)."""
+    named = frozenset(terms) if any(CJK_CHAR.search(t) for t in terms) else None
     top = list(hits[:WINDOW])
     cued = [bool(updates.cues(h.text or h.snippet or "")) and h.id not in skip for h in top]
     if not any(cued[1:]):
@@ -307,7 +310,7 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
                 on_topic = min(old.relevance or 0.0, new.relevance or 0.0) >= ON_TOPIC
                 v = updates.judge(old.text or old.snippet, new.text or new.snippet, sim,
                                   older_created=old.created, newer_created=new.created, strict=True,
-                                  on_topic=on_topic)
+                                  on_topic=on_topic, named=named)
                 if v.kind == "update":
                     top.insert(i, top.pop(j))
                     moved = True
