@@ -115,7 +115,7 @@ def left_pairs(texts: Sequence[str], vecs: Any, known: list[tuple[float, int, in
     """`known` (cosine, i, j) pairs with those added where one text says it left a name
     the other holds (judged.left: "Desmond took over from Priyanka" / "My line manager is
     Priyanka Rao" sit at cosine 0.2), the word held by LEFT_MAX texts at most."""
-    said = {j: ws for j, t in enumerate(texts) if (ws := judged.left_words(t))}
+    said = {j: set(ws) for j, t in enumerate(texts) if (ws := judged.left_words(t))}
     if not said:
         return known
     wanted = set().union(*said.values())

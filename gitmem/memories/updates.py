@@ -260,37 +260,30 @@ _LEFT_EN = re.compile(r"\b(?:took over from|taken over from|taking over from|tak
                       r"no longer (?:with|at|use|using|go to|see))\s+(?:the\s+|our\s+|my\s+)?([A-Za-z][\w'’-]{2,})",
                       re.IGNORECASE)
 _LEFT_ZH = re.compile(r"(?:不再(?:去|用|找|在)?|取消了?|退掉了?|换掉了?|不去了?)([\u4e00-\u9fff]{2,6})")
+_STOP_LEFT = frozenset("the a an our my his her their this that it them him work home school job house".split())
 
 
-def left_words(newer: str) -> set[str]:
-    """What `newer` says it left, each as `left` compares it (lower case; Chinese: the
-    first two characters)."""
+def left_words(newer: str) -> list[str]:
+    """What `newer` says it left, in order, each as `left` compares it: lower case, no
+    possessive, no pronoun or bare place ("left work"); Chinese: the two characters after
+    the cue, no time of day or function word."""
     if is_cjk(newer):
-        return {m[1][:2] for m in _LEFT_ZH.finditer(newer)} - GENERIC_ZH
-    return {w for m in _LEFT_EN.finditer(newer) if (w := re.sub(r"['’]s$", "", m[1]).casefold()) not in _STOP_LEFT}
+        found = (m[1][:2] for m in _LEFT_ZH.finditer(newer))
+        return [w for w in found if w not in GENERIC_ZH and not CJK_STOP_CHARS.intersection(w)]
+    found = (re.sub(r"['’]s$", "", m[1]).casefold() for m in _LEFT_EN.finditer(newer))
+    return [w for w in found if w not in _STOP_LEFT]
 
 
 def left(older: str, newer: str) -> str | None:
-    """The name `newer` says it left (after a cue: took over from, cancelled, 不再去 ...)
-    that `older` holds, capitalised (lower case here; "left the cat" names nothing), or
-    in Chinese the two characters after the cue, which both hold; None when none."""
+    """The name `newer` says it left (left_words: after took over from, cancelled,
+    不再去 ...) that `older` holds, in English as a capitalised word ("left the cat"
+    names no one), or None."""
     if is_cjk(older) != is_cjk(newer):
         return None
     if is_cjk(newer):
-        for m in _LEFT_ZH.finditer(newer):
-            w = m[1][:2]
-            if w in older and w not in GENERIC_ZH and not CJK_STOP_CHARS.intersection(w):
-                return w
-        return None
-    held = {re.sub(r"['’]s$", "", w).casefold() for w in re.findall(r"[A-Z][\w'’-]+", older)}  # a name
-    for m in _LEFT_EN.finditer(newer):
-        w = re.sub(r"['’]s$", "", m[1]).casefold()
-        if w in held and w not in _STOP_LEFT:
-            return w
-    return None
-
-
-_STOP_LEFT = frozenset("the a an our my his her their this that it them him work home school job house".split())
+        return next((w for w in left_words(newer) if w in older), None)
+    held = {re.sub(r"['’]s$", "", w).casefold() for w in re.findall(r"[A-Z][\w'’-]+", older)}
+    return next((w for w in left_words(newer) if w in held), None)
 
 
 def _next_to(newer: str, weak: Iterable[str], subject: set[str]) -> bool:
@@ -334,7 +327,8 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
     else:
         same = overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(shared))
         dup = overlap >= DUPLICATE_SHARED or (sim is not None and sim >= DUPLICATE_COS)
-    same = same or frame(older, newer) is not None or left(older, newer) is not None
+    tied = frame(older, newer) is not None or left(older, newer) is not None  # a frame or a name left
+    same = same or tied
     if strict and added and ((speaker(older) and speaker(newer)) or is_cjk(older) != is_cjk(newer)):
         added = ()  # two chat turns; or one language's note passing the other's on shared names ("CI")
     elif strict and added:
@@ -344,10 +338,9 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
             same = bool(subj if named is None else subj & named)
         else:
             same = s_overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(subj))
-        framed = frame(older, newer) is not None or left(older, newer) is not None
-        same = same or framed
+        same = same or tied
         if all(c in WEAK_CUES or c in TALK_CUES for c in added):
-            close = (framed or s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
+            close = (tied or s_overlap >= SUBJECT_SHARED or (not cjk and sim is not None and sim >= STRICT_COS)
                      or (not cjk and _next_to(newer, added, subj)) or (on_topic and bool(subj)))
             if not (close and short(older) and short(newer)):
                 added = ()
