@@ -350,3 +350,11 @@ def test_a_fact_written_as_a_note_and_as_a_sentence(a, b, same):
 ])
 def test_place_codes_possessives_and_short_names(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("三月五号入住西湖国宾馆，两个晚上一共两千八百块", "酒店：西湖国宾馆，3月5日起2晚，总价¥2,800。", True),  # a field name
+    ("车险：人保 3980 到期11/30", "房屋险：人保 3980 到期11/30", False),  # two labels that share 险 still differ
+])
+def test_a_chinese_notes_field_name_is_no_entity(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

@@ -62,8 +62,6 @@ _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
 # "Dr. Okafor", "J. Smith" (a title, an initial): not a sentence's start
 _TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$|(?<![\w.])(?-i:[A-Z])\.\s*$", re.I)
 _DIGITS = re.compile(r"\d")
-# "Florence's tutoring …": a possessive opening a sentence is someone's (not "Today's", "Everyone's")
-_OWNER = re.compile(r"(?!(?:to|yester|every|some|no|any)[a-z]*'s$)[A-Z][a-z]+'s$")
 _AT_SIGN = re.compile(r"(?<!\S)@(?!\S)")  # "lego club @ shepton mallet library"
 _UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 
@@ -88,7 +86,7 @@ def _names(text: str) -> set[str]:
             before = line[:m.start()]
             # first on the line: nothing word-like before it (会议室A: Chinese text is)
             starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
-            if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1) or _OWNER.match(w)):
+            if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1) or shortforms.OPENING_OWNER.match(w)):
                 w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
                 # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
                 pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
@@ -291,7 +289,7 @@ def _spelled(fa: Fact, a: str, fb: Fact) -> Fact:
 
 def _normalised(a: str, b: str) -> tuple[Fact, Fact]:
     """Both texts read, each with the other's names, acronyms and compounds as it writes them."""
-    fa, fb = read(a), read(b)
+    fa, fb = read(zh_names.unlabelled(a, b)), read(zh_names.unlabelled(b, a))  # 酒店：亚龙湾万豪 / 住进亚龙湾万豪
     fb = _spelled(fa, a, _aliased(fa, fb))
     return _spelled(fb, b, _aliased(fb, fa)), fb
 

@@ -194,6 +194,10 @@ def capitals(text: str) -> frozenset[str]:
     return frozenset(w.lower().replace("&", "") for w in _CAPS.findall(text or ""))
 
 
+# "Florence's tutoring …": a possessive opening a sentence is someone's, a name the name
+# reader (samefact) takes though it starts the sentence (not "Today's", "Everyone's")
+OPENING_OWNER = re.compile(r"(?!(?:to|yester|every|some|no|any)[a-z]*'s$)[A-Z][a-z]+'s$")
+
 # Words an acronym may spell out whole or pass over: DofE (Duke of Edinburgh), B&Q.
 _LINKS = ("of", "and", "the", "for")
 

@@ -164,3 +164,15 @@ def nickname(text: str) -> str | None:
     """The doubled-character name a Chinese note opens with (皓皓), or None."""
     m = _DOUBLED.match(text)
     return m[0].strip() if m and m[1] not in _NOT_NICKNAME else None
+
+
+# A Chinese note's field name before a colon (酒店：亚龙湾万豪…, 车险：人保…): what kind of thing
+# the note is about, said by a word the other text need not use (住进亚龙湾万豪…).
+_LABEL = re.compile(r"^\s*([\u4e00-\u9fff]{2,4})\s*[：:]\s*")
+
+
+def unlabelled(text: str, other: str) -> str:
+    """`text` without the field name it opens with (_LABEL) when `other` holds none of
+    its characters: a label is no entity to swap for another."""
+    m = _LABEL.match(text)
+    return text[m.end():] if m and not set(m[1]) & set(other) else text
