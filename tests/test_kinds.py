@@ -232,3 +232,12 @@ def test_plurals_the_rule_does_not_make_and_children_by_order(a, b, kind):
 ])
 def test_two_chinese_owners_by_their_names(a, b, kind):
     assert kinds.differ(a, b) == kind
+
+
+@pytest.mark.parametrize("a, b, kind", [
+    ("林雨桐 游泳课 本学期1980", "赵思远这学期的游泳课学费是1980元。", "people"),  # two children by their full names
+    ("林雨桐 游泳课 本学期1980", "林雨桐这学期的游泳课学费是1980元。", None),      # one child
+    ("周末去爬山，早上七点出发。", "马上 爬山 7:00出发", None),                   # words that open with a surname's character
+])
+def test_two_chinese_texts_opening_with_two_full_names(a, b, kind):
+    assert kinds.differ(a, b) == kind

@@ -212,6 +212,10 @@ def differ(a: str, b: str) -> str | None:
     if ha and hb and ha[1] == hb[1] and not set(ha[0]) & set(hb[0]) and not (
             (ka := named(ha[0])) and ka == named(hb[0])):
         return "owner"
+    # ... or with two people by their full names (陈可馨 舞蹈课… / 刘思琪这学期的舞蹈课…)
+    pa, pb = zh_names.opening_name(a), zh_names.opening_name(b)
+    if pa and pb and not set(pa) & set(pb):
+        return "people"
     return None
 
 

@@ -90,6 +90,21 @@ def shared_full_name(a: str, b: str) -> bool:
     return any(m[0] in b for m in _ZH_DISTINCT_NAME.finditer(a)) or any(m[0] in b for m in _ZH_COMPOUND_ONE.finditer(a))
 
 
+# A full name opening a note, then a space, a mark, or a word that starts what is said of
+# the person (这学期, 的, 每周, 今年 ...): 陈可馨 舞蹈课…, 刘思琪这学期的舞蹈课…
+_OPENING_NAME = re.compile(rf"^\s*((?:{_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])[\u4e00-\u9fff]{{2}})"
+                           r"(?=[\s，,：:（(]|[这的每今本明上下周在])")
+
+
+def opening_name(text: str) -> str | None:
+    """The full name (a surname, two characters of a given name with no function
+    character, no title) a Chinese text opens with (_OPENING_NAME), or None."""
+    m = _OPENING_NAME.match(text)
+    if not m or m[1][1:] in _ZH_TITLES or CJK_STOP_CHARS.intersection(m[1][1:]):
+        return None
+    return m[1]
+
+
 def titled_name_in(a: str, b: str) -> bool:
     """Whether a person `a` names by surname and title (皇甫主任, 卢经理) is written out in
     `b` by surname and given name (皇甫立新, 卢嘉豪), not by the title again."""
