@@ -193,3 +193,14 @@ def test_a_name_the_newer_says_it_left_is_the_older_ones_subject(old, new, word)
 ])
 def test_leaving_something_else_is_no_update(old, new):
     assert updates.judge(old, new, 0.2, strict=True).kind is None
+
+
+def test_two_of_a_kind_said_together_are_two_facts_whatever_the_cue():
+    # the same day: the kitchen's bulb and the bathroom's, 换 being what was done to each
+    old, new = "厨房的灯泡是上个月换的，花了35", "卫生间灯泡换了，35块"
+    together = _items(("a", old, 0.0), ("b", new, 300.0))
+    assert dream_updates.update_pairs(together, [(0.9, 0, 1)], 0.55) == []
+    # months apart, one room for another is an update ("the router moved to the study")
+    old, new = "The Wi-Fi router is in the hallway cupboard.", "We moved the router to the study."
+    apart = _items(("a", old, 0.0), ("b", new, 90 * DAY))
+    assert [(p["old"], p["by"]) for p in dream_updates.update_pairs(apart, [(0.7, 0, 1)], 0.55)] == [("a", "b")]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
-from gitmem.lifecycle import samefact
+from gitmem.lifecycle import kinds, samefact
 from gitmem.memories import updates as judged
 
 
@@ -30,6 +30,11 @@ def cue(text: str) -> str | None:
 # are usually said together; an update comes months later), and only as `slot_change`
 # reads them.
 SLOT_DAYS = 60
+# Two statements written within this many days that name two of a closed kind (two rooms,
+# two people, two pets: gitmem.lifecycle.kinds) are two facts said together, whatever cue
+# the later one holds ("厨房的灯泡是上个月换的" / "卫生间灯泡换了": 换 is what was done to
+# the bulb); an update comes weeks to years later.
+TOGETHER_DAYS = 1
 SLOT_CUE = "value changed"  # what a supersession of this kind gives as its cue (dry run, plan)
 SLOT_MAX = 3       # units a changed value may span (English words, numbers) ...
 SLOT_MAX_CJK = 4   # ... or Chinese characters
@@ -173,6 +178,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
             continue
         c = cue(items[new].text) if s >= threshold else strong_cue(items[new].text)
         if cue(items[old].text) is not None:
+            continue
+        if items[new].when - items[old].when < TOGETHER_DAYS * 86400 and kinds.differ(a.text, b.text):
             continue
         if c is None:
             # Below the threshold c was the strong cue only; at it, c is None means no cue at all.
