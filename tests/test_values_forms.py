@@ -624,3 +624,15 @@ def test_digits_said_one_by_one_a_time_to_the_hour_a_version_and_a_school_year(a
 def test_a_chinese_year_by_its_last_two_digits(text, value):
     assert value in values.extract(text)[0]
     assert "year:2024" not in values.extract("工作了24年")[0]  # a duration
+
+
+@pytest.mark.parametrize("text, want", [
+    ("the gym is forty-nine ninety-nine a month", {"num:4999", "num:49.99"}),   # a price said as two numbers
+    ("council tax is two fifteen a month", {"num:2", "num:15"}),                 # a teen: no price read
+    ("pick up at ten to four from the side gate", {"time:3:50", "time:15:50"}),  # "at" makes it a time
+    ("we need 5 to 10 from each class", {"num:5", "num:10"}),
+    ("年检 截止3.15", {"date:3-15"}),                                             # a deadline's month and day
+    ("尾款贰万叁仟元", {"num:23000", "qty:23000 cny"}),                           # 大写 with 万
+])
+def test_spoken_prices_times_after_at_and_chinese_deadlines(text, want):
+    assert set(values.extract(text)[0]) == want

@@ -28,6 +28,8 @@ _WHEN = (rf"(?:\s*(?:o'?clock\s*)?{_PERIOD}|(?=\s*(?:[.,;:!)]|$|(?:on|at|every|t
 _TIME_QUARTER = _re(rf"\b(?:a\s+)?(quarter|half|\d{{1,2}}\s+minutes?|[12]?[05](?=\s+past))\s+(past|after|to|before)\s+"
                     rf"(\d{{1,2}})(?:\s*{_PERIOD})?")
 _TIME_TO = _re(rf"\b(5|10|20|25)\s+(to|before)\s+(\d{{1,2}}){_WHEN}")
+# ... or after "at", whatever follows ("grab jasper at ten to three from the gate")
+_TIME_TO_AT = _re(rf"(?<=\bat )(5|10|20|25)\s+(to|before)\s+(\d{{1,2}})\b(?:\s*{_PERIOD})?")
 # British "half eight" (8.30) where a time is said; "half 8 kids" is no time
 _TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}}){_WHEN}")
 _TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
@@ -145,6 +147,7 @@ def read(t: str, vals: list[str]) -> str:
     t = _take(_ZH_TIME, t, _zh_clock, vals)
     t = _take(_TIME_QUARTER, t, _quarter, vals)
     t = _take(_TIME_TO, t, _quarter, vals)
+    t = _take(_TIME_TO_AT, t, _quarter, vals)
     t = _take(_TIME_HALF_HOUR, t, lambda m: either_half(int(m[1]), 30, m[2]), vals)
     t = _take(_TIME_COLON, t, _colon, vals)
     t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)

@@ -165,6 +165,25 @@ _SCHOOL_YEAR = re.compile(r"\byr\s?(\d{1,2})\b")
 # "eight three one six", "six six two oh four four one nine": a number said digit by digit
 _DIGIT_WORD = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())} | {"oh": "0"}
 _SPOKEN_DIGITS = re.compile(r"\b(?:(?:%s)\s+){3,}(?:%s)\b" % (("|".join(_DIGIT_WORD),) * 2))
+# "three eighty-five", "twenty-two ninety-nine": a price said as two numbers, 385 or 3.85,
+# 2299 or 22.99 (both kept: a text that writes either one agrees). Not after "at", "by",
+# "until" (a time: "at three forty-five"), nor before a teen ("three fifteen").
+_ONES = "one two three four five six seven eight nine".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORD_VALUE = {w: i for i, w in enumerate(_ONES, 1)} | {w: i for i, w in enumerate(_TEENS, 10)} | {
+    f"{t}-{o}" if o else t: 10 * (i + 2) + (_ONES.index(o) + 1 if o else 0) for i, t in enumerate(_TENS)
+    for o in [""] + _ONES}
+_TENS_WORD = r"(?:%s)(?:-(?:%s))?" % ("|".join(_TENS), "|".join(_ONES))
+_SPOKEN_PRICE = re.compile(r"(?<!\bat )(?<!\bby )(?<!until )(?<!\btill )\b(%s|%s)\s+(%s)\b"
+                           % ("|".join(_ONES + _TEENS), _TENS_WORD, _TENS_WORD), re.IGNORECASE)
+
+
+def _price(m: re.Match) -> str:
+    a, b = _WORD_VALUE[m[1].lower()], _WORD_VALUE[m[2].lower()]
+    return f"{a * 100 + b} ({a}.{b:02d})"
+
+
 _PLATE_DOT = re.compile(r"(?<=[A-Za-z])[·•](?=[A-Za-z0-9])")
 # 137块5毛, 一百三十七块五: 137.5 yuan (not 二十块五一斤: the numeral after is the weight's)
 _YUAN_JIAO = re.compile(rf"([{zh_numbers.NUMERALS}\d]+)块([一二三四五六七八九\d])(?:毛|角)?(?![{zh_numbers.NUMERALS}\d.])")
@@ -179,6 +198,8 @@ _MD_DOT_SPAN = _re(r"(?<![\d.])(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])\s*[-–�
 # round the dash ("little one – 2 Dec" is no span) and no "may" (pages 3-5 may ...).
 _EN_DAY_SPAN = _re(r"(?<![\d.:/£$€¥])(3[01]|[12]\d|0?[1-9])[-–—](3[01]|[12]\d|0?[1-9])\s+("
                    + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may") + r")\b")
+# 截止11.30, 到期3.15 (in Chinese text): a month and a day after a deadline word, not 11.3
+_ZH_DOT_DATE = _re(r"(?<=截止|截至|到期|期限|最晚)\s*(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])(?![\d.])")
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
 # 一个钟头半: an hour and a half
@@ -364,7 +385,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _take(_CODE, t, _code, vals)
     t = zh_numbers.in_digits(_YUAN_JIAO.sub(lambda m: f"{m[1]}{'.' if m[1][-1].isdigit() else '点'}{m[2]}块", t))
     t = _english_numbers(_SPOKEN_DIGITS.sub(lambda m: "".join(_DIGIT_WORD[w] for w in m[0].split()),
-                                            t.replace(" & ", " and ")))
+                                            _SPOKEN_PRICE.sub(_price, t.replace(" & ", " and "))))
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
     if digits:
         t = _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t)
@@ -382,6 +403,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _EN_DAY_SPAN.sub(r"\1 \3 - \2 \3", t)
         if _CJK_TEXT.search(t):
             t = _MD_DOT_SPAN.sub(r"\1月\2日-\3月\4日", _ZH_DAY_SPAN.sub(r"\1月\2日\3\1月\4日", t))
+            t = _ZH_DOT_DATE.sub(r"\1月\2日", t)
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
         t = clock.read(t, vals)
     t = clock.read_words(t, vals)

@@ -38,7 +38,7 @@ _ZH_KEYED = re.compile(r"[零〇一二三四五六七八九]{4,}")
 _JIN_LIANG = re.compile(r"([零〇一二两三四五六七八九十百\d]+)\s*斤\s*([一二三四五六七八九\d])\s*两")
 
 # 大写 numerals (陆仟肆佰, 壹佰贰拾) as everyday ones, in a run with a multiplier (陆 alone is a surname)
-_ZH_FINANCIAL = re.compile(r"[零壹贰叁肆伍陆柒捌玖拾佰仟萬]*[拾佰仟萬][零壹贰叁肆伍陆柒捌玖拾佰仟萬]*")
+_ZH_FINANCIAL = re.compile(r"[零壹贰叁肆伍陆柒捌玖拾佰仟萬万]*[拾佰仟萬万][零壹贰叁肆伍陆柒捌玖拾佰仟萬万]*")  # 贰万叁仟 too
 _FINANCIAL = str.maketrans("壹贰叁肆伍陆柒捌玖拾佰仟萬", "一二三四五六七八九十百千万")
 # 周五五点: the weekday's numeral is no digit of the time after it (not 周55点)
 _WEEKDAY_THEN_NUMERAL = re.compile(r"((?:周|星期|礼拜)[一二三四五六日天])(?=[零〇一二两三四五六七八九十])")
