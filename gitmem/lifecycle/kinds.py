@@ -32,7 +32,7 @@ _EN_PEOPLE = {
     **dict.fromkeys("mum mom mother mam mummy mommy".split(), "mother"),
     **dict.fromkeys("dad father daddy".split(), "father"),
     **dict.fromkeys("gran nan nana nanna grandma granny grandmother".split(), "grandmother"),
-    **dict.fromkeys("grandpa grandad granddad grandfather".split(), "grandfather"),
+    **dict.fromkeys("grandpa grandad granddad grandfather pop pops poppa gramps".split(), "grandfather"),
     **dict.fromkeys("husband hubby".split(), "husband"), **dict.fromkeys("wife missus".split(), "wife"),
     **{w: w for w in ("son daughter brother sister uncle aunt cousin niece nephew grandson granddaughter "
                       "stepson stepdaughter stepmother stepfather boyfriend girlfriend fiance fiancee partner "
@@ -49,7 +49,8 @@ _EN_WHEN["day"] = {w: w for w in ("yesterday", "today", "tomorrow")}
 _EN_ROOMS = {
     **{w: w for w in ("kitchen bedroom loft attic cellar basement garage garden porch conservatory "
                       "nursery study shed").split()}, **dict.fromkeys(("hall", "hallway"), "hall"),
-    **dict.fromkeys(("spare room", "spare bedroom", "box room", "guest room"), "spare room"),
+    **dict.fromkeys(("spare room", "spare bedroom", "box room", "guest room", "guest bedroom"), "spare room"),
+    **dict.fromkeys(("master bedroom", "main bedroom"), "master bedroom"),
     **dict.fromkeys(("bathroom", "toilet", "loo", "washroom"), "bathroom"),
     **dict.fromkeys(("living room", "lounge", "sitting room", "front room"), "living room"),
     "dining room": "dining room", "the landing": "landing", "en suite": "en suite", "ensuite": "en suite", "en-suite": "en suite",
@@ -62,6 +63,9 @@ _EN_INSTRUMENTS = {**{w: w for w in "guitar piano violin viola cello flute clari
                    **dict.fromkeys(("drum", "drums", "drum kit"), "drums"), "sax": "saxophone", "uke": "ukulele"}
 _ZH_PETS = {"猫": "猫", "猫咪": "猫", "狗": "狗", "狗狗": "狗", "兔子": "兔子", "仓鼠": "仓鼠", "鹦鹉": "鹦鹉", "乌龟": "乌龟"}
 _EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door",
+             # which way a bus or a train goes (northbound / southbound, nthbound in a note)
+             **{f"{w}bound": w for w in ("north", "south", "east", "west")}, "nthbound": "north",
+             "sthbound": "south",
              **{f"{w}{end}": w for w in ("left", "right") for end in ("-hand side", " side", "-hand", " hand side")}}
 _ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸": "爸", "爸爸": "爸", "老爸": "爸", "父亲": "爸",
            **dict.fromkeys("老公 老婆 爱人 丈夫 妻子 媳妇 太太".split(), "配偶"),
@@ -97,6 +101,8 @@ _ZH_ROOMS = {"厨房": "厨房", "客厅": "客厅", "卧室": "卧室", "主卧
              **dict.fromkeys("卫生间 洗手间 厕所 浴室".split(), "卫生间"),
              **dict.fromkeys("车库 地库 地下车库".split(), "车库")}
 _ZH_SIDES = {**{w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西门 南门 北门 东边 西边 南边 北边 东侧 西侧".split()},
+             # which way a line goes (4号线往南 / 往北)
+             **{f"{v}{d}": f"{d}边" for v in ("往", "向") for d in "东南西北"},
              # a bare direction before a room (北阳台, 南卧) is that side (南边阳台 / 北阳台: two balconies)
              **{f"{d}{r}": f"{d}边" for d in "东南西北" for r in ("阳台", "卧", "窗", "屋", "院")},
              **{f"{d}面": f"{d}边" for d in "东南西北"}}
@@ -142,12 +148,18 @@ _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromk
              **dict.fromkeys(("邮储", "邮政储蓄", "邮储银行"), "邮储"),
              **{w: w for w in "浦发 民生银行 兴业银行 平安银行 中信银行 光大银行 华夏银行 广发银行 北京银行 上海银行".split()}}
 
+# A school subject ("Ava's math test" / "ava science test": two tests)
+_EN_SUBJECTS = {**dict.fromkeys(("math", "maths", "mathematics"), "maths"),
+                **{w: w for w in "science english history geography chemistry physics biology french spanish "
+                   "german latin".split()}}
+_ZH_SUBJECTS = {w: w for w in "数学 语文 英语 科学 物理 化学 生物 历史 地理 政治".split()}
+
 _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
              ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS), ("plant", _EN_PLANTS),
-             ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER))
+             ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
-             ("plant", _ZH_PLANTS))
+             ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
