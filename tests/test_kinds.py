@@ -241,3 +241,16 @@ def test_two_chinese_owners_by_their_names(a, b, kind):
 ])
 def test_two_chinese_texts_opening_with_two_full_names(a, b, kind):
     assert kinds.differ(a, b) == kind
+
+
+@pytest.mark.parametrize("a, b, kind", [
+    ("Leo's maths homework is due on Monday.", "leo – science homework due mon", "subject"),
+    ("女儿周五数学小测。", "女儿 周五 语文小测", "subject"),
+    ("The eastbound train leaves at 6:10am.", "westbound train 06:10", "side"),
+    ("2号线往东 末班 22:40", "2号线往西的末班车是晚上十点四十。", "side"),
+    ("The master bedroom radiator was bled on 3 March.", "guest bedroom radiator – bled 3/3", "room"),
+    ("Grandad's eye test is on 4 May at 10am.", "nana eye test 4/5 10am", "people"),
+    ("pops eye test 4/5 10am", "Grandad's eye test is on 4 May at 10am.", None),   # one grandfather
+])
+def test_subjects_directions_bedrooms_and_grandparents_are_kinds(a, b, kind):
+    assert kinds.differ(a, b) == kind

@@ -358,3 +358,17 @@ def test_place_codes_possessives_and_short_names(a, b, same):
 ])
 def test_a_chinese_notes_field_name_is_no_entity(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a lower-case note names another pet or child where the other names one ('s or not)
+    ("Biscuit's vet check is at 9:15am on the 12th.", "nugget vet check @ hillside 12th 9.15am", False),
+    ("bramble's party – 24 balloons ordered", "We ordered 24 balloons for Poppy's party.", False),
+    ("rolo (rabbit) – nails clipped every 3rd sat", "We clip Fudge the rabbit's nails every third Saturday.", False),
+    ("Biscuit's vet check is at 9:15am on the 12th.", "biscuit vet check 12th 9.15am", True),
+    # Chinese: a time with the owner, he or she alone, and 这台 ("the") name no one else
+    ("老婆今年的奖金是两万八。", "她今年的奖金一共两万八千元。", True),
+    ("这辆二手电动车花了三千二。", "买二手电动车花了叁仟贰佰元。", True),
+])
+def test_lower_case_pet_names_and_chinese_owners_said_loosely(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

@@ -47,7 +47,7 @@ prefer prefers call called named s t re ve ll d m""".split())
 # verbs and adverbs carry no entity.
 ZH_STOP = frozenset("的了是在有会对和与也都就要把被给着吗呢吧啊呀我们你他她它这那个一每用使定律统总还已经将让请"
                     "可能需必须应该得到从向于以及并或而且但所如果因为做里由去")
-ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间")
+ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间", *(d + m for d in "这那" for m in "台辆张本条件间部套双只"))  # 这台: "the"
 # The lexical channel (`overlap`): an English content word counts by its first letters
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
 PREFIX = 5

@@ -153,7 +153,7 @@ def lower_place(full: tuple[str, ...], stop: frozenset[str], words: frozenset[st
 # "… aire valley ortho – lottie", "allotment plot £42/yr – gethin's": whose, in one word at the
 # end; "casper – tutoring w/ mr aziz": or at the start
 _TAG = re.compile(r"\s[–—-]\s*([a-z][a-z'’]+?)(?:['’]s)?(?:\s*\([a-z ]+\))?\s*[.!]?$")
-_HEAD = re.compile(r"^([a-z][a-z'’]+?)(?:['’]s)?\s+[–—-]\s")
+_HEAD = re.compile(r"^([a-z][a-z'’]+?)(?:['’]s)?(?:\s*\([a-z ]+\))?\s+[–—-]\s")  # "pepper (guinea pig) – …"
 
 
 def lower_names_other(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str], full_x: tuple[str, ...],
@@ -181,11 +181,16 @@ def lower_modifier(full: tuple[str, ...], stop: frozenset[str], names: frozenset
         return w.isalpha() and len(w) >= 2 and w not in stop and not kinds.named(w) and w[:5] not in held \
             and not any(w.startswith(v) or v.startswith(w) for v in words_x if len(v) >= 4)
 
+    # a word with its possessive is the word (Milo's grooming / ziggy grooming, finn's party)
+    full, full_x = tuple(_POSSESSIVE.sub("", w) for w in full), tuple(_POSSESSIVE.sub("", w) for w in full_x)
     # the word after a name, not after an acronym (Kettleby HC subs / hockey subs)
     heads = {full_x[i + 1] for i, w in enumerate(full_x[:-1]) if w in names and full_x[i + 1].isalpha()
              and full_x[i + 1] not in stop and w not in acronyms}
     return any(w in heads and i and fresh(full[i - 1]) and not acronym_span(full[i - 1], full_x)  # dofe / Duke of E.
                for i, w in enumerate(full))
+
+
+_POSSESSIVE = re.compile(r"['’]s$")
 
 
 def capitals(text: str) -> frozenset[str]:

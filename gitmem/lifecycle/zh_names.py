@@ -131,13 +131,21 @@ def owner_in(words: str) -> bool:
 _POSSESSOR = re.compile(r"^([\u4e00-\u9fff]{1,4}?)的([\u4e00-\u9fff]{2})")
 
 
+_OWNER_TIME = re.compile(r"今年|去年|明年|前年|今天|昨天|明天|这个月|上个月|下个月|每年|每月")
+
+
 def _owner(text: str) -> tuple[str, str] | None:
     """(owner, the two characters after 的) of a text that opens with an owner and 的,
     the speaker's own written one way (我, 我们, 咱, 俺, 我家: 我; 我老公: 老公), or None."""
     m = _POSSESSOR.match(text.strip())
     if not m or not owner_in(m[1]):
         return None
-    who = re.sub(r"^[咱俺]", "我", m[1].replace("们", ""))
+    # a time said with the owner is no part of it (老公今年的年终奖), and he or she alone is
+    # anyone (他今年的年终奖 / 老公今年的年终奖: one husband)
+    who = _OWNER_TIME.sub("", m[1])
+    if who in ("他", "她", "他们", "她们", "它") or not who:
+        return None
+    who = re.sub(r"^[咱俺]", "我", who.replace("们", ""))
     who = who[1:] if len(who) > 1 and who[0] == "我" else who
     return ("我" if who == "家" else who), m[2]
 
