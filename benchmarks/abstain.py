@@ -93,7 +93,8 @@ SETS = {"v1": ["abstain.json"], "v2": ["abstain_v2.json"], "v3": ["abstain_v3.js
         "all": ["abstain.json", "abstain_v2.json"],
         "every": ["abstain.json", "abstain_v2.json", "abstain_v3.json", "abstain_v4.json", "abstain_everyday.json",
                   "abstain_v5.json", "abstain_v6.json", "abstain_v7.json", "abstain_v8.json", "abstain_v9.json",
-                  "abstain_v10.json"]}
+                  "abstain_v10.json", "abstain_v11.json", "abstain_v12.json", "abstain_v13.json",
+                  "abstain_v14.json", "abstain_v15.json", "abstain_v16.json", "abstain_v17.json"]}
 
 
 def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Path] | None = None) -> list[dict]:
@@ -203,11 +204,12 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.n
     return beta
 
 
-# Every part of abstain.json and abstain_v2.json to abstain_v10.json (their figures are in
+# Every part of abstain.json and abstain_v2.json to abstain_v17.json (their figures are in
 # BENCHMARKS.md, so they are tuning data now) and abstain_everyday.json (written as tuning
 # data): --set every.
 TUNING_PARTS = ("tuning", "held_out", "held_out2", "held_out3", "held_out4", "tuning_everyday", "held_out5",
-                "held_out6", "held_out7", "held_out8", "held_out9", "held_out10")
+                "held_out6", "held_out7", "held_out8", "held_out9", "held_out10", "held_out11", "held_out12",
+                "held_out13", "held_out14", "held_out15", "held_out16", "held_out17")
 HYBRID_TERMS = ("cov", "cos", "both", "tcov", "tcos")
 CJK_WORDS_TERMS = ("cov", "known", "tcov")   # cjk: the hit's words model (relevance.CJK_WORDS)
 GATE_TERMS = ("tcov", "tcos", "run")          # cjk with vectors: the query's gate (relevance.CJK_GATE)
@@ -215,12 +217,13 @@ GATE_TERMS = ("tcov", "tcos", "run")          # cjk with vectors: the query's ga
 # leave-one-part-out check on the tuning parts needed for every left-out part to keep
 # the evidence of every on-topic question (BENCHMARKS.md, Issue 19, fifth round).
 GATE_MARGIN = 0.2
-# The floors' rule: recall keeps the evidence of every on-topic question of each
+# The floors' rules: recall keeps the evidence of every on-topic question of each
 # language (the retrieval benchmarks must not drop, and a paraphrase that shares no word
-# with its evidence must pass); the prompt path keeps KEEP_PROMPT of what it would carry
-# at floor 0.
+# with its evidence must pass); the prompt path is where the most tuning parts meet issue
+# 19's three targets together (PROMPT_TARGETS; BENCHMARKS.md, "Issue 19: the prompt floor
+# by the targets").
 KEEP_RECALL = 1.0
-KEEP_PROMPT = 0.95
+PROMPT_TARGETS = {"unrelated empty": 0.80, "other empty": 0.50, "evidence kept": 0.95}
 
 
 def design(row: dict, hit: dict, names: tuple[str, ...]) -> list[float]:
@@ -286,19 +289,36 @@ def choose_floor(rows: list[dict]) -> float:
     return round(float(max(ok)), 3)
 
 
+def prompt_figures(rows: list[dict], floor: float, cap: int = 3, min_score: float = 0.2) -> dict[str, float]:
+    """The prompt path's figures for `rows` (one part, both languages) at a relevance
+    floor, from each question's top 10 at floor 0: what passes `floor` and scores at
+    least `min_score` ([recall] prompt_min_score), at most `cap` hits."""
+    def shown(r: dict) -> list[dict]:
+        return [h for h in r["hits"] if h["p"] >= floor and (h.get("score") or 0.0) >= min_score][:cap]
+
+    out = {f"{kind} empty": float(np.mean([not shown(r) for r in rows if r["kind"] == kind]))
+           if any(r["kind"] == kind for r in rows) else float("nan") for kind in ("unrelated", "other")}
+    found = [r for r in rows if r["kind"] == "on_topic" and any(h["evidence"] for h in r["hits"][:cap])]
+    out["evidence kept"] = float(np.mean([any(h["evidence"] for h in shown(r)) for r in found])) if found \
+        else float("nan")
+    return out
+
+
 def choose_prompt_floor(rows: list[dict], cap: int = 3) -> float:
     """prompt_min_relevance by the rule in BENCHMARKS.md, at the shipped coefficients:
-    the highest floor (steps of 0.025) at which each language of the tuning sets keeps
-    the evidence of at least 95% of the on-topic questions whose top `cap`
-    (max_results) held it at floor 0."""
-    def kept(f: float, lang: str) -> float:
-        found = [r for r in rows if r["part"] in TUNING_PARTS and r["kind"] == "on_topic" and r["lang"] == lang
-                 and any(h["evidence"] for h in r["hits"][:cap])]
-        return float(np.mean([any(h["evidence"] for h in [x for x in r["hits"] if x["p"] >= f][:cap])
-                              for r in found]))
+    the floor (steps of 0.025, from 0.2 to 0.6) at which the most tuning parts with
+    questions of every kind meet PROMPT_TARGETS together on the prompt path (both
+    languages pooled, as a user's agent meets them); of equal counts, the highest."""
+    parts = sorted({r["part"] for r in rows if r["part"] in TUNING_PARTS})
+    by_part = {p: [r for r in rows if r["part"] == p] for p in parts}
+    by_part = {p: rs for p, rs in by_part.items() if {"on_topic", "other", "unrelated"} <= {r["kind"] for r in rs}}
 
-    return round(float(max(f for f in np.arange(0.0, 1.0, 0.025)
-                           if min(kept(f, "en"), kept(f, "zh")) >= KEEP_PROMPT - 1e-9)), 3)
+    def met(f: float) -> int:
+        return sum(all(prompt_figures(rs, f, cap)[k] >= v - 1e-9 for k, v in PROMPT_TARGETS.items())
+                   for rs in by_part.values())
+
+    floors = [round(float(f), 3) for f in np.arange(0.2, 0.6001, 0.025)]
+    return max(floors, key=lambda f: (met(f), f))
 
 
 def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: str,

@@ -200,7 +200,7 @@ SCHEMA: dict[str, Section] = {
         "min_relevance": Key("number", 0.15, "hits less relevant than this (gitmem.recall.relevance: the "
                              "estimated probability that a hit is relevant) are left out everywhere; 0 keeps "
                              "every hit (BENCHMARKS.md, Issue 19)", lo=0, hi=1),
-        "prompt_min_relevance": Key("number", 0.4, "prompt output (the prompt hook, recall --format prompt, "
+        "prompt_min_relevance": Key("number", 0.375, "prompt output (the prompt hook, recall --format prompt, "
                                     "MCP search) carries only hits at least this relevant (BENCHMARKS.md, "
                                     "Issue 19)", lo=0, hi=1),
     }),
