@@ -29,10 +29,11 @@ def nickname_of(x: str, y: str) -> bool:
     nn = _nicknamer()
     if y in nn.canonicals_of(x) or x in nn.canonicals_of(y):
         return True
-    # a short form of names that begin as the other does (roz: rosalyn, rosabel; rosamund)
+    # a short form of names that begin as the other does, four letters (roz: rosalyn,
+    # rosabel; rosamund), not three (mel: melinda, melissa; no melanie in the dataset)
     short, long_ = sorted((x, y), key=len)
     return len(short) <= 4 < len(long_) and short[:2] == long_[:2] \
-        and any(c[:3] == long_[:3] for c in nn.canonicals_of(short))
+        and any(c[:4] == long_[:4] for c in nn.canonicals_of(short))
 
 
 # An abbreviation is at most this share of the word's letters: acct / account (4 of 7),
