@@ -254,3 +254,12 @@ def test_two_chinese_texts_opening_with_two_full_names(a, b, kind):
 ])
 def test_subjects_directions_bedrooms_and_grandparents_are_kinds(a, b, kind):
     assert kinds.differ(a, b) == kind
+
+
+@pytest.mark.parametrize("a, b, kind", [
+    ("家里那辆吉利的保养每一万公里做一次。", "长安 保养 1万公里一次", "brand"),  # two cars by their makes
+    ("我们家的雅阁明年三月年检。", "凯美瑞 年检 明年3月", "brand"),            # ... or models
+    ("家里那辆吉利的保养每一万公里做一次。", "吉利 保养 1万公里一次", None),
+])
+def test_chinese_cars_by_make_or_model(a, b, kind):
+    assert kinds.differ(a, b) == kind

@@ -124,6 +124,9 @@ _ZH_INSTRUMENTS = {w: w for w in "钢琴 小提琴 大提琴 吉他 架子鼓 �
 _ZH_BRANDS = {w: w for w in ("飞利浦 欧乐B 九阳 格力 海尔 小米 华为 苏泊尔 戴森 松下 西门子 博世 小天鹅 方太 荣耀 "
                              "比亚迪 特斯拉 丰田 本田 宝马 奔驰 奥迪 蔚来 小鹏 海信 创维 TCL 索尼 佳能 尼康 大疆").split()}
 _ZH_BRANDS |= {f"美的{x}": "美的" for x in ("那", "这", "牌", "空调", "冰箱", "洗衣机", "电饭煲", "微波炉", "风扇")}
+# ... and cars by their make or model (家里那辆宝骏 / 老婆的飞度: two cars)
+_ZH_BRANDS |= {w: w for w in ("宝骏 五菱 吉利 长安 奇瑞 哈弗 红旗 理想 领克 极氪 问界 大众 日产 别克 雪佛兰 福特 现代 起亚 "
+                              "马自达 斯柯达 沃尔沃 飞度 思域 雅阁 卡罗拉 凯美瑞 轩逸 朗逸 速腾 帕萨特 宝来 途观").split()}
 # Plants a home or a plot grows (月季 / 茉莉: two pots)
 _ZH_PLANTS = {w: w for w in ("月季 玫瑰 茉莉 绿萝 吊兰 多肉 兰花 发财树 富贵竹 君子兰 栀子 仙人掌 薄荷 番茄 辣椒 "
                              "黄瓜 草莓 茄子 豆角 生菜 韭菜 向日葵 绣球 三角梅").split()} | {"西红柿": "番茄"}
