@@ -372,3 +372,12 @@ def test_a_chinese_notes_field_name_is_no_entity(a, b, same):
 ])
 def test_lower_case_pet_names_and_chinese_owners_said_loosely(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+def test_a_sentence_opening_with_a_contraction_or_a_day_names_no_one():
+    """"Tomorrow's gonna be…" / "Tomorrow's opening…" are two chat turns that shared a
+    "name" when an opening possessive was read as someone's (LoCoMo conv-30)."""
+    for text in ("Tomorrow's gonna be an awesome night.", "Let's meet at five.", "That's lovely news.",
+                 "Life's busy at the moment."):
+        assert not samefact.names_of(text), text
+    assert samefact.names_of("Florence's tutoring is on Wednesdays.") == {"florence"}

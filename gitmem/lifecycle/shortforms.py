@@ -201,8 +201,10 @@ def capitals(text: str) -> frozenset[str]:
 
 
 # "Florence's tutoring …": a possessive opening a sentence is someone's, a name the name
-# reader (samefact) takes though it starts the sentence (not "Today's", "Everyone's")
-OPENING_OWNER = re.compile(r"(?!(?:to|yester|every|some|no|any)[a-z]*'s$)[A-Z][a-z]+'s$")
+# reader (samefact) takes though it starts the sentence (not "Today's", "Tomorrow's",
+# "Everyone's", nor a word whose 's is "is": "Let's", "That's", "Life's")
+OPENING_OWNER = re.compile(r"(?!(?i:(?:to|yester|every|some|no|any)[a-z]*|let|that|what|there|here|he|she|it|who|"
+                           r"where|how|when|why|life|time|mum|mom|dad|one|nothing|everything)'s$)[A-Z][a-z]+'s$")
 
 # Words an acronym may spell out whole or pass over: DofE (Duke of Edinburgh), B&Q.
 _LINKS = ("of", "and", "the", "for")
