@@ -340,3 +340,17 @@ def test_two_chinese_hits_must_share_a_subject_the_query_names():
     named = tokenize("儿子的数学补习是谁在上？")
     assert [h.id for h in currency.newer_first(top, terms=named)] == ["a", "b"]
     assert [h.id for h in currency.newer_first(top)] == ["b", "a"]  # as before, without the query
+
+
+@pytest.mark.parametrize("old,new,query", [
+    ("我弟在西安读大学。", "我弟毕业后搬到成都了，在消防队上班。", "用户的弟弟在哪个城市？"),    # 我弟: an 弟
+    ("家里炒菜用的是苏泊尔的不粘锅。", "炒锅换成章丘铁锅了，不粘锅的涂层都掉了。", "家里炒菜用的是什么锅？"),  # 粘锅: a 锅
+    ("我胃不好，一直吃奥美拉唑。", "复查以后医生把奥美拉唑换成了雷贝拉唑，早饭前吃一粒。", "我现在吃什么胃药？"),  # what was left
+])
+def test_a_chinese_subject_the_query_names_by_its_last_character_or_a_thing_left(old, new, query):
+    from gitmem.core.tokens import tokenize
+    from gitmem.memories import updates
+
+    v = updates.judge(old, new, 0.6, older_created="2022-01-01", newer_created="2023-01-01", strict=True,
+                      on_topic=True, named=frozenset(tokenize(query)))
+    assert v.kind == "update"

@@ -259,7 +259,8 @@ _LEFT_EN = re.compile(r"\b(?:took over from|taken over from|taking over from|tak
                       r"instead of|switched from|switching from|moved (?:away )?from|cancel+ed|left|dropped|"
                       r"no longer (?:with|at|use|using|go to|see))\s+(?:the\s+|our\s+|my\s+)?([A-Za-z][\w'’-]{2,})",
                       re.IGNORECASE)
-_LEFT_ZH = re.compile(r"(?:不再(?:去|用|找|在)?|取消了?|退掉了?|换掉了?|不去了?)([\u4e00-\u9fff]{2,6})")
+_LEFT_ZH = re.compile(r"(?:不再(?:去|用|找|在)?|取消了?|退掉了?|换掉了?|不去了?)([\u4e00-\u9fff]{2,6})"
+                      r"|([\u4e00-\u9fff]{2,6}?)(?:那台|那辆|那个)?(?:换成|改成|出给|卖给|卖掉|送给)")
 _STOP_LEFT = frozenset("the a an our my his her their this that it them him work home school job house".split())
 
 
@@ -268,7 +269,7 @@ def left_words(newer: str) -> list[str]:
     possessive, no pronoun or bare place ("left work"); Chinese: the two characters after
     the cue, no time of day or function word."""
     if is_cjk(newer):
-        found = (m[1][:2] for m in _LEFT_ZH.finditer(newer))
+        found = ((m[1] or "")[:2] or m[2][-2:] for m in _LEFT_ZH.finditer(newer))
         return [w for w in found if w not in GENERIC_ZH and not CJK_STOP_CHARS.intersection(w)]
     found = (re.sub(r"['’]s$", "", m[1]).casefold() for m in _LEFT_EN.finditer(newer))
     return [w for w in found if w not in _STOP_LEFT]
@@ -335,7 +336,9 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
         subj = _subject(older, newer, cjk)
         s_overlap = len(subj) / max(1, len(a | b))
         if cjk:
-            same = bool(subj if named is None else subj & named)
+            # named: the word, or its last character (Chinese compounds end in what they
+            # are: 不粘锅 is a 锅, 我爸 an 爸) is one of the query's terms
+            same = bool(subj if named is None else {w for w in subj if w in named or w[-1] in named})
         else:
             same = s_overlap >= SUBJECT_SHARED or (sim is not None and sim >= SUBJECT_COS and bool(subj))
         same = same or tied
