@@ -1,9 +1,11 @@
 """Words of a closed kind that tell two facts apart: whose (the speaker, kin, someone
-named with 's; a pet), where (a room of a home; a side: front / back, upstairs, east / west;
-a floor; in Chinese, which has no capitals, a city or a bank; a branch or a street,
-gitmem.lifecycle.branches), what (an instrument, a plant, an appliance, what a policy
-covers; in Chinese a household brand: 飞利浦 / 欧乐B) and when (last year / this year, 上次 / 这次; a
-year against a year, an occasion against an occasion).
+named with 's; a pet; in Chinese a thing's owner by a name of its own at the start,
+橘子的驱虫药 / 小黑 驱虫药, or two full names, zh_names.head and opening_name), where (a room
+of a home; a side: front / back, upstairs, east / west, northbound, 往南; a floor; in Chinese,
+which has no capitals, a city or a bank; a branch or a street, gitmem.lifecycle.branches),
+what (an instrument, a plant, an appliance, what a policy covers, a school subject; in
+Chinese a household brand or a car: 飞利浦 / 欧乐B, 宝骏 / 飞度) and when (last year / this
+year, 上次 / 这次; a year against a year, an occasion against an occasion).
 
 "Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
 "This year's bonus: £3k", 客厅的窗帘花了一千二 / 卧室窗帘1200块: written in two shapes, no
