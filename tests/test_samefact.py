@@ -381,3 +381,14 @@ def test_a_sentence_opening_with_a_contraction_or_a_day_names_no_one():
                  "Life's busy at the moment."):
         assert not samefact.names_of(text), text
     assert samefact.names_of("Florence's tutoring is on Wednesdays.") == {"florence"}
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("Lunch with Tomas on Friday at quarter to one at Luca's.", "lunch w tomas fri 12:45 @ luca's", True),  # no part of day
+    ("Aunt Elspeth's eye test is at Visionworks in Harrogate on 3 May at 9am.",
+     "Elspeth – eye test, Visionworks Hgt, 3/5, 09:00", True),        # a place cut to its consonants
+    ("返程航班：虹桥出发，5月8日8:00。", "回程航班是5月8日早上八点从虹桥起飞。", True),
+    ("柯晓峰的钢琴课每周三下午五点。", "柯晓岚 钢琴课 周三17:00", False),  # one surname, two children
+])
+def test_times_place_short_forms_and_chinese_names_that_share_a_surname(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

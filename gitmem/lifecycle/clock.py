@@ -101,6 +101,8 @@ def _quarter(m: re.Match) -> list[str] | None:
     amount = {"quarter": 15, "half": 30}.get(m[1]) or int(m[1].split()[0])
     h = int(m[3])
     if m[2] in ("to", "before"):
+        if not m[4] and h == 1 and 0 < amount < 60:  # "quarter to one": 0:45 or 12:45
+            return [f"time:0:{60 - amount:02d}", f"time:12:{60 - amount:02d}"]
         h, mins = (h - 1) % 24, 60 - amount
     else:
         mins = amount

@@ -229,9 +229,9 @@ def differ(a: str, b: str) -> str | None:
     if ha and hb and ha[1] == hb[1] and not set(ha[0]) & set(hb[0]) and not (
             (ka := named(ha[0])) and ka == named(hb[0])):
         return "owner"
-    # ... or with two people by their full names (陈可馨 舞蹈课… / 刘思琪这学期的舞蹈课…)
+    # ... or with two people by their full names (陈可馨 舞蹈课… / 刘思琪这学期的舞蹈课…, 柯晓峰 / 柯晓岚)
     pa, pb = zh_names.opening_name(a), zh_names.opening_name(b)
-    if pa and pb and not set(pa) & set(pb):
+    if pa and pb and pa != pb:  # 柯晓峰 / 柯晓岚 too: one surname, two people
         return "people"
     return None
 

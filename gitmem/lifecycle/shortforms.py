@@ -65,9 +65,11 @@ def abbreviation(x: str, y: str) -> bool:
         return False
     if not (short.isalpha() and long_.isalpha() and short.isascii() and long_.isascii()) or short[0] != long_[0]:
         return False
-    # cut short (temp / temperature) or contracted to its last letter (acct, bldg, mgr),
-    # with one vowel at most: "mean" is no short form of "melanie", nor "me"
-    if not (long_.startswith(short) or short[-1] == long_[-1]) or sum(c in "aeiou" for c in short) > 1:
+    # cut short (temp / temperature) or contracted to its last letter
+    # (acct, bldg, mgr) or to consonants alone (hgt / harrogate), with one vowel at most:
+    # "mean" is no short form of "melanie", nor "me"
+    vowels = sum(c in "aeiou" for c in short)
+    if not (long_.startswith(short) or short[-1] == long_[-1] or vowels == 0 and len(short) >= 3) or vowels > 1:
         return False
     rest = iter(long_[1:])
     return all(c in rest for c in short[1:])
