@@ -392,3 +392,13 @@ def test_a_sentence_opening_with_a_contraction_or_a_day_names_no_one():
 ])
 def test_times_place_short_forms_and_chinese_names_that_share_a_surname(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("Our flight to Lisbon leaves Heathrow at 7.05am on 4 June.", "LHR → Lisbon, 4/6, 07:05", True),  # IATA table
+    ("The hire car is collected at Málaga Airport on 9 August at 2.15pm.", "car hire – AGP – 9/8 14:15", True),
+    ("Flight to Honolulu from Los Angeles at 10.45am on 20 June.", "LAX → HNL 20/6 10:45", True),
+    ("Our flight to Lisbon leaves Heathrow at 7.05am on 4 June.", "LGW → Lisbon, 4/6, 07:05", False),  # Gatwick
+])
+def test_an_airport_by_its_iata_code_is_that_airport(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

@@ -265,11 +265,29 @@ def place_code(code: str, name: str) -> bool:
     return all(c in rest for c in code[1:])
 
 
+@lru_cache(maxsize=1)
+def _airports() -> dict[str, frozenset[str]]:
+    """IATA code (lower case) -> the words of the airport's name and city, lower case and
+    unaccented, by the airportsdata package (loaded on first use: dream's code path only)."""
+    import airportsdata
+
+    return {code.lower(): frozenset(re.findall(r"[a-z]+", unaccented(f"{a['name']} {a['city']}").lower()))
+            for code, a in airportsdata.load("IATA").items()}
+
+
+def airport_code(code: str, name: str) -> bool:
+    """Whether a three-letter code names the airport or the city of `name` (LHR / Heathrow,
+    LHR / London, AGP / Malaga), by the IATA table, or by its letters (place_code)."""
+    return place_code(code, name) or (len(code) == 3 and name in _airports().get(code, frozenset())
+                                      and name not in ("international", "airport", "regional"))
+
+
 def coded_places(only_a: set[str], a: str, only_b: set[str], b: str) -> tuple[set[str], set[str]]:
     """The names only `a` has and only `b` has, without a place one writes by its code in
-    capitals and the other by its name (place_code: "dep BRS" / "leaving Bristol")."""
+    capitals and the other by its name (airport_code: "dep BRS" / "leaving Bristol",
+    "LHR" / "Heathrow")."""
     coded = {(x, y) for x in only_a for y in only_b
-             if place_code(x, y) and x in capitals(a) or place_code(y, x) and y in capitals(b)}
+             if airport_code(x, y) and x in capitals(a) or airport_code(y, x) and y in capitals(b)}
     return only_a - {x for x, _ in coded}, only_b - {y for _, y in coded}
 
 
