@@ -263,3 +263,12 @@ def test_subjects_directions_bedrooms_and_grandparents_are_kinds(a, b, kind):
 ])
 def test_chinese_cars_by_make_or_model(a, b, kind):
     assert kinds.differ(a, b) == kind
+
+
+@pytest.mark.parametrize("a, b, kind", [
+    ("汤圆每天喂两次，早晚各一小碗。", "豆包 每天喂两次 早晚各一碗", "owner"),   # a name run straight into the note
+    ("汤圆每天喂两次，早晚各一小碗。", "汤圆 每天喂两次 早晚各一碗", None),
+    ("今天每天喂两次是医生说的。", "豆包 每天喂两次", None),                  # a time is no name
+])
+def test_a_chinese_name_run_straight_into_the_note(a, b, kind):
+    assert kinds.differ(a, b) == kind

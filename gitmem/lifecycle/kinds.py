@@ -226,6 +226,7 @@ def differ(a: str, b: str) -> str | None:
     # 小黑 驱虫药…: two pets), the names sharing no character and not one relative said two
     # ways (老公 / 爱人).
     ha, hb = zh_names.head(a), zh_names.head(b)
+    ha, hb = ha or (hb and zh_names.run_on_head(a, b)), hb or (ha and zh_names.run_on_head(b, a))
     if ha and hb and ha[1] == hb[1] and not set(ha[0]) & set(hb[0]) and not (
             (ka := named(ha[0])) and ka == named(hb[0])):
         return "owner"

@@ -167,6 +167,27 @@ _NAMED_HEAD = re.compile(r"^([\u4e00-\u9fff]{2,4}?)的([\u4e00-\u9fff]{2})")
 _NOT_HEAD = frozenset("我咱俺家你他她它们这那今明昨年月日天周午晚早")
 
 
+def run_on_head(text: str, other: str) -> tuple[str, str] | None:
+    """A head `text` runs straight into what a note opens with after its own head and a
+    space (年糕每天遛两次 against 芝麻 每天遛两次: 年糕), four characters at least the same
+    after it; None when `other` opens with no such note head."""
+    m, t = _NOTE_HEAD.match(other.strip()), text.strip()
+    if not m:
+        return None
+    rest = other.strip()[m.end(1):].lstrip()[:4]
+    for n in (2, 3):
+        word = t[:n]
+        if len(rest) == 4 and t[n:n + 4] == rest and _CJK_RUN.fullmatch(word) \
+                and not set(word) & _NOT_OWNER_CHARS and not _TIME_WORD.search(word):
+            return word, rest[:2]
+    return None
+
+
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_NOT_OWNER_CHARS = frozenset("我咱俺家你他她它们这那")
+_TIME_WORD = re.compile(r"[今明昨去前后每本这上下][年天日周月]|[上中下]午|早上|晚上|周末|[月日号]")  # not 年糕
+
+
 def head(text: str) -> tuple[str, str] | None:
     """(the word, the two characters of the thing after it) of a Chinese text that opens
     with whose or which thing it is (_NOTE_HEAD, _NAMED_HEAD), or None."""
