@@ -18,7 +18,7 @@ import numpy as np
 
 from gitmem.core.errors import UsageError
 from gitmem.core.model import parse_when
-from gitmem.core.tokens import CJK_CHAR, tokenize
+from gitmem.core.tokens import tokenize
 from gitmem.index import Index, Progress, Snapshot, embed, index_home_problem
 from gitmem.policy import access
 from gitmem.recall import currency
@@ -26,7 +26,7 @@ from gitmem.recall.dates import favour_window, query_window
 from gitmem.recall.hits import Hit
 from gitmem.recall.neighbours import Neighbours
 from gitmem.recall.ranking import bm25_scale, finish, fuse
-from gitmem.recall.relevance import has_cjk, query_view, scorer
+from gitmem.recall.relevance import cjk_share, has_cjk, query_view, scorer
 from gitmem.recall.request import RecallRequest, RecallResult
 from gitmem.recall.vectors import mmr_rerank, vector_top
 
@@ -438,13 +438,3 @@ class Recaller:
                 self._index.close()
             self._index = None
         return self.index.rebuild(progress=progress)
-
-
-def cjk_share(text: str) -> float:
-    """Share of a text's letters that are in a CJK script."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return 0.0
-    return sum(1 for c in letters if CJK_CHAR.match(c)) / len(letters)
-
-

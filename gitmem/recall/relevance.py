@@ -244,10 +244,12 @@ def query_view(snap, terms: Sequence[str], scopes: Sequence[str] | None, bm: lis
                      run=run, vectors=bool(vec))
 
 
-def mostly_cjk(text: str) -> bool:
-    """Whether most of a text's letters are of a CJK script."""
+def cjk_share(text: str) -> float:
+    """Share of a text's letters that are in a CJK script."""
     letters = [c for c in text if c.isalpha()]
-    return bool(letters) and 2 * sum(1 for c in letters if CJK_CHAR.match(c)) > len(letters)
+    if not letters:
+        return 0.0
+    return sum(1 for c in letters if CJK_CHAR.match(c)) / len(letters)
 
 
 def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
@@ -277,7 +279,7 @@ def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
         cosine = None
         i = snap.row_of.get(doc)
         if qv is not None and snap.vectors is not None and i is not None and snap.has_vec[i] and not (
-                cjk_blind and side == "hybrid" and mostly_cjk(str(snap.rows([doc])[doc].get("text") or ""))):
+                cjk_blind and side == "hybrid" and cjk_share(str(snap.rows([doc])[doc].get("text") or "")) > 0.5):
             cosine = float(snap.vectors[i] @ qv)
         cov, cos = features(bm_s.get(doc), mass, cosine, cos_floor)
         hit_side = "words" if side == "hybrid" and cosine is None else side
