@@ -80,3 +80,14 @@ def test_no_unit_is_read_in_note_taking_shorthand():
     assert quantities.units("appraisal rm 5 w/ gwen") == {}
     assert "year" not in kinds.named("税后年终奖：2.36万")
     assert kinds.named("后年去日本")["year"] == {"后年"}
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Arrival: Leeds, 0620, 2 May.", {"time:6:20"}),
+    ("Cat admitted 0900 on 4 June", {"time:9:00"}),
+    ("picked up 0745 by the taxi", {"time:7:45"}),
+])
+def test_a_leading_zero_time_after_a_comma_or_a_word_of_arriving(text, expected):
+    """A 24-hour time with its leading zero, where a note lists it or after a word of
+    arriving or leaving (heldout33); "it costs 0610" and "room 0610" stay numbers."""
+    assert times(text) == expected

@@ -402,3 +402,38 @@ def test_times_place_short_forms_and_chinese_names_that_share_a_surname(a, b, sa
 ])
 def test_an_airport_by_its_iata_code_is_that_airport(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a price said as two numbers with no hyphen; a date with a two-digit year after dots
+    ("The plumber quoted £375 for the new valve on 4.11.25.", "plumber – three seventy five for the valve, 4 Nov", True),
+    ("My race number for the Harbour 10k is 3117.", "thirty-one seventeen is my number for the harbour 10k", True),
+    ("I put £6,000 in the Harlow cash ISA this year.", "six grand in the harlow isa this year", True),
+    # a day of the month said alone, a time the reader took for a number
+    ("Skip delivered Thursday the 6th, £240.", "Skip: delivery 6.3.25, cost £240", True),
+    ("Dad lands in Leeds at 6.20am on 2 May.", "Arrival: Leeds, 0620, 2 May. Passenger: Dad.", True),
+    ("drop the cat off 9 sharp on 4 June", "Cat admitted 0900 on 4 June", True),
+    ("Tilly's ferry leaves at 9am on 4 June.", "Tilly ferry – 4 June – 10:00", False),  # another hour
+    # 十五万三年期: 150000 for three years, not 153000 years
+    ("存了二十万五年期 银行利率3.1", "在银行存了五年定期，二十万，利率3.1%。", True),
+    ("存了二十万五年期 银行利率3.1", "在银行存了五年定期，二十五万，利率3.1%。", False),
+])
+def test_numbers_said_and_keyed_other_ways(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("主卧的窗帘选的是浅灰色遮光布。", "次卧 窗帘 浅灰遮光", False),
+    ("主卫的地砖是深灰色的。", "次卫 地砖 深灰", False),                     # two bathrooms
+    ("洗碗机 每周五清理滤网", "店里的冰箱每周五清理一次滤网。", False),          # two appliances
+    ("周日上午十点订了篮球场。", "足球 周日10:00 订场", False),                  # two sports
+    ("Squash court booked Tuesdays 7-8pm.", "badminton court tues 7-8pm", False),
+    ("花卷 晚上半碗羊奶", "馒头每天晚上喝半碗羊奶。", False),                   # two pets, one run into the note
+    ("mochi – vet check-up friday", "Biscuit has a vet check-up on Friday.", False),  # a note's head, a sentence's first word
+    ("mochi – vet check-up friday", "Mochi has her vet check-up on Friday.", True),
+    ("青岛住海悦湾酒店，7月22日入住。", "酒店：海悦湾（青岛）；入住：7月22日。", True),   # moved, not swapped
+    ("My brother flies in from Toronto on 3 March at 6pm.", "Arrival 3 March 18:00 – brother, from Toronto Pearson", True),
+    ("We fly from London Gatwick on 3 March at 6am.", "Flight from London Heathrow, 3 March 06:00", False),
+])
+def test_rooms_appliances_sports_pets_and_airports_by_their_names(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

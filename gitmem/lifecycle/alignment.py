@@ -115,4 +115,6 @@ def first_swap_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     if not ops or ops[0][0] != "replace":
         return False
     _, i1, i2, j1, j2 = ops[0]
+    if set(a[i1:i2]) <= set(b) and set(b[j1:j2]) <= set(a):  # the two moved, not swapped (青岛住海悦湾酒店 / 酒店：海悦湾（青岛）)
+        return False
     return not _measure_word(a, b, ops[0]) and not (set(a[i1:i2]) & set(b[j1:j2])) - {"\x00"}

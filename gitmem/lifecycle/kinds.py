@@ -101,6 +101,7 @@ _ZH_ROOMS = {"厨房": "厨房", "客厅": "客厅", "卧室": "卧室", "主卧
              "书房": "书房", "阳台": "阳台", "餐厅": "餐厅", "玄关": "玄关", "阁楼": "阁楼", "地下室": "地下室",
              "储藏室": "储藏室", "院子": "院子", "花园": "花园",
              **dict.fromkeys("卫生间 洗手间 厕所 浴室".split(), "卫生间"),
+             "主卫": "主卫", **dict.fromkeys("次卫 客卫 公卫".split(), "次卫"),  # (主卫 / 次卫: two bathrooms)
              **dict.fromkeys("车库 地库 地下车库".split(), "车库")}
 _ZH_SIDES = {**{w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西门 南门 北门 东边 西边 南边 北边 东侧 西侧".split()},
              # which way a line goes (4号线往南 / 往北)
@@ -137,6 +138,13 @@ _EN_APPLIANCES = {**{w: w for w in ("washing machine", "tumble dryer", "dishwash
                   "washer": "washing machine", "dryer": "tumble dryer", **dict.fromkeys(("hoover", "vacuum"), "hoover"),
                   # a fridge-freezer is often just "the fridge"
                   **dict.fromkeys(("fridge", "freezer", "fridge freezer", "fridge-freezer"), "fridge")}
+_ZH_APPLIANCES = {w: w for w in ("烤箱 制冰机 冰箱 洗衣机 烘干机 洗碗机 微波炉 热水器 油烟机 抽油烟机 燃气灶 电饭煲 咖啡机 "
+                                 "扫地机器人 净水器 空气净化器 除湿机 空调 洗地机 榨汁机 豆浆机").split()}
+# A sport or a game one plays ("badminton court Sat 2-4" / "table tennis table Saturdays 2-4pm")
+_EN_SPORTS = {w: w for w in ("badminton tennis squash football netball rugby cricket hockey golf basketball "
+                             "volleyball snooker darts chess").split()} | {
+    "table tennis": "table tennis", "ping pong": "table tennis", "ping-pong": "table tennis", "footy": "football"}
+_ZH_SPORTS = {w: w for w in "羽毛球 乒乓球 篮球 足球 网球 排球 高尔夫 台球 壁球 围棋 象棋".split()}
 # What a policy covers ("travel insurance" / "gadget insurance": two policies)
 _EN_COVER = {f"{w} {x}": w for w in ("travel gadget home car motor pet contents buildings life health dental phone "
                                      "breakdown boiler van bike landlord").split() for x in ("insurance", "ins", "cover")}
@@ -161,10 +169,10 @@ _ZH_SUBJECTS = {w: w for w in "数学 语文 英语 科学 物理 化学 生物 
 
 _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
              ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS), ("plant", _EN_PLANTS),
-             ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS))
+             ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
-             ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS))
+             ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:

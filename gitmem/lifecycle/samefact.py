@@ -212,8 +212,9 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "", field: bool = Fa
     only_a = shortforms.kind_left_out(only_a, fb.names) - shortforms.spelled_out(b, read(a).full)
     only_b = shortforms.kind_left_out(only_b, fa.names) - shortforms.spelled_out(a, read(b).full)
     only_a, only_b = shortforms.coded_places(only_a, a, only_b, b)  # "dep BRS" / "leaving Bristol"
-    return bool(only_a and only_b) or any(o and y and y == y.lower() and shortforms.lower_names_other(
-        fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x), y) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
+    return bool(only_a and only_b) or any(y and y == y.lower() and (o and shortforms.lower_names_other(
+        fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x), y) or shortforms.head_against_opener(
+        y, fy.words, x, fx.words, STOP)) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 
 
 _CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")
@@ -307,9 +308,9 @@ def conflict(a: str, b: str) -> str | None:
         if kind == "qty":
             if quantities.measures_differ(fa.values[kind], fb.values[kind], _tolerance(a, b)):
                 return "values differ"
-        elif kind == "num":  # a bare number the other writes with a unit is its own ("105" / "105mm")
-            raw = [frozenset().union(*values.raw_numbers(x).values()) for x in (a, b)]
-            if fa.values[kind] - fb.values[kind] - raw[1] and fb.values[kind] - fa.values[kind] - raw[0]:
+        elif kind == "num":  # a bare number the other writes with a unit ("105" / "105mm"), a day or a time is its own
+            if all(fx.values[kind] - fy.values[kind] - frozenset().union(*values.raw_numbers(y).values())
+                   - values.told_by(fx.values[kind], fy.values) for fx, fy, y in ((fa, fb, b), (fb, fa, a))):
                 return "values differ"
         elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"

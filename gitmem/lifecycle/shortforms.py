@@ -172,6 +172,29 @@ def lower_names_other(full: tuple[str, ...], stop: frozenset[str], names: frozen
     return lower_place(full, stop, words_x, acronyms) or lower_modifier(full, stop, names, full_x, words_x, acronyms)
 
 
+_OPENER = re.compile(r"^([A-Z][a-z]{2,})\b(?!['’])")
+
+
+def head_against_opener(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
+                        stop: frozenset[str]) -> bool:
+    """Whether a lower-case note opens with a word before a dash ("rolo – muddy paws
+    daycare wednesdays") that the other text lacks, where that text opens with a
+    capitalised word the note lacks ("Bramble goes to Muddy Paws…"): two pets, two people.
+    A sentence's first word is no name the reader can tell (names_of leaves it out); with
+    the note's head against it, and neither in the other text, it is someone's."""
+    head, first = _HEAD.search(note), _OPENER.match(text)
+    if not head or not first or len(head[1]) < 3:
+        return False
+    h, f = head[1], first[1].lower()
+
+    def held(w: str, words: frozenset[str]) -> bool:
+        return any(v[:4] == w[:4] or (len(v) >= 3 and (v.startswith(w) or w.startswith(v))) or nickname_of(v, w)
+                   for v in words)
+
+    return h != f and not ({h, f} & stop) and not kinds.named(h) and not kinds.named(f) \
+        and not held(h, words_text) and not held(f, words_note)
+
+
 def lower_modifier(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str], full_x: tuple[str, ...],
                    words_x: frozenset[str], acronyms: frozenset[str]) -> bool:
     """Whether a lower-case note (its tokens `full`) puts another word before the thing a
@@ -288,7 +311,36 @@ def coded_places(only_a: set[str], a: str, only_b: set[str], b: str) -> tuple[se
     "LHR" / "Heathrow")."""
     coded = {(x, y) for x in only_a for y in only_b
              if airport_code(x, y) and x in capitals(a) or airport_code(y, x) and y in capitals(b)}
-    return only_a - {x for x, _ in coded}, only_b - {y for _, y in coded}
+    only_a, only_b = only_a - {x for x, _ in coded}, only_b - {y for _, y in coded}
+    # an airport by the name it has beside its city's ("from Toronto" / "from Toronto
+    # Pearson"), when the other names no other airport of that city (Gatwick / Heathrow)
+    both = {w.lower() for w in re.findall(r"\b[A-Z][a-z]+", unaccented(a))} & {
+        w.lower() for w in re.findall(r"\b[A-Z][a-z]+", unaccented(b))}  # a name both write
+    by_city = [{x for x in only if _airport_of(x, both)} for only in (only_a, only_b)]
+    return (only_a - by_city[0] if not by_city[1] else only_a), (only_b - by_city[1] if not by_city[0] else only_b)
+
+
+@lru_cache(maxsize=1)
+def _airport_names() -> dict[str, tuple[frozenset[str], ...]]:
+    """A word of an airport's name (lower case) -> the words of each name that holds it."""
+    out: dict[str, list[frozenset[str]]] = {}
+    import airportsdata
+
+    for a in airportsdata.load("IATA").values():
+        words = frozenset(re.findall(r"[a-z]+", unaccented(a["name"]).lower())) - _AIRPORT_WORDS
+        for w in words:
+            out.setdefault(w, []).append(words)
+    return {w: tuple(v) for w, v in out.items()}
+
+
+_AIRPORT_WORDS = frozenset("international airport regional municipal airfield field aerodrome county city "
+                           "airstrip heliport air base station".split())
+
+
+def _airport_of(x: str, both: set[str]) -> bool:
+    """Whether `x` is a word of an airport's name that also holds a word both texts have
+    (pearson, with toronto said in both)."""
+    return len(x) >= 4 and any(ws & both - {x} for ws in _airport_names().get(x, ()))
 
 
 _VOWEL = re.compile("[aeiou]")

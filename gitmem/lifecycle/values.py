@@ -93,8 +93,8 @@ _ADDR = re.compile(r"(?:\b(?:https?|ftp)://)?(?:www\.)?"
                    r"(/[^\s,;)\]'\"。，；）]*)?", re.I)
 _THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
-_MULTIPLIER = _re(rf"({_N})\s*(k|千|万|萬|亿)(?![a-z]|[克米])")  # 25 千克 is 25 kg, not 25000
-_MULT = {"k": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
+_MULTIPLIER = _re(rf"({_N})\s*(k|grand|千|万|萬|亿)(?![a-z]|[克米])")  # 25 千克 is 25 kg, not 25000
+_MULT = {"k": 1000, "grand": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
 
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATES = [
@@ -102,7 +102,7 @@ _DATES = [
     (_re(r"(?:(\d{4}|(?<!\d)\d{2})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]"), "zh_ymd"),
     (_re(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), "zh_ym"),
     (_re(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])"), "md_slash"),
-    (_re(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.])"), "dmy_dots"),
+    (_re(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?!\d|\.\d)"), "dmy_dots"),  # 13.10.2025, 13.10.25
     (_re(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"), "mdy"),
     (_re(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?"),
      "dmy"),
@@ -174,13 +174,17 @@ _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _WORD_VALUE = {w: i for i, w in enumerate(_ONES, 1)} | {w: i for i, w in enumerate(_TEENS, 10)} | {
     f"{t}-{o}" if o else t: 10 * (i + 2) + (_ONES.index(o) + 1 if o else 0) for i, t in enumerate(_TENS)
     for o in [""] + _ONES}
-_TENS_WORD = r"(?:%s)(?:-(?:%s))?" % ("|".join(_TENS), "|".join(_ONES))
-_SPOKEN_PRICE = re.compile(r"(?<!\bat )(?<!\bby )(?<!until )(?<!\btill )\b(%s|%s)\s+(%s)\b"
-                           % ("|".join(_ONES + _TEENS), _TENS_WORD, _TENS_WORD), re.IGNORECASE)
+_TENS_WORD = r"(?:%s)(?:[- ](?:%s))?" % ("|".join(_TENS), "|".join(_ONES))  # "eighty-five", "eighty five"
+# ... and a teen after a number of two digits: "twenty-two fourteen" (2214), "nineteen
+# fifteen" (not after one digit: "three fifteen" is a time)
+_SPOKEN_PRICE = re.compile(r"(?<!\bat )(?<!\bby )(?<!until )(?<!\btill )\b(%s|%s)\s+(%s)\b|\b(%s|%s)\s+(%s)\b"
+                           % ("|".join(_ONES + _TEENS), _TENS_WORD, _TENS_WORD,
+                              "|".join(_TEENS), _TENS_WORD, "|".join(_TEENS)), re.IGNORECASE)
 
 
 def _price(m: re.Match) -> str:
-    a, b = _WORD_VALUE[m[1].lower()], _WORD_VALUE[m[2].lower()]
+    first, second = (m[1], m[2]) if m[1] else (m[3], m[4])
+    a, b = (_WORD_VALUE[w.lower().replace(" ", "-")] for w in (first, second))
     return f"{a * 100 + b} ({a}.{b:02d})"
 
 
@@ -442,6 +446,20 @@ def by_kind(values: tuple[str, ...] | list[str]) -> dict[str, frozenset[str]]:
     for v in values:
         out.setdefault(v.split(":", 1)[0], set()).add(v)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def told_by(nums: frozenset[str], other: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The bare numbers (`num:` values) of one text that a date or a clock time of the
+    other (its values by kind) states: a day of the month said alone ("Monday the 13th"
+    / "13.10.25"), a time in digits the reader took for a number ("10.52", "740") or an
+    hour said alone ("drop off 8 sharp" / "admit 0800")."""
+    days = {v.rsplit("-", 1)[1] for v in other.get("date", frozenset())}
+    times = set()
+    for v in other.get("time", frozenset()):
+        h, m = (int(x) for x in v[5:].split(":"))
+        times |= {f"{h}.{m:02d}", f"{h}{m:02d}"} | ({str(h), str(h - 12) if h > 12 else str(h)} if m == 0 else set())
+        times.add(_fmt(h + m / 100))  # 10.50 read as 10.5
+    return frozenset(n for n in nums if n[4:] in days or n[4:] in times)
 
 
 def code_against_number(va: dict[str, frozenset[str]], vb: dict[str, frozenset[str]]) -> bool:

@@ -169,17 +169,19 @@ _NOT_HEAD = frozenset("我咱俺家你他她它们这那今明昨年月日天周
 
 def run_on_head(text: str, other: str) -> tuple[str, str] | None:
     """A head `text` runs straight into what a note opens with after its own head and a
-    space (年糕每天遛两次 against 芝麻 每天遛两次: 年糕), four characters at least the same
-    after it; None when `other` opens with no such note head."""
-    m, t = _NOTE_HEAD.match(other.strip()), text.strip()
-    if not m:
+    space (年糕每天遛两次 against 芝麻 每天遛两次: 年糕; 可乐每天早上吃… against 雪碧 早上…:
+    可乐): the two characters after the note's head within the four after it, neither head
+    in the other text; None when `other` opens with no such note head."""
+    o, t = other.strip(), text.strip()
+    m = _NOTE_HEAD.match(o)
+    if not m or m[1] in t:
         return None
-    rest = other.strip()[m.end(1):].lstrip()[:4]
+    rest = o[m.end(1):].lstrip()[:2]
     for n in (2, 3):
         word = t[:n]
-        if len(rest) == 4 and t[n:n + 4] == rest and _CJK_RUN.fullmatch(word) \
+        if len(rest) == 2 and rest in t[n:n + 4] and word not in o and _CJK_RUN.fullmatch(word) \
                 and not set(word) & _NOT_OWNER_CHARS and not _TIME_WORD.search(word):
-            return word, rest[:2]
+            return word, rest
     return None
 
 

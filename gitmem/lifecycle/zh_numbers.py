@@ -57,6 +57,9 @@ _ONE_OCLOCK = re.compile(r"\s*(?:[半钟整零〇一二三四五六七八九十\
 _PERIOD_BEFORE = re.compile(r"(?:凌晨|早上|上午|中午|下午|晚上|夜里|半夜|明天|今天|昨天|周.|星期.)\s*$")
 # ... or at the end of a span of hours (十二点到一点, 11点至一点半)
 _HOUR_BEFORE = re.compile(r"[零〇一二两三四五六七八九十\d]+\s*[点點时](?:半|[零〇一二三四五六七八九十\d]+分?)?\s*[到至~～—–-]\s*$")
+# 十五万三 is 153000, but not before a span (十五万三年期: 150000 for three years)
+_TAIL_DIGIT = re.compile(r"(.*[万千])([一二两三四五六七八九])")
+_SPAN_COUNTERS = "年个天周岁期次"
 _PERCENT = re.compile(r"百分之([零〇一二两三四五六七八九十百]+(?:点[零〇一二三四五六七八九]+)?|\d+(?:\.\d+)?)")
 
 
@@ -107,6 +110,10 @@ def _zh_numeral(m: re.Match) -> str:
     if s == "一" and nxt in "点點" and not _ONE_OCLOCK.match(m.string, m.end() + 1) \
             and not _PERIOD_BEFORE.search(m.string[:m.start()]) and not _HOUR_BEFORE.search(m.string[:m.start()]):
         return s  # 靠近一点, 少放一点盐: "a little", not one o'clock (下午一点, 一点半 are)
+    tail = _TAIL_DIGIT.fullmatch(s)
+    if tail and nxt and nxt in _SPAN_COUNTERS:  # 十五万三年期: 150000 and three years, not 153000 years
+        n = _number(tail[1])
+        return f"{n} {_number(tail[2])}" if n else s
     return _number(s) or s
 
 
