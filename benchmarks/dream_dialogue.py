@@ -6,7 +6,8 @@ dated) into a fresh store of its own; `dream --dry-run` plans once with the real
 Turns of a chat are different statements: every merge it plans joins turns a careful reader
 would keep apart unless they restate one thing (small talk: "Thanks, Maria! Your support
 means a lot." twice). Prints, per set, the merges and the turns they would fold into one;
-`--show` lists each merge's texts.
+the turns it would mark replaced by a later one; `--show` lists each merge's and each
+supersession's texts.
 
     .venv/bin/python benchmarks/dream_dialogue.py [--show]
     GITMEM_TREE=/tmp/base .venv/bin/python benchmarks/dream_dialogue.py   # another tree
@@ -64,7 +65,7 @@ def main(argv=None) -> int:
         ids = store.import_items(items).created
         text = dict(zip(ids, (i["text"] for i in items)))
         plan = store.dream(dry_run=True)["scopes"]["main"]
-        t = totals.setdefault(label, [0, 0, 0, 0])
+        t = totals.setdefault(label, [0, 0, 0, 0, 0])
         t[0] += 1
         t[1] += len(items)
         for m in plan["merges"]:
@@ -72,11 +73,16 @@ def main(argv=None) -> int:
             t[2] += 1
             t[3] += len(members)
             shown.append(f"{label} {name}: " + " || ".join(text.get(i, i)[:100] for i in members))
+        for s in plan.get("supersessions", []):  # a turn marked replaced by a later one ("cue": why)
+            t[4] += 1
+            shown.append(f"{label} {name}: {text.get(s['old'], s['old'])[:100]} ==> {text.get(s['by'], s['by'])[:100]} "
+                         f"({s.get('cue')})")
     print(f"gitmem from `{Path(gitmem.__file__).parent}`, model `{REAL if args.model_path else 'default'}`, "
           "dream --dry-run, one store per chat\n")
-    print("| set | chats | turns | merges planned | turns folded into them |\n|---|---|---|---|---|")
-    for label, (n, turns, merges, folded) in totals.items():
-        print(f"| {label} | {n} | {turns} | {merges} | {folded} |")
+    print("| set | chats | turns | merges planned | turns folded into them | supersessions planned |\n"
+          "|---|---|---|---|---|---|")
+    for label, (n, turns, merges, folded, sup) in totals.items():
+        print(f"| {label} | {n} | {turns} | {merges} | {folded} | {sup} |")
     if args.show:
         print("\n" + "\n".join(shown))
     return 0

@@ -354,3 +354,19 @@ def test_a_chinese_subject_the_query_names_by_its_last_character_or_a_thing_left
     v = updates.judge(old, new, 0.6, older_created="2022-01-01", newer_created="2023-01-01", strict=True,
                       on_topic=True, named=frozenset(tokenize(query)))
     assert v.kind == "update"
+
+
+def test_a_count_or_a_frequency_is_no_chinese_subject():
+    """跟阿哲每月见一次 / 脱敏针改成每四周打一次 share only 一次, which the question names too:
+    a frequency, not what is asked about (heldout33, tuning since its one measurement)."""
+    from gitmem.core.tokens import tokenize
+    from gitmem.memories import updates
+
+    q = frozenset(tokenize("我和阿哲多久见一次面？"))
+    for old in ("我和阿哲一般两个月见一次面。", "跟阿哲 每月见一次"):
+        v = updates.judge(old, "脱敏针改成每四周打一次了，已经进入维持期。", None, older_created="2024-01-01",
+                          newer_created="2025-01-01", strict=True, named=q)
+        assert v.kind is None
+    v = updates.judge("我和阿哲一般两个月见一次面。", "跟阿哲现在改成每月见一次面了", None,
+                      older_created="2024-01-01", newer_created="2025-01-01", strict=True, named=q)
+    assert v.kind == "update"

@@ -204,3 +204,33 @@ def test_two_of_a_kind_said_together_are_two_facts_whatever_the_cue():
     old, new = "The Wi-Fi router is in the hallway cupboard.", "We moved the router to the study."
     apart = _items(("a", old, 0.0), ("b", new, 90 * DAY))
     assert [(p["old"], p["by"]) for p in dream_updates.update_pairs(apart, [(0.7, 0, 1)], 0.55)] == [("a", "b")]
+
+
+@pytest.mark.parametrize("old, new", [
+    ("My gym membership at Corefit is £31 a month.", "Corefit have put the membership up to £36 a month from June."),
+    ("The kids' guitar lessons cost £12 a session.", "Guitar lessons for the kids: £15 per session now."),
+    ("女儿的钢琴课一节课两百块。", "女儿钢琴课 每节240元"),
+])
+def test_a_value_said_again_in_other_words_is_restated(old, new):
+    assert dream_updates.restated(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Parking bay 12 belongs to flat 3.", "Parking bay 21 belongs to flat 8."),       # one template: slot_change's
+    ("三号楼的电梯每月十五号检修。", "五号楼的电梯每月十五号检修。"),
+    ("老家的宽带每个月一百二十九。", "去年春节回老家的高铁票是五百四十三块一张。"),  # whose thing, not the thing
+    ("物业费 2.6元/平", "上次物业费交了一千二百六。"),                                  # a rate against what was paid
+    ("Our cleaner Rosa comes on Wednesdays at 9am.", "Our gardener Tom comes on Fridays at 2pm."),  # another person
+    ("The boiler was serviced for £90.", "The boiler was serviced for £90."),         # the same value
+])
+def test_another_fact_or_the_same_value_is_not_restated(old, new):
+    assert not dream_updates.restated(old, new)
+
+
+def test_a_restated_value_supersedes_only_months_later_and_alone():
+    old, new = "Swimming lessons for the kids cost £7.50 a session.", "The kids' swimming lessons are £9 per session."
+    months = _items(("a", old, 0.0), ("b", new, 120 * DAY))
+    got = dream_updates.update_pairs(months, [(0.8, 0, 1)], 0.55)
+    assert [(p["old"], p["by"], p["cue"]) for p in got] == [("a", "b", "value changed")]
+    weeks = _items(("a", old, 0.0), ("b", new, 20 * DAY))
+    assert dream_updates.update_pairs(weeks, [(0.8, 0, 1)], 0.55) == []   # said weeks apart: not yet SLOT_DAYS

@@ -295,11 +295,11 @@ def _normalised(a: str, b: str) -> tuple[Fact, Fact]:
     return _spelled(fb, b, _aliased(fb, fa)), fb
 
 
-def conflict(a: str, b: str) -> str | None:
-    """Why `a` and `b` state different facts ("values differ", "names differ",
-    "entities differ"), or None when nothing tells them apart."""
+def conflict(a: str, b: str, beside_values: bool = False) -> str | None:
+    """Why `a` and `b` state different facts ("values differ", "names differ", "entities
+    differ"), or None when nothing tells them apart; `beside_values`: their values unread."""
     fa, fb = _normalised(a, b)
-    for kind in fa.values.keys() & fb.values.keys():
+    for kind in fa.values.keys() & fb.values.keys() if not beside_values else ():
         # Known against known: each side states a value of this kind the other does not.
         # A value only one side states (or one the reader could not read on the other
         # side) is unknown there, not different. Quantities compare by what they measure:
@@ -314,7 +314,7 @@ def conflict(a: str, b: str) -> str | None:
                 return "values differ"
         elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"
-    if values.code_against_number(fa.values, fb.values) or values.code_against_number(fb.values, fa.values):
+    if not beside_values and (values.code_against_number(fa.values, fb.values) or values.code_against_number(fb.values, fa.values)):
         return "values differ"
     shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
     # quantulum3 is asked about a shared number the hand-written units read on one side at most

@@ -66,6 +66,37 @@ def slot_change(old: str, new: str) -> bool:
     return p >= head and p > n / 2 and q <= 1 and 1 <= len(da) <= cap and 1 <= len(db) <= cap
 
 
+def value_changed(old: str, new: str) -> bool:
+    """Whether `new` states `old`'s fact with another value, however worded ("Our rent is
+    £1,250 a month" / "rent – £1,320/mo from May"): the guard finds their values differ
+    and, beside the values, nothing else (no other name, owner, room or kind:
+    samefact.conflict)."""
+    return samefact.conflict(old, new) == "values differ" and samefact.conflict(old, new, beside_values=True) is None
+
+
+# A value said anew with no cue (`restated`) only between texts sharing this share of their
+# words: "物业费 2.6元/平" / "上次物业费交了一千二百六" share 物业费 and are two facts.
+RESTATED_SHARED = 0.5
+
+
+def restated(old: str, new: str) -> bool:
+    """Whether `new` says `old`'s fact again, worded another way, with another value:
+    `value_changed`, a subject they share (memories.updates: no cue, count or time of
+    day) and RESTATED_SHARED of their words (samefact.overlap). Two texts of one template
+    with the values swapped are `slot_change`'s to judge, which knows where a value that
+    changed stands ("Parking bay 12 belongs to flat 3" / "Parking bay 21 belongs to flat
+    8", 三号楼的电梯… / 五号楼的电梯…: two facts)."""
+    # (nor whose thing both name: 老家的宽带 / 回老家的高铁票 share 老家, not the thing)
+    subject = {w for w in judged.subject(old, new) if not (w + "的" in old and w + "的" in new)}
+    fo, fn = samefact.read(old), samefact.read(new)
+    # ... of one kind on both sides: not an amount against a bare number (a rate of 2.6元/平
+    # against 交了一千二百六, what was paid)
+    changed = {k for k in fo.values.keys() & fn.values.keys() if fo.values[k] != fn.values[k]}
+    alike = bool(changed - {"num"}) or "qty" not in fo.values.keys() | fn.values.keys()
+    return samefact.overlap(old, new)[0] >= RESTATED_SHARED and bool(subject) and alike \
+        and fo.full != fn.full and value_changed(old, new)
+
+
 @dataclass(frozen=True)
 class Item:
     """One memory as the detector sees it."""
@@ -184,7 +215,7 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
         if c is None:
             # Below the threshold c was the strong cue only; at it, c is None means no cue at all.
             if (s >= threshold and items[new].when - items[old].when >= SLOT_DAYS * 86400
-                    and slot_change(items[old].text, items[new].text)):
+                    and (slot_change(items[old].text, items[new].text) or restated(items[old].text, items[new].text))):
                 slots.setdefault(old, []).append((s, new))
             continue
         # no shared subject (a time of day or a pronoun is none: 上午 in a vaccination and a move), nor one the cue names

@@ -187,7 +187,8 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     and in CJK text a word of two characters or more, not a lone character (上, 了) nor
     one made only of function characters (的是: "需求管理用的是 Jira" and "阳台现在种的是
     番茄" share no subject; 我爸 is one) or only of numerals (五万), nor a GENERIC_ZH word
-    (下午: "爷爷每天下午五点吃晚饭" / "需求评审改到每周四下午三点了" share a time of day)."""
+    (下午: "爷爷每天下午五点吃晚饭" / "需求评审改到每周四下午三点了" share a time of day) nor
+    a count or a frequency (_HOW_OFTEN: 一次, 每月)."""
     a, b = _body(older), _body(newer)
     found = cues(a) + cues(b)
     if cjk:  # a cue is cut out, not only its tokens: 在改 straddles 现在 and 改喝 / 改到; a count
@@ -195,7 +196,12 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
         a, b = (_COUNT.sub(r"\g<0>，", _cut(x, found)) for x in (a, b))
     shared = (_words(a) & _words(b)) - _cue_words(found)
     return {w for w in shared if _zh_word(w) and not set(w) <= CJK_STOP_CHARS and w not in GENERIC_ZH
-            and (w[-1] not in _PARTICLES or _after(w, a) & _after(w, b))} if cjk else shared
+            and not _HOW_OFTEN.fullmatch(w) and (w[-1] not in _PARTICLES or _after(w, a) & _after(w, b))} if cjk else shared
+
+
+def subject(older: str, newer: str) -> set[str]:
+    """The words two texts share that can name a subject (`_subject`)."""
+    return _subject(older, newer, is_cjk(older) or is_cjk(newer))
 
 
 def _after(w: str, text: str) -> set[str]:
@@ -203,6 +209,8 @@ def _after(w: str, text: str) -> set[str]:
     return {text[m.end():m.end() + 1] for m in re.finditer(re.escape(w), text)} - {""}
 
 
+# A count or a frequency is no subject either (跟阿哲每月见一次 / 脱敏针改成每四周打一次 share 一次)
+_HOW_OFTEN = re.compile(r"(?:[零〇一二两三四五六七八九十百千万\d]+|每)[次个天周月年回遍趟号点分]")
 _COUNT = re.compile(r"[零〇一二两三四五六七八九十百千万\d]+[人个只位条张台辆本间套]")
 # A character and the particle after it is no subject (带宝宝的是 / 君乐宝的奶粉 share 宝的)
 # unless what follows is shared too (我戴的是 / 手上戴的是: what one wears).
