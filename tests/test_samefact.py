@@ -437,3 +437,27 @@ def test_numbers_said_and_keyed_other_ways(a, b, same):
 ])
 def test_rooms_appliances_sports_pets_and_airports_by_their_names(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+def test_a_note_and_a_sentence_sharing_an_anchor_and_two_words_are_near():
+    """English texts at 0.43-0.63 (a note against a sentence) that share a name, code or
+    number and two words, with no capitalised word one side lacks, are near (heldout33 and
+    earlier sets: "Fun run entries: 64" / "The village fun run has sixty four entrants.")."""
+    from gitmem.lifecycle.grouping import close_enough
+
+    args = (0.88, 0.25, 0.45)
+    assert close_enough("Raffle tickets sold: 212", "we sold two hundred and twelve raffle tickets", 0.5, *args)
+    assert not close_enough("Raffle tickets sold: 212", "we sold two hundred and twelve tickets", 0.5, *args)  # one word
+    assert not close_enough("Raffle tickets sold: 212", "Imogen sold 212 raffle tickets", 0.5, *args)  # a name it lacks
+    assert not close_enough("Raffle tickets sold: 212", "we sold two hundred and twelve raffle tickets", 0.4, *args)
+
+
+def test_a_chinese_short_form_keeps_the_first_and_last_character():
+    """后杠 / 后保险杠, 店租 / 店面房租: a word shared with one or two characters between."""
+    assert samefact.overlap("后杠补漆 ¥1150", "补后保险杠的漆，合计1150块。")[1] == 1
+    assert samefact.overlap("店面房租每月一万二。", "店租 13500/月") == (1.0, 1)
+    assert samefact.overlap("后杠补漆", "前保险杠换了")[1] == 0
+    # sides and whose tag: 左边 / 右边, "– sprout" against "my sister"
+    assert samefact.conflict("菜园左边那块地种了十二棵番茄。", "右边地块 番茄x12") == "entities differ"
+    assert samefact.conflict("fri 9:40 dentist – sprout", "My sister's dentist appointment is at 9.40am on Friday.")
+    assert samefact.conflict("fri 9:40 dentist – sprout", "Sprout's dentist appointment is at 9.40am on Friday.") is None

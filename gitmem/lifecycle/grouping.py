@@ -209,6 +209,13 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         shared = samefact.overlap(a, b, common)[1]
         amount = samefact.read(a).values.get("qty", frozenset()) & samefact.read(b).values.get("qty", frozenset())
         return shared >= 2 or (shared >= 1 and bool(amount))
+    if not samefact.is_cjk(a) and not samefact.is_cjk(b) and s >= threshold - cjk_margin \
+            and samefact.anchors(a, b, common) and samefact.overlap(a, b, common)[1] >= 2 and capitals_shared(a, b):
+        # A note and a sentence sharing a name, a code or a number and two words, where
+        # nothing either names is missing in the other: "Fun run entries: 64" / "The village
+        # fun run has sixty four entrants." (0.57), "Harcourt Lettings contact: Y. Penhaligon"
+        # / "yusra penhaligon at harcourt lettings is looking after our flat now" (0.62)
+        return True
     kinds = samefact.measured(a, b) if s >= threshold - cjk_margin else 0
     if kinds:
         # A measured value (an amount, a date, a time, an address) and every content word of

@@ -104,6 +104,7 @@ _ZH_ROOMS = {"厨房": "厨房", "客厅": "客厅", "卧室": "卧室", "主卧
              "主卫": "主卫", **dict.fromkeys("次卫 客卫 公卫".split(), "次卫"),  # (主卫 / 次卫: two bathrooms)
              **dict.fromkeys("车库 地库 地下车库".split(), "车库")}
 _ZH_SIDES = {**{w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西门 南门 北门 东边 西边 南边 北边 东侧 西侧".split()},
+             **dict.fromkeys("左边 左侧 左手边".split(), "左边"), **dict.fromkeys("右边 右侧 右手边".split(), "右边"),
              # which way a line goes (4号线往南 / 往北)
              **{f"{v}{d}": f"{d}边" for v in ("往", "向") for d in "东南西北"},
              # a bare direction before a room (北阳台, 南卧) is that side (南边阳台 / 北阳台: two balconies)

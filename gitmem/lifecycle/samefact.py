@@ -213,8 +213,8 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "", field: bool = Fa
     only_b = shortforms.kind_left_out(only_b, fa.names) - shortforms.spelled_out(a, read(b).full)
     only_a, only_b = shortforms.coded_places(only_a, a, only_b, b)  # "dep BRS" / "leaving Bristol"
     return bool(only_a and only_b) or any(y and y == y.lower() and (o and shortforms.lower_names_other(
-        fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x), y) or shortforms.head_against_opener(
-        y, fy.words, x, fx.words, STOP)) for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
+        fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x), y) or shortforms.note_against(y, fy.words, x, fx.words, STOP))
+        for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 
 
 _CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")
@@ -490,8 +490,8 @@ def overlap(a: str, b: str, common: frozenset[str] = frozenset()) -> tuple[float
         ua, ub = ua - names, ub - names
     if not ua or not ub:
         return 0.0, 0
-    shared = len(ua & ub)
-    return shared / min(len(ua), len(ub)), shared
+    shared = len(ua & ub) + zh_names.split_shared(ua - ub, ub - ua, read(a).full, read(b).full)  # 后杠 / 后保险杠
+    return min(1.0, shared / min(len(ua), len(ub))), shared
 
 
 def is_cjk(text: str) -> bool:

@@ -175,6 +175,26 @@ def lower_names_other(full: tuple[str, ...], stop: frozenset[str], names: frozen
 _OPENER = re.compile(r"^([A-Z][a-z]{2,})\b(?!['’])")
 
 
+def note_against(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
+                 stop: frozenset[str]) -> bool:
+    """Whether a lower-case note names someone the other text does not, by its head or its
+    tag (head_against_opener, tag_against_kin)."""
+    return head_against_opener(note, words_note, text, words_text, stop) or \
+        tag_against_kin(note, words_note, text, words_text, stop)
+
+
+def tag_against_kin(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
+                    stop: frozenset[str]) -> bool:
+    """Whether a lower-case note tagged with whose it is after a dash ("fri 9:40 dentist –
+    sprout") stands against a text about a relative the note does not name ("My sister's
+    dentist appointment is at 9.40am on Friday"): someone by name, someone by kin."""
+    tag = _TAG.search(note)
+    if not tag or len(tag[1]) < 3 or tag[1] in stop or kinds.named(tag[1]) or tag[1][:4] in {w[:4] for w in words_text}:
+        return False
+    kin = kinds.named(text).get("people", frozenset()) - {"me"}
+    return bool(kin - kinds.named(note).get("people", frozenset()))
+
+
 def head_against_opener(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
                         stop: frozenset[str]) -> bool:
     """Whether a lower-case note opens with a word before a dash ("rolo – muddy paws

@@ -222,3 +222,22 @@ def unlabelled(text: str, other: str) -> str:
     its characters: a label is no entity to swap for another."""
     m = _LABEL.match(text)
     return text[m.end():] if m and not set(m[1]) & set(other) else text
+
+
+# A Chinese short form keeps a word's first and last characters (后杠 / 后保险杠, 店租 /
+# 店面房租, 人广 / 人民广场): two characters at most between them.
+_SPLIT_GAP = 2
+
+
+def split_shared(only_a: frozenset[str], only_b: frozenset[str], full_a: tuple[str, ...],
+                 full_b: tuple[str, ...]) -> int:
+    """How many Chinese character pairs one text holds (`only_a`, `only_b`: the pairs it
+    alone has) that the other writes with one or two characters between (后杠 in 补后保险杠
+    的漆): the larger count of the two ways, as words the two texts share."""
+    def count(units: frozenset[str], full: tuple[str, ...]) -> int:
+        text = "".join(t if len(t) == 1 and "\u4e00" <= t <= "\u9fff" else "\x00" for t in full)
+        return sum(1 for u in units if len(u) == 2 and all("\u4e00" <= c <= "\u9fff" for c in u)
+                   and re.search(re.escape(u[0]) + rf"[\u4e00-\u9fff]{{1,{_SPLIT_GAP}}}" + re.escape(u[1]), text))
+
+    return max(count(only_a, full_b), count(only_b, full_a))
+
