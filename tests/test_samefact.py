@@ -461,3 +461,14 @@ def test_a_chinese_short_form_keeps_the_first_and_last_character():
     assert samefact.conflict("菜园左边那块地种了十二棵番茄。", "右边地块 番茄x12") == "entities differ"
     assert samefact.conflict("fri 9:40 dentist – sprout", "My sister's dentist appointment is at 9.40am on Friday.")
     assert samefact.conflict("fri 9:40 dentist – sprout", "Sprout's dentist appointment is at 9.40am on Friday.") is None
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("delonghi dedica £199 (currys)", "The Breville Bambino was £199 at Currys.", False),   # a note's head: another make
+    ("The Nationwide saver pays 4.2% interest.", "marsden bs easy access – 4.2%", False),
+    ("need to pay a hundred and sixty-five quid hockey subs to kettleby",
+     "Kettleby Hockey Club membership fee: £165.", True),                                 # a clause, not a name
+    ("The Harrogate office of Pendle Surveyors opens at 8.30am.", "8.30 opening — ripon office", False),  # a tag of two words
+])
+def test_a_lower_case_notes_opening_words_or_tag_name_another_thing(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

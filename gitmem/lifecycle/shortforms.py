@@ -155,7 +155,7 @@ def lower_place(full: tuple[str, ...], stop: frozenset[str], words: frozenset[st
 
 # "… aire valley ortho – lottie", "allotment plot £42/yr – gethin's": whose, in one word at the
 # end; "casper – tutoring w/ mr aziz": or at the start
-_TAG = re.compile(r"\s[–—-]\s*([a-z][a-z'’]+?)(?:['’]s)?(?:\s*\([a-z ]+\))?\s*[.!]?$")
+_TAG = re.compile(r"\s[–—-]\s*([a-z][a-z'’]+?(?: [a-z]{3,})?)(?:['’]s)?(?:\s*\([a-z ]+\))?\s*[.!]?$")  # "– transit van"
 _HEAD = re.compile(r"^([a-z][a-z'’]+?)(?:['’]s)?(?:\s*\([a-z ]+\))?\s+[–—-]\s")  # "pepper (guinea pig) – …"
 
 
@@ -169,7 +169,24 @@ def lower_names_other(full: tuple[str, ...], stop: frozenset[str], names: frozen
     if tag and len(tag[1]) >= 3 and tag[1] not in stop and not kinds.named(tag[1]) and names - acronyms \
             and tag[1][:5] not in {w[:5] for w in words_x}:  # ("– surgery" against "the GP's" is no one)
         return True
-    return lower_place(full, stop, words_x, acronyms) or lower_modifier(full, stop, names, full_x, words_x, acronyms)
+    return lower_place(full, stop, words_x, acronyms) or lower_modifier(full, stop, names, full_x, words_x, acronyms) \
+        or lower_head(full, stop, names - acronyms, words_x)
+
+
+def lower_head(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str], words_x: frozenset[str]) -> bool:
+    """Whether a lower-case note opens with two words before its value that the other text
+    lacks, where the other names something the note lacks ("gaggia classic £449 (john
+    lewis)" / "The Sage Barista Express was £449 at John Lewis"): another make, another place."""
+    head = []
+    for w in full:
+        if not w.isalpha():
+            break
+        head.append(w)
+    if any(w in stop for w in head):  # a clause ("need to pay a hundred…"), not a name
+        return False
+    head = [w for w in head if len(w) >= 3 and not kinds.named(w)]
+    return len(head) >= 2 and bool(names) and not any(
+        v[:4] == w[:4] or abbreviation(w, v) or nickname_of(w, v) for w in head for v in words_x if v.isalpha())
 
 
 _OPENER = re.compile(r"^([A-Z][a-z]{2,})\b(?!['’])")
