@@ -472,3 +472,13 @@ def test_a_chinese_short_form_keeps_the_first_and_last_character():
 ])
 def test_a_lower_case_notes_opening_words_or_tag_name_another_thing(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("望京宜家周六开到晚上十点。", "大兴宜家 周六 营业到22:00", False),      # a place before a chain's name
+    ("门口盒马晚上10点就关了", "楼下那家盒马营业到夜里十点。", True),           # where the speaker is: one shop
+    ("汤圆四月十号打狂犬疫苗。", "豆豆(狗) 狂犬 4/10", False),                # a head with its kind in brackets
+    ("汤圆四月十号打狂犬疫苗。", "汤圆(狗) 狂犬疫苗 4/10", True),
+])
+def test_chinese_branches_before_a_chain_and_a_pet_with_its_kind(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

@@ -13,6 +13,13 @@ from gitmem.core.tokens import CJK_STOP_CHARS
 
 # A branch: the place before 店 / 分店 (人民路店, 龙湖天街店), or before 那家 (万象城那家).
 _ZH_BRANCH = re.compile(r"([\u4e00-\u9fff]{2,4})(?:分店|店|那家)")
+# ... or the place before a chain's name (西红门宜家 / 四元桥宜家: two IKEAs)
+_ZH_CHAINS = ("宜家 星巴克 瑞幸 麦当劳 肯德基 盒马 山姆 沃尔玛 家乐福 永辉 海底捞 喜茶 奈雪 必胜客 优衣库 屈臣氏 万达 "
+              "大润发 物美 华润万家 便利蜂 名创优品 迪卡侬 西西弗 库迪 蜜雪冰城 汉堡王 赛百味").split()
+_ZH_BEFORE_CHAIN = re.compile(r"([\u4e00-\u9fff]{2,3})(?=" + "|".join(_ZH_CHAINS) + ")")
+_ZH_NOT_PLACE = frozenset("去到在逛买从往回经过近边旁家里外的了周末天午晚早今明昨")
+# Where the speaker is, not which branch: 门口盒马 / 楼下那家盒马 are one shop
+_ZH_NEARBY = frozenset("门口 家门口 楼下 附近 对面 隔壁 旁边 小区 街口 路口 公司 单位 学校".split())
 # Words that end in 店 or come before 那家 and name no branch (书店, 酒店, 我们那家).
 _ZH_NOT_BRANCH = frozenset("书酒饭商药花鞋网小本总新老这那哪一每各")
 # A street: a word and its type ("wharf st", "Coopers Row", "Otley Road").
@@ -26,8 +33,11 @@ def names(text: str) -> frozenset[str]:
     out = set()
     for m in _ZH_BRANCH.finditer(text):
         name = m[1]
-        if name[-1] not in _ZH_NOT_BRANCH and name[0] not in CJK_STOP_CHARS:
+        if name[-1] not in _ZH_NOT_BRANCH and name[0] not in CJK_STOP_CHARS and name not in _ZH_NEARBY:
             out.add(name)
+    for m in _ZH_BEFORE_CHAIN.finditer(text):
+        if not set(m[1]) & (_ZH_NOT_PLACE | CJK_STOP_CHARS) and not any(n in m[1] for n in _ZH_NEARBY):
+            out.add(m[1])
     for m in _EN_STREET.finditer(text.lower().replace("’", "'")):
         word = re.sub(r"'s?$", "", m[1])
         if word not in _EN_NOT_STREET:

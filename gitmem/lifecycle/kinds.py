@@ -231,18 +231,18 @@ def differ(a: str, b: str) -> str | None:
             return "people"
     if branches.differ(a, b):
         return "branch"
-    # Two Chinese texts opening with one thing of two owners by their names (橘子的驱虫药… /
-    # 小黑 驱虫药…: two pets), the names sharing no character and not one relative said two
-    # ways (老公 / 爱人).
+    # Two Chinese texts opening with two people by their full names (陈可馨 舞蹈课… /
+    # 刘思琪这学期的舞蹈课…, 柯晓峰 / 柯晓岚: one surname, two people)
+    pa, pb = zh_names.opening_name(a), zh_names.opening_name(b)
+    if pa and pb and pa != pb:
+        return "people"
+    # ... or with one thing of two owners by their names (橘子的驱虫药… / 小黑 驱虫药…: two
+    # pets), the names sharing no character and not one relative said two ways (老公 / 爱人).
     ha, hb = zh_names.head(a), zh_names.head(b)
     ha, hb = ha or (hb and zh_names.run_on_head(a, b)), hb or (ha and zh_names.run_on_head(b, a))
     if ha and hb and ha[1] == hb[1] and not set(ha[0]) & set(hb[0]) and not (
             (ka := named(ha[0])) and ka == named(hb[0])):
         return "owner"
-    # ... or with two people by their full names (陈可馨 舞蹈课… / 刘思琪这学期的舞蹈课…, 柯晓峰 / 柯晓岚)
-    pa, pb = zh_names.opening_name(a), zh_names.opening_name(b)
-    if pa and pb and pa != pb:  # 柯晓峰 / 柯晓岚 too: one surname, two people
-        return "people"
     return None
 
 

@@ -162,9 +162,12 @@ def owners_differ(a: str, b: str) -> bool:
 # A note that opens with whose thing it is, by a word of its own and a space (小黑 驱虫药 …),
 # or a sentence that opens with a word and 的 (橘子的驱虫药…). Not the speaker's or the
 # household's (我, 家), nor a time (今年种的南瓜).
-_NOTE_HEAD = re.compile(r"^([\u4e00-\u9fff]{2,4})\s+([\u4e00-\u9fff]{2})")
+_NOTE_HEAD = re.compile(r"^([\u4e00-\u9fff]{2,4})(?:[（(][\u4e00-\u9fff]{1,3}[)）])?\s*(?<=[\s)）])([\u4e00-\u9fff]{2})")  # 橘子(猫) 猫三联
 _NAMED_HEAD = re.compile(r"^([\u4e00-\u9fff]{2,4}?)的([\u4e00-\u9fff]{2})")
 _NOT_HEAD = frozenset("我咱俺家你他她它们这那今明昨年月日天周午晚早")
+
+
+_RUN_ON_REACH = 8  # how far into the run-on text the note's next word may stand (年糕三月二十号打猫三联)
 
 
 def run_on_head(text: str, other: str) -> tuple[str, str] | None:
@@ -176,10 +179,10 @@ def run_on_head(text: str, other: str) -> tuple[str, str] | None:
     m = _NOTE_HEAD.match(o)
     if not m or m[1] in t:
         return None
-    rest = o[m.end(1):].lstrip()[:2]
+    rest = m[2]
     for n in (2, 3):
         word = t[:n]
-        if len(rest) == 2 and rest in t[n:n + 4] and word not in o and _CJK_RUN.fullmatch(word) \
+        if len(rest) == 2 and rest in t[n:n + _RUN_ON_REACH] and _CJK_RUN.match(t[n:n + 1]) and word not in o and _CJK_RUN.fullmatch(word) \
                 and not set(word) & _NOT_OWNER_CHARS and not _TIME_WORD.search(word):
             return word, rest
     return None
