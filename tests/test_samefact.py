@@ -482,3 +482,13 @@ def test_a_lower_case_notes_opening_words_or_tag_name_another_thing(a, b, same):
 ])
 def test_chinese_branches_before_a_chain_and_a_pet_with_its_kind(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("Bosch filter: rinse every 2 months", "The filter on the Miele needs rinsing every two months.", False),  # a note's opener
+    ("Car hire: Solmar. Pick up 9 August.", "Solmar Cars – pick up 9/8", True),                            # car / cars
+    ("Service due 3/4 – hire van", "The Corsa's service is due on 3 April.", False),                     # a tag
+    ("Service due 3/4 – corsa", "The Corsa's service is due on 3 April.", True),
+])
+def test_a_notes_opener_or_tag_against_a_name_the_other_gives(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

@@ -331,6 +331,10 @@ def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None
             updates.strong_cue(a) or updates.strong_cue(b) or not samefact.restates(a, b)) \
             and not samefact.same_particulars(a, b):
         return "possible update"
+    # one Chinese text says it left what the other holds (取消大小周 / 是大小周; in English
+    # "cancelled" names a thing as often: "the cancelled Portsmouth train")
+    if samefact.is_cjk(a) and samefact.is_cjk(b) and bool(judged.left(a, b)) != bool(judged.left(b, a)):
+        return "possible update"
     return samefact.conflict(a, b)
 
 

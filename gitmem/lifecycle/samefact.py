@@ -212,9 +212,8 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "", field: bool = Fa
     only_a = shortforms.kind_left_out(only_a, fb.names) - shortforms.spelled_out(b, read(a).full)
     only_b = shortforms.kind_left_out(only_b, fa.names) - shortforms.spelled_out(a, read(b).full)
     only_a, only_b = shortforms.coded_places(only_a, a, only_b, b)  # "dep BRS" / "leaving Bristol"
-    return bool(only_a and only_b) or any(y and y == y.lower() and (o and shortforms.lower_names_other(
-        fy.full, STOP, o, fx.full, fx.words, shortforms.capitals(x), y) or shortforms.note_against(y, fy.words, x, fx.words, STOP))
-        for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
+    return bool(only_a and only_b) or any(shortforms.names_other(o, x, fx, y, fy, STOP)
+                                           for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 
 
 _CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")

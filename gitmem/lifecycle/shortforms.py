@@ -192,6 +192,44 @@ def lower_head(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str
 _OPENER = re.compile(r"^([A-Z][a-z]{2,})\b(?!['’])")
 
 
+def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str]) -> bool:
+    """Whether `y` (read as `fy`) names another one than the names `only` its twin `x`
+    (read as `fx`) alone holds: a lower-case note naming another place or thing
+    (lower_names_other) or someone (note_against); or a note whose first word, a name
+    the reader cannot tell from a sentence's first word, the other lacks while it names
+    what the note lacks ("Shark filter: wash every 3 months" / "The filter on the Dyson…")."""
+    if y and y == y.lower():
+        return bool(only and lower_names_other(fy.full, stop, only, fx.full, fx.words, capitals(x), y)) \
+            or note_against(y, fy.words, x, fx.words, stop)
+    return bool(only) and (opener_other(y, fy.words, x, fx.words, stop) or tag_other(y, fx.words, stop))
+
+
+def tag_other(note: str, words_text: frozenset[str], stop: frozenset[str]) -> bool:
+    """Whether a note ends with a lower-case tag after a dash ("MOT due 22/8 – transit van")
+    the other text lacks in any form."""
+    tag = _TAG.search(note)
+    if not tag or len(tag[1]) < 3 or tag[1] in stop or kinds.named(tag[1]):
+        return False
+    return not any(v[:4] == t[:4] or abbreviation(t, v) or nickname_of(t, v)
+                   for t in tag[1].split() for v in words_text if v.isalpha() and len(v) >= 3)
+
+
+_NOTE_OPENER = re.compile(r"^([A-Z][a-z]{2,})\s+[a-z][a-z]+\s*[:–—-]")
+
+
+def opener_other(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
+                 stop: frozenset[str]) -> bool:
+    """Whether a note opens with a capitalised word and a word before a colon or a dash
+    ("Shark filter: …") whose first word the other text lacks in any form."""
+    m = _NOTE_OPENER.match(note)
+    if not m:
+        return False
+    w = m[1].lower()
+    return w not in stop and not kinds.named(w) and not any(
+        v[:4] == w[:4] or v.startswith(w) or w.startswith(v) or abbreviation(w, v) or nickname_of(w, v)
+        for v in words_text if v.isalpha() and len(v) >= 3)
+
+
 def note_against(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
                  stop: frozenset[str]) -> bool:
     """Whether a lower-case note names someone the other text does not, by its head or its
