@@ -279,11 +279,3 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     assert kinds.differ("科沃斯 滤网两周洗一次", "小米扫地机器人的滤网两周清洗一次。") == "owner"
 
 
-
-def test_a_chinese_text_that_says_it_left_what_the_other_holds_is_no_copy():
-    """公司取消大小周了，现在正常双休。/ 我们公司是大小周。: an update, never merged as one fact
-    (consolidation_v16, tuning); in English "cancelled" names a thing as often ("the
-    cancelled Portsmouth train"), so only Chinese texts are held apart on it."""
-    assert grouping.why_apart("公司取消大小周了，现在正常双休。", "我们公司是大小周。") == "possible update"
-    assert grouping.why_apart("Our claim for the cancelled Portsmouth train is ref DR-902617.",
-                              "Delay Repay (Portsmouth train) claim ref: DR 902617") is None

@@ -210,11 +210,12 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         amount = samefact.read(a).values.get("qty", frozenset()) & samefact.read(b).values.get("qty", frozenset())
         return shared >= 2 or (shared >= 1 and bool(amount))
     if not samefact.is_cjk(a) and not samefact.is_cjk(b) and s >= threshold - cjk_margin \
-            and samefact.anchors(a, b, common) and samefact.overlap(a, b, common)[1] >= 2 and capitals_shared(a, b):
-        # A note and a sentence sharing a name, a code or a number and two words, where
-        # nothing either names is missing in the other: "Fun run entries: 64" / "The village
-        # fun run has sixty four entrants." (0.57), "Harcourt Lettings contact: Y. Penhaligon"
-        # / "yusra penhaligon at harcourt lettings is looking after our flat now" (0.62)
+            and samefact.anchors(a, b, common) and not _bare_numbers_only(a, b) \
+            and samefact.overlap(a, b, common)[1] >= 2 and capitals_shared(a, b):
+        # A note and a sentence sharing a name, a code or a measured value and two words,
+        # where nothing either names is missing in the other: "Harcourt Lettings contact: Y.
+        # Penhaligon" / "yusra penhaligon at harcourt lettings is looking after our flat now"
+        # (0.62); a bare number is no such anchor ("Sofa count: 1850." / "the sofa count…")
         return True
     kinds = samefact.measured(a, b) if s >= threshold - cjk_margin else 0
     if kinds:
@@ -226,6 +227,13 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         contained, shared = samefact.overlap(a, b, common)
         return (contained >= 0.5 and shared >= 2) or (kinds >= 2 and shared >= 1)
     return False
+
+
+def _bare_numbers_only(a: str, b: str) -> bool:
+    """Whether all two texts share of their values and names is bare numbers."""
+    fa, fb = samefact.read(a), samefact.read(b)
+    shared = {v for k in fa.values.keys() & fb.values.keys() for v in fa.values[k] & fb.values[k]}
+    return not (fa.names & fb.names) and bool(shared) and all(v.startswith("num:") for v in shared)
 
 
 _CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z'’-]+")
@@ -330,10 +338,6 @@ def why_apart(a: str, b: str, key_a: str | None = None, key_b: str | None = None
     if (updates.cue(a) is None) != (updates.cue(b) is None) and (
             updates.strong_cue(a) or updates.strong_cue(b) or not samefact.restates(a, b)) \
             and not samefact.same_particulars(a, b):
-        return "possible update"
-    # one Chinese text says it left what the other holds (取消大小周 / 是大小周; in English
-    # "cancelled" names a thing as often: "the cancelled Portsmouth train")
-    if samefact.is_cjk(a) and samefact.is_cjk(b) and bool(judged.left(a, b)) != bool(judged.left(b, a)):
         return "possible update"
     return samefact.conflict(a, b)
 
