@@ -495,3 +495,14 @@ def test_chinese_branches_before_a_chain_and_a_pet_with_its_kind(a, b, same):
 ])
 def test_a_notes_opener_or_tag_against_a_name_the_other_gives(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b", [
+    ("riya keyboard exam fee 1500 rs", "Riya's tabla exam fee is ₹1,500."),       # instruments
+    ("平板 钢化膜 ¥80", "手机钢化膜是在楼下店里贴的，80块。"),                         # devices
+    ("招行的储蓄账户年费是十块。", "招行往来户口 年费 ¥10"),                           # accounts
+    ("大妞这周三要交 80 块书本费。", "二妞 书本费 ¥80 周三交"),                        # order nicknames
+    ("花卷(猫) 驱虫药 每月15号", "馒头每个月 15 号要吃驱虫药。"),                    # a pet run into a note past a date
+])
+def test_devices_accounts_order_nicknames_and_instruments_keep_look_alikes_apart(a, b):
+    assert samefact.conflict(a, b) is not None

@@ -61,7 +61,7 @@ _EN_ROOMS = {
 _EN_FLOORS = {f"{w} floor": f"{w} floor" for w in ("ground", "first", "second", "third", "top", "1st", "2nd", "3rd")}
 _EN_PETS = {w: w for w in "cat dog rabbit hamster guinea tortoise budgie parrot pony horse".split()}
 _EN_INSTRUMENTS = {**{w: w for w in "guitar piano violin viola cello flute clarinet trumpet trombone saxophone "
-                      "ukulele harp oboe".split()},
+                      "ukulele harp oboe keyboard harmonium tabla sitar veena recorder".split()},
                    **dict.fromkeys(("drum", "drums", "drum kit"), "drums"), "sax": "saxophone", "uke": "ukulele"}
 _ZH_PETS = {"猫": "猫", "猫咪": "猫", "狗": "狗", "狗狗": "狗", "兔子": "兔子", "仓鼠": "仓鼠", "鹦鹉": "鹦鹉", "乌龟": "乌龟"}
 _EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door",
@@ -79,7 +79,8 @@ _ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸
            "孙子": "孙子", "孙女": "孙女", "舅舅": "舅", "姑姑": "姑", "叔叔": "叔", "伯伯": "伯",
            "邻居": "邻居", "房东": "房东", "同事": "同事", "同学": "同学", "朋友": "朋友", "领导": "领导",
            **{f"{x}{y}": f"{x}{y}" for x in "表堂" for y in "哥姐弟妹"},
-           **{w: w for w in "老大 老二 老三 老幺 大宝 二宝 三宝".split()}}  # children by their order (老大 / 老二, 大宝 / 二宝)
+           **{w: w for w in "老大 老二 老三 老幺 大宝 二宝 三宝".split()},  # children by their order (老大 / 老二, 大宝 / 二宝)
+           **{f"{o}{x}": f"{o}{x}" for o in "大二三" for x in "毛妞娃丫"}}  # ... and by order nicknames (大毛 / 二毛)
 # 大儿子 / 小儿子, 大姐 / 二姐: a relative with the order among siblings is another relative
 # (not 小姐: Miss)
 _ZH_ORDER = {f"{o}{k}": f"{o}{v}" for o in "大二三小" for k, v in
@@ -123,7 +124,15 @@ _ZH_CITIES = {w: w for w in (
     "哈尔滨 东莞 佛山 珠海 汕头 惠州 江门 湛江 香港 澳门 台北 高雄 昆山 常熟 张家港 江阴 慈溪 余姚 乐清 瑞安 晋江 "
     "河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 贵州 云南 陕西 甘肃 青海 "
     "台湾 内蒙古 广西 西藏 宁夏 新疆").split()}
-_ZH_INSTRUMENTS = {w: w for w in "钢琴 小提琴 大提琴 吉他 架子鼓 古筝 二胡 长笛 萨克斯 尤克里里 琵琶 单簧管 电子琴".split()}
+_ZH_INSTRUMENTS = {w: w for w in "钢琴 小提琴 大提琴 吉他 架子鼓 古筝 二胡 长笛 萨克斯 尤克里里 琵琶 单簧管 电子琴 口琴 竹笛".split()}
+# A device one owns ("phone case" / "tablet case", 手机 / 平板: two things)
+_EN_DEVICES = {**dict.fromkeys(("phone", "mobile", "iphone"), "phone"), **dict.fromkeys(("tablet", "ipad"), "tablet"),
+               **dict.fromkeys(("laptop", "macbook"), "laptop"), "smartwatch": "watch"}
+_ZH_DEVICES = {"手机": "手机", "平板": "平板", "笔记本电脑": "电脑", "手表": "手表", "耳机": "耳机"}
+# Which account (savings / current, 储蓄户口 / 往来户口)
+_EN_ACCOUNTS = {f"{w} account": w for w in ("savings", "current", "checking", "joint", "business")} | {
+    f"{w} acct": w for w in ("savings", "current", "checking", "joint")}
+_ZH_ACCOUNTS = {**dict.fromkeys("储蓄户口 储蓄账户 储蓄卡".split(), "储蓄"), **dict.fromkeys("往来户口 支票户口 支票账户".split(), "往来")}
 # Brands a household names (not 美的 in 很美的, 老板 the boss, 苹果 the fruit, 大众 the public)
 _ZH_BRANDS = {w: w for w in ("飞利浦 欧乐B 九阳 格力 海尔 小米 华为 苏泊尔 戴森 松下 西门子 博世 小天鹅 方太 荣耀 "
                              "比亚迪 特斯拉 丰田 本田 宝马 奔驰 奥迪 蔚来 小鹏 海信 创维 TCL 索尼 佳能 尼康 大疆").split()}
@@ -170,10 +179,12 @@ _ZH_SUBJECTS = {w: w for w in "数学 语文 英语 科学 物理 化学 生物 
 
 _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
              ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS), ("plant", _EN_PLANTS),
-             ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS))
+             ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS),
+             ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
-             ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS))
+             ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
+             ("device", _ZH_DEVICES), ("account", _ZH_ACCOUNTS))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:

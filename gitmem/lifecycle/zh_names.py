@@ -175,7 +175,7 @@ def run_on_head(text: str, other: str) -> tuple[str, str] | None:
     space (年糕每天遛两次 against 芝麻 每天遛两次: 年糕; 可乐每天早上吃… against 雪碧 早上…:
     可乐): the two characters after the note's head within the four after it, neither head
     in the other text; None when `other` opens with no such note head."""
-    o, t = other.strip(), text.strip()
+    o, t = other.strip(), re.sub(r"[\s\d]+", "", text)  # 麻糬每个月 1 号要吃心丝虫: the digits are no words
     m = _NOTE_HEAD.match(o)
     if not m or m[1] in t:
         return None
