@@ -185,8 +185,14 @@ def lower_head(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str
     if any(w in stop for w in head):  # a clause ("need to pay a hundred…"), not a name
         return False
     head = [w for w in head if len(w) >= 3 and not kinds.named(w)]
-    return len(head) >= 2 and bool(names) and not any(
-        v[:4] == w[:4] or abbreviation(w, v) or nickname_of(w, v) for w in head for v in words_x if v.isalpha())
+    return len(head) >= 2 and bool(names) and not any(word_held(w, words_x) for w in head)
+
+
+def word_held(w: str, words: frozenset[str], prefixes: bool = False) -> bool:
+    """Whether `words` (another text's) hold the word `w` in some form: its first four
+    letters, an abbreviation or a nickname of it, or (`prefixes`) one beginning the other."""
+    return any(v[:4] == w[:4] or (prefixes and (v.startswith(w) or w.startswith(v))) or abbreviation(w, v)
+               or nickname_of(w, v) for v in words if v.isalpha() and len(v) >= 3)
 
 
 _OPENER = re.compile(r"^([A-Z][a-z]{2,})\b(?!['’])")
@@ -210,8 +216,7 @@ def tag_other(note: str, words_text: frozenset[str], stop: frozenset[str]) -> bo
     tag = _TAG.search(note)
     if not tag or len(tag[1]) < 3 or tag[1] in stop or kinds.named(tag[1]):
         return False
-    return not any(v[:4] == t[:4] or abbreviation(t, v) or nickname_of(t, v)
-                   for t in tag[1].split() for v in words_text if v.isalpha() and len(v) >= 3)
+    return not any(word_held(t, words_text) for t in tag[1].split())
 
 
 _NOTE_OPENER = re.compile(r"^([A-Z][a-z]{2,})\s+[a-z][a-z]+\s*[:–—-]")
@@ -225,9 +230,7 @@ def opener_other(note: str, words_note: frozenset[str], text: str, words_text: f
     if not m:
         return False
     w = m[1].lower()
-    return w not in stop and not kinds.named(w) and not any(
-        v[:4] == w[:4] or v.startswith(w) or w.startswith(v) or abbreviation(w, v) or nickname_of(w, v)
-        for v in words_text if v.isalpha() and len(v) >= 3)
+    return w not in stop and not kinds.named(w) and not word_held(w, words_text, prefixes=True)
 
 
 def note_against(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
