@@ -1,0 +1,87 @@
+"""How a terse note names someone or something its twin text does not: the word it opens
+with before a dash ("rolo – …") or a colon ("Shark filter: …"), or the tag it ends with
+("… – transit van", "… – sprout"), against a name or a relative the other text gives.
+gitmem.lifecycle.samefact asks `names_other` when only one text holds names the other lacks
+(or neither does); the words are compared in their short forms (shortforms.word_held)."""
+
+from __future__ import annotations
+
+import re
+
+from gitmem.lifecycle import kinds
+from gitmem.lifecycle.shortforms import HEAD, OPENER, TAG, capitals, lower_names_other, nickname_of, word_held
+
+
+def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str]) -> bool:
+    """Whether `y` (read as `fy`) names another one than the names `only` its twin `x`
+    (read as `fx`) alone holds: a lower-case note naming another place or thing
+    (lower_names_other) or someone (note_against); or a note whose first word, a name
+    the reader cannot tell from a sentence's first word, the other lacks while it names
+    what the note lacks ("Shark filter: wash every 3 months" / "The filter on the Dyson…")."""
+    if y and y == y.lower():
+        return bool(only and lower_names_other(fy.full, stop, only, fx.full, fx.words, capitals(x), y)) \
+            or note_against(y, fy.words, x, fx.words, stop)
+    return bool(only) and (opener_other(y, fy.words, x, fx.words, stop) or tag_other(y, fx.words, stop))
+
+
+def tag_other(note: str, words_text: frozenset[str], stop: frozenset[str]) -> bool:
+    """Whether a note ends with a lower-case tag after a dash ("MOT due 22/8 – transit van")
+    the other text lacks in any form."""
+    tag = TAG.search(note)
+    if not tag or len(tag[1]) < 3 or tag[1] in stop or kinds.named(tag[1]):
+        return False
+    return not any(word_held(t, words_text) for t in tag[1].split())
+
+
+_NOTE_OPENER = re.compile(r"^([A-Z][a-z]{2,})\s+[a-z][a-z]+\s*[:–—-]")
+
+
+def opener_other(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
+                 stop: frozenset[str]) -> bool:
+    """Whether a note opens with a capitalised word and a word before a colon or a dash
+    ("Shark filter: …") whose first word the other text lacks in any form."""
+    m = _NOTE_OPENER.match(note)
+    if not m:
+        return False
+    w = m[1].lower()
+    return w not in stop and not kinds.named(w) and not word_held(w, words_text, prefixes=True)
+
+
+def note_against(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
+                 stop: frozenset[str]) -> bool:
+    """Whether a lower-case note names someone the other text does not, by its head or its
+    tag (head_against_opener, tag_against_kin)."""
+    return head_against_opener(note, words_note, text, words_text, stop) or \
+        tag_against_kin(note, words_note, text, words_text, stop)
+
+
+def tag_against_kin(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
+                    stop: frozenset[str]) -> bool:
+    """Whether a lower-case note tagged with whose it is after a dash ("fri 9:40 dentist –
+    sprout") stands against a text about a relative the note does not name ("My sister's
+    dentist appointment is at 9.40am on Friday"): someone by name, someone by kin."""
+    tag = TAG.search(note)
+    if not tag or len(tag[1]) < 3 or tag[1] in stop or kinds.named(tag[1]) or tag[1][:4] in {w[:4] for w in words_text}:
+        return False
+    kin = kinds.named(text).get("people", frozenset()) - {"me"}
+    return bool(kin - kinds.named(note).get("people", frozenset()))
+
+
+def head_against_opener(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
+                        stop: frozenset[str]) -> bool:
+    """Whether a lower-case note opens with a word before a dash ("rolo – muddy paws
+    daycare wednesdays") that the other text lacks, where that text opens with a
+    capitalised word the note lacks ("Bramble goes to Muddy Paws…"): two pets, two people.
+    A sentence's first word is no name the reader can tell (names_of leaves it out); with
+    the note's head against it, and neither in the other text, it is someone's."""
+    head, first = HEAD.search(note), OPENER.match(text)
+    if not head or not first or len(head[1]) < 3:
+        return False
+    h, f = head[1], first[1].lower()
+
+    def held(w: str, words: frozenset[str]) -> bool:
+        return any(v[:4] == w[:4] or (len(v) >= 3 and (v.startswith(w) or w.startswith(v))) or nickname_of(v, w)
+                   for v in words)
+
+    return h != f and not ({h, f} & stop) and not kinds.named(h) and not kinds.named(f) \
+        and not held(h, words_text) and not held(f, words_note)
