@@ -294,6 +294,7 @@ def _normalised(a: str, b: str) -> tuple[Fact, Fact]:
     return _spelled(fb, b, _aliased(fb, fa)), fb
 
 
+@lru_cache(maxsize=65536)
 def conflict(a: str, b: str, beside_values: bool = False) -> str | None:
     """Why `a` and `b` state different facts ("values differ", "names differ", "entities
     differ"), or None when nothing tells them apart; `beside_values`: their values unread."""

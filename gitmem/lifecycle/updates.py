@@ -86,15 +86,17 @@ def restated(old: str, new: str) -> bool:
     with the values swapped are `slot_change`'s to judge, which knows where a value that
     changed stands ("Parking bay 12 belongs to flat 3" / "Parking bay 21 belongs to flat
     8", 三号楼的电梯… / 五号楼的电梯…: two facts)."""
-    # (nor whose thing both name: 老家的宽带 / 回老家的高铁票 share 老家, not the thing)
-    subject = {w for w in judged.subject(old, new) if not (w + "的" in old and w + "的" in new)}
     fo, fn = samefact.read(old), samefact.read(new)
     # ... of one kind on both sides: not an amount against a bare number (a rate of 2.6元/平
-    # against 交了一千二百六, what was paid)
+    # against 交了一千二百六, what was paid). The cheap tests first: dream asks every pair.
     changed = {k for k in fo.values.keys() & fn.values.keys() if fo.values[k] != fn.values[k]}
-    alike = bool(changed - {"num"}) or "qty" not in fo.values.keys() | fn.values.keys()
-    return samefact.overlap(old, new)[0] >= RESTATED_SHARED and bool(subject) and alike \
-        and fo.full != fn.full and value_changed(old, new)
+    if not changed or fo.full == fn.full or not (changed - {"num"} or "qty" not in fo.values.keys() | fn.values.keys()):
+        return False
+    if samefact.overlap(old, new)[0] < RESTATED_SHARED:
+        return False
+    # (nor whose thing both name: 老家的宽带 / 回老家的高铁票 share 老家, not the thing)
+    subject = {w for w in judged.subject(old, new) if not (w + "的" in old and w + "的" in new)}
+    return bool(subject) and value_changed(old, new)
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,7 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     similar successor; the list is ordered by cosine, highest first."""
     best: dict[int, tuple[float, int, str | None]] = {}
     slots: dict[int, list[tuple[float, int]]] = {}
+    reworded: dict[int, list[tuple[float, int]]] = {}  # candidates for `restated`, where no slot_change fits
     floor = threshold if strong_floor is None else min(threshold, strong_floor)
     for s, i, j in sims:
         a, b = items[i], items[j]
@@ -214,9 +217,11 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
             continue
         if c is None:
             # Below the threshold c was the strong cue only; at it, c is None means no cue at all.
-            if (s >= threshold and items[new].when - items[old].when >= SLOT_DAYS * 86400
-                    and (slot_change(items[old].text, items[new].text) or restated(items[old].text, items[new].text))):
-                slots.setdefault(old, []).append((s, new))
+            if s >= threshold and items[new].when - items[old].when >= SLOT_DAYS * 86400:
+                if slot_change(items[old].text, items[new].text):
+                    slots.setdefault(old, []).append((s, new))
+                else:  # asked after the loop, where neither a cue nor a slot_change claims `old`
+                    reworded.setdefault(old, []).append((s, new))
             continue
         # no shared subject (a time of day or a pronoun is none: 上午 in a vaccination and a move), nor one the cue names
         if not (samefact.terms(a.text) & samefact.terms(b.text) - judged.GENERIC_ZH
@@ -232,8 +237,12 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     held = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c, "held": True}
             for o, (s, n, c) in best.items() if claims[n] > 1]
     best = {o: v for o, v in best.items() if claims[v[1]] == 1}
-    for o, found in slots.items():
-        # Only where no cued successor claims it and one later statement alone fits.
+    reworded = {o: [(s, n) for s, n in found if restated(items[o].text, items[n].text)]
+                for o, found in reworded.items() if o not in best and o not in slots}
+    for o in slots.keys() | reworded.keys():
+        # Only where no cued successor claims it and one later statement alone fits: one
+        # with the value changed in place, else one saying it again in other words.
+        found = slots.get(o) or reworded.get(o, [])
         if o not in best and len(found) == 1:
             best[o] = (found[0][0], found[0][1], SLOT_CUE)
     out = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c}
