@@ -292,13 +292,19 @@ def place_code(code: str, name: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _airports() -> dict[str, frozenset[str]]:
-    """IATA code (lower case) -> the words of the airport's name and city, lower case and
-    unaccented, by the airportsdata package (loaded on first use: dream's code path only)."""
+def _airport_table() -> dict[str, dict]:
+    """The airportsdata package's IATA table, loaded once, on first use (dream's code path only)."""
     import airportsdata
 
+    return airportsdata.load("IATA")
+
+
+@lru_cache(maxsize=1)
+def _airports() -> dict[str, frozenset[str]]:
+    """IATA code (lower case) -> the words of the airport's name and city, lower case and
+    unaccented."""
     return {code.lower(): frozenset(re.findall(r"[a-z]+", unaccented(f"{a['name']} {a['city']}").lower()))
-            for code, a in airportsdata.load("IATA").items()}
+            for code, a in _airport_table().items()}
 
 
 def airport_code(code: str, name: str) -> bool:
@@ -327,9 +333,7 @@ def coded_places(only_a: set[str], a: str, only_b: set[str], b: str) -> tuple[se
 def _airport_names() -> dict[str, tuple[frozenset[str], ...]]:
     """A word of an airport's name (lower case) -> the words of each name that holds it."""
     out: dict[str, list[frozenset[str]]] = {}
-    import airportsdata
-
-    for a in airportsdata.load("IATA").values():
+    for a in _airport_table().values():
         words = frozenset(re.findall(r"[a-z]+", unaccented(a["name"]).lower())) - _AIRPORT_WORDS
         for w in words:
             out.setdefault(w, []).append(words)

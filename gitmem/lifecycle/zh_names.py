@@ -173,8 +173,9 @@ _RUN_ON_REACH = 8  # how far into the run-on text the note's next word may stand
 def run_on_head(text: str, other: str) -> tuple[str, str] | None:
     """A head `text` runs straight into what a note opens with after its own head and a
     space (年糕每天遛两次 against 芝麻 每天遛两次: 年糕; 可乐每天早上吃… against 雪碧 早上…:
-    可乐): the two characters after the note's head within the four after it, neither head
-    in the other text; None when `other` opens with no such note head."""
+    可乐): the two characters after the note's head within _RUN_ON_REACH characters after
+    it (digits and spaces left out), a Chinese character right after the name, neither
+    head in the other text; None when `other` opens with no such note head."""
     o, t = other.strip(), re.sub(r"[\s\d]+", "", text)  # 麻糬每个月 1 号要吃心丝虫: the digits are no words
     m = _NOTE_HEAD.match(o)
     if not m or m[1] in t:
@@ -238,9 +239,8 @@ def split_shared(only_a: frozenset[str], only_b: frozenset[str], full_a: tuple[s
     alone has) that the other writes with one or two characters between (后杠 in 补后保险杠
     的漆): the larger count of the two ways, as words the two texts share."""
     def count(units: frozenset[str], full: tuple[str, ...]) -> int:
-        text = "".join(t if len(t) == 1 and "\u4e00" <= t <= "\u9fff" else "\x00" for t in full)
-        return sum(1 for u in units if len(u) == 2 and all("\u4e00" <= c <= "\u9fff" for c in u)
+        text = "".join(t if len(t) == 1 and _CJK_RUN.match(t) else "\x00" for t in full)
+        return sum(1 for u in units if len(u) == 2 and _CJK_RUN.fullmatch(u)
                    and re.search(re.escape(u[0]) + rf"[\u4e00-\u9fff]{{1,{_SPLIT_GAP}}}" + re.escape(u[1]), text))
 
     return max(count(only_a, full_b), count(only_b, full_a))
-
