@@ -187,7 +187,7 @@ class GitStore(Writes, Health):
         """An object's raw content (blob data, tree entries, commit text), not decoded:
         for history rewrites, which decode blobs themselves (decode_blob)."""
         key = pygit2.Oid(raw=oid) if isinstance(oid, bytes) else pygit2.Oid(hex=oid)
-        return self._repo[key].read_raw()
+        return self.lookup(key).read_raw()
 
     def has_object(self, oid: str) -> bool:
         try:
@@ -253,7 +253,7 @@ class GitStore(Writes, Health):
         e = self._entry(rev, path)
         if e is None or e.type != OBJ_TYPE_TREE:
             return []
-        return [x.name for x in self._repo[e.id] if x.type == OBJ_TYPE_TREE]
+        return [x.name for x in self.lookup(e.id) if x.type == OBJ_TYPE_TREE]
 
     def walk_files(self, rev: Rev | None, prefix: str = "") -> Iterator[tuple[str, str]]:
         """(path, blob id) of every file under `prefix` (a folder path or '')."""
@@ -264,25 +264,25 @@ class GitStore(Writes, Health):
             e = self._entry(rev, prefix.rstrip("/"))
             if e is None or e.type != OBJ_TYPE_TREE:
                 return
-            tree = self._repo[e.id]
+            tree = self.lookup(e.id)
         base = prefix.rstrip("/") + "/" if prefix else ""
         stack = [(tree, base)]
         while stack:
             t, where = stack.pop()
             for e in t:
                 if e.type == OBJ_TYPE_TREE:
-                    stack.append((self._repo[e.id], where + e.name + "/"))
+                    stack.append((self.lookup(e.id), where + e.name + "/"))
                 elif e.type == OBJ_TYPE_BLOB:
                     yield where + e.name, str(e.id)
 
     def diff_files(self, old: str | None, new: str) -> Iterator[tuple[str, str, str | None]]:
         """(status 'A'|'M'|'D', path, new blob id or None) between two commits, by path."""
-        new_c = self._repo[new].peel(pygit2.Commit)
+        new_c = self.lookup(new).peel(pygit2.Commit)
         if old is None:
             for path, oid in self.walk_files(Rev(new_c)):
                 yield "A", path, oid
             return
-        old_tree = self._repo[old].peel(pygit2.Commit).tree
+        old_tree = self.lookup(old).peel(pygit2.Commit).tree
         yield from self._tree_changes(old_tree, new_c.tree, "")
 
     def _tree_changes(self, a, b, where: str) -> Iterator[tuple[str, str, str | None]]:
@@ -298,8 +298,8 @@ class GitStore(Writes, Health):
             x_tree = x is not None and x.type == OBJ_TYPE_TREE
             y_tree = y is not None and y.type == OBJ_TYPE_TREE
             if x_tree or y_tree:
-                yield from self._tree_changes(self._repo[x.id] if x_tree else None,
-                                              self._repo[y.id] if y_tree else None, where + name + "/")
+                yield from self._tree_changes(self.lookup(x.id) if x_tree else None,
+                                              self.lookup(y.id) if y_tree else None, where + name + "/")
             x_blob = x is not None and x.type == OBJ_TYPE_BLOB
             y_blob = y is not None and y.type == OBJ_TYPE_BLOB
             if y_blob:
@@ -346,7 +346,7 @@ class GitStore(Writes, Health):
 
     def info(self, rev: Rev | str) -> Commit:
         """The commit's decoded message, trailers, author and parents."""
-        c = rev.commit if isinstance(rev, Rev) else self._repo[rev].peel(pygit2.Commit)
+        c = rev.commit if isinstance(rev, Rev) else self.lookup(rev).peel(pygit2.Commit)
         msg = self.codec.decode_message(c.message)
         return Commit(
             id=str(c.id), subject=msg.split("\n", 1)[0], message=msg, author=c.author.name,
