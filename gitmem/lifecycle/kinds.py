@@ -86,7 +86,8 @@ _ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸
 _ZH_ORDER = {f"{o}{k}": f"{o}{v}" for o in "大二三小" for k, v in
              {"儿子": "儿子", "女儿": "女儿", "闺女": "女儿", "哥": "哥", "姐": "姐", "舅": "舅", "姑": "姑",
               "姨": "姨", "伯": "伯", "叔": "叔"}.items() if o + k != "小姐"}
-_ZH_PEOPLE = {**_ZH_KIN, **_ZH_ORDER, **dict.fromkeys("我 我们 咱 咱们 俺 我家 咱家".split(), "我"),
+# the speaker is "me" in both languages (轮到我 on-call / oncall: me)
+_ZH_PEOPLE = {**_ZH_KIN, **_ZH_ORDER, **dict.fromkeys("我 我们 咱 咱们 俺 我家 咱家".split(), "me"),
               "我先生": "配偶"}  # (王先生 is Mr Wang)
 _ZH_WHEN = {"year": {w: w for w in "去年 今年 明年 前年 后年".split()},
             # a part of the day with no hour (早上喂五十克 / 晚上6点 50g: two feeds)
@@ -223,7 +224,9 @@ def named(text: str) -> dict[str, frozenset[str]]:
 
 
 def _owners(text: str) -> frozenset[str]:
-    return frozenset(m[1].lower() for m in _EN_OWNER.finditer(text)) - _EN_PEOPLE.keys()
+    """Who owns what `text` says: an English name with 's, a Chinese person by surname (老王)."""
+    return frozenset(m[1].lower() for m in _EN_OWNER.finditer(text)) - _EN_PEOPLE.keys() \
+        | {m[0] for m in zh_names.SHORT_NAME.finditer(text)}
 
 
 def differ(a: str, b: str) -> str | None:

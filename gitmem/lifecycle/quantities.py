@@ -82,19 +82,44 @@ def units_differ(a: str, b: str, numbers: set[str]) -> bool:
     """Whether one of `numbers` (shared by both texts, as values.extract writes them)
     carries a unit on both sides and the units differ ("25 ml" / "25 litres")."""
     # Written in digits before the same word on both sides ("Postgres 13 (note 5)"), a
-    # number has one unit or none on both: no need to ask.
-    numbers = {n for n in numbers if _next_words(a, n) != _next_words(b, n) or not _next_words(a, n)}
+    # number has one unit or none on both: no need to ask; "a" or "per" begins a rate
+    # ("500 a month" / "500 a week").
+    numbers = {n for n in numbers if _next_words(a, n) != _next_words(b, n) or not _next_words(a, n) - _RATE_WORDS}
     if not numbers:
         return False
     ua, ub = units(a), units(b)
     return any(n in ua and n in ub and not _agree(ua[n], ub[n]) for n in numbers)
 
 
+_RATE_WORDS = frozenset({"a", "an", "per", "each", "every"})
+
+
 def _agree(x: frozenset[str], y: frozenset[str]) -> bool:
     """Whether two numbers' units agree: one unit on both sides, or a rate whose amount
-    only one side names ("862 a month" / "£862 a month": per month / pound sterling per month)."""
-    return bool(x & y) or any(u.startswith("per ") and v.endswith(" " + u) for p, q in ((x, y), (y, x))
-                              for u in p for v in q)
+    only one side names ("862 a month" / "£862 a month": per month / pound sterling per month),
+    or money only one side says is a rate ("3,942 a year" / "3,942 Canadian dollars"), or
+    dollars whose country only one side names ("$500" / "500 Canadian dollars")."""
+    return bool(x & y) or any(u.startswith("per ") and (v.endswith(" " + u) or _currency(v))
+                              or _dollars(u, v) for p, q in ((x, y), (y, x)) for u in p for v in q)
+
+
+def _dollars(u: str, v: str) -> bool:
+    """Whether `u` is dollars (at a rate or not) and `v` one country's dollars at that rate."""
+    return u.partition(" per ")[0] == "dollar" and v.endswith(" " + u) and _currency(v.partition(" per ")[0])
+
+
+@lru_cache(maxsize=1024)
+def _currency(name: str) -> bool:
+    """Whether quantulum3 names `name` (no rate) a currency."""
+    unit = _units().names.get(name)
+    return unit is not None and unit.entity.name == "currency"
+
+
+@lru_cache(maxsize=1)
+def _units():
+    from quantulum3 import load  # lazily, as _parser
+
+    return load.units()
 
 
 def _next_words(text: str, number: str) -> frozenset[str]:

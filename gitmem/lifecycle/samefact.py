@@ -10,7 +10,7 @@ forms (Bob / Robert, 小张 / 张伟), and what differs in value or entity is fo
   the reader cannot read there, is unknown on that side, not different ("Rent is
   $1,200." / "Rent is $1,200, due on the 1st"); a number both share with two different
   units, as quantulum3 reads them (gitmem.lifecycle.quantities: "25 ml" / "25 litres");
-- names (capitalised words, not a sentence's first; Chinese names: gitmem.lifecycle.zh_names)
+- names (gitmem.lifecycle.names: capitalised words, not a sentence's first; Chinese names)
   on both sides that the other text lacks: "Ask Alice" / "Ask Bob", or against a place a
   lower-case note names ("co-op in chapel allerton"); in a text of several clauses, the
   clause about what the other text says;
@@ -31,18 +31,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from gitmem.lifecycle import alignment, kinds, notes, quantities, shortforms, synonyms, values, zh_names
+from gitmem.lifecycle.names import STOP, names_of
 from gitmem.lifecycle.relatives import relative_added
 from gitmem.lifecycle.synonyms import NICKNAMES
-from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
-# Words that carry no entity: function words, light verbs, note-taking preambles.
-STOP = frozenset("""a an the is are was were be been being am i i'm im me my mine we our us you your he she
-it its they them their his her this that these those of on in at to for from by with as and or but so
-do does did has have had having will would can could should must may might shall not no yes there here
-what which who whom when where why how all any each every some also just only very too than then
-about into onto over under again always please note reminder fyi hold holds held happen happens
-happened take takes took get gets got make makes made go goes going keep kept being like likes liked
-prefer prefers call called named s t re ve ll d m""".split())
 # Chinese is read a character at a time: particles, pronouns and the commonest function
 # verbs and adverbs carry no entity.
 ZH_STOP = frozenset("的了是在有会对和与也都就要把被给着吗呢吧啊呀我们你他她它这那个一每用使定律统总还已经将让请"
@@ -57,13 +49,7 @@ SPECIFIC = frozenset({"date", "time", "qty", "addr", "year", "code"})
 WEAK = frozenset({"day", "month"})
 
 _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
-_NAME = re.compile(r"[^\W\d_\u3400-\u9fff](?:[^\W\u3400-\u9fff]|['-])*")  # not into Chinese text
-_SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
-# "Dr. Okafor", "J. Smith" (a title, an initial): not a sentence's start
-_TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$|(?<![\w.])(?-i:[A-Z])\.\s*$", re.I)
-_DIGITS = re.compile(r"\d")
 _AT_SIGN = re.compile(r"(?<!\S)@(?!\S)")  # "lego club @ shepton mallet library"
-_UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 
 
 @dataclass(frozen=True)
@@ -78,43 +64,12 @@ class Fact:
     full: tuple[str, ...] = ()  # every word, function words too, a value as one blank
 
 
-def _names(text: str) -> set[str]:
-    names = set()
-    for line in text.splitlines():
-        for m in _NAME.finditer(line):
-            w = m.group(0)
-            before = line[:m.start()]
-            # first on the line: nothing word-like before it (会议室A: Chinese text is)
-            starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
-            if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1) or shortforms.OPENING_OWNER.match(w)):
-                w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
-                # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
-                pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
-                said = m.group(0).split("'")[0]
-                if not (_DIGITS.search(w) or w in _UNIT_NAMES
-                        or (pronoun in STOP and (pronoun == "i" or (len(pronoun) > 1 and not said.isupper())))):
-                    names.add(NICKNAMES.get(w, w))
-    # Chinese has no capitals, but a pet or a person is often introduced by name:
-    # 叫豆豆, 名叫旺财的柯基.
-    names.update(m[1] for m in zh_names.NAMED.finditer(text))
-    # 小张, 老李, 王总: a person by surname, who may be 张伟 in another text.
-    names.update(m[1] or m[2] for m in zh_names.SHORT_NAME.finditer(text))
-    return names
-
-
 def _stem(w: str) -> str:
     w = NICKNAMES.get(w, w)
     for suffix in ("ing", "ly", "ed", "es", "s"):
         if len(w) > len(suffix) + 3 and w.endswith(suffix):
             return w[: -len(suffix)]
     return w
-
-
-@lru_cache(maxsize=65536)
-def names_of(text: str) -> frozenset[str]:
-    """The names `text` states (no values read: cheap enough for every text of a scope)."""
-    return frozenset(n for n in _names(values.without_addresses(shortforms.unaccented(text)))
-                     if n not in MONTHS and n not in WEEKDAYS and n.removesuffix("s") not in WEEKDAYS)  # Weds
 
 
 @lru_cache(maxsize=65536)

@@ -1,0 +1,75 @@
+"""The names a text states, for dream's guard (gitmem.lifecycle.samefact): capitalised words
+that are not a sentence's first, Chinese names introduced as names (叫豆豆) or by surname
+(小张), never a value, a unit, the speaker or a note's marker.
+
+Capitals are the English reader's only sign of a name, so a word in capitals that names
+nothing is left out where it is known: a month or a weekday, a unit (GBP), a code (KX7),
+"I", a note's marker (TODO, FYI, NB), a currency's country before its sign (NZ$79, CA$12),
+and a time zone beside a clock time ("9:45 am Pacific", "0945 PT")."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from gitmem.lifecycle import shortforms, values, zh_names
+from gitmem.lifecycle.synonyms import NICKNAMES
+from gitmem.lifecycle.values import MONTHS, WEEKDAYS
+
+# Words that carry no entity: function words, light verbs, note-taking preambles.
+STOP = frozenset("""a an the is are was were be been being am i i'm im me my mine we our us you your he she
+it its they them their his her this that these those of on in at to for from by with as and or but so
+do does did has have had having will would can could should must may might shall not no yes there here
+what which who whom when where why how all any each every some also just only very too than then
+about into onto over under again always please note reminder fyi hold holds held happen happens
+happened take takes took get gets got make makes made go goes going keep kept being like likes liked
+prefer prefers call called named s t re ve ll d m""".split())
+
+_NAME = re.compile(r"[^\W\d_\u3400-\u9fff](?:[^\W\u3400-\u9fff]|['-])*")  # not into Chinese text
+_SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
+# "Dr. Okafor", "J. Smith" (a title, an initial): not a sentence's start
+_TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$|(?<![\w.])(?-i:[A-Z])\.\s*$", re.I)
+_DIGITS = re.compile(r"\d")
+_UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
+# A note's markers in capitals name nothing: "TODO renew…", "FYI the VPN…", "NB: …"
+_MARKERS = frozenset("todo fyi nb fixme tbd tba asap wip ps rsvp aka btw fwiw attn eta".split())
+# Time zones: by their letters anywhere, by their words after a clock time ("9:45 am Pacific")
+_ZONES = frozenset("pt pst pdt et est edt ct cst cdt mt mst mdt gmt bst utc cet cest aest aedt nzst nzdt".split())
+_ZONE_WORDS = frozenset("pacific eastern central mountain".split())
+_CLOCK_BEFORE = re.compile(r"(?:\d|\b[ap]\.?m\.?)\s*$", re.I)
+
+
+def _names(text: str) -> set[str]:
+    names = set()
+    for line in text.splitlines():
+        for m in _NAME.finditer(line):
+            w = m.group(0)
+            before = line[:m.start()]
+            # first on the line: nothing word-like before it (会议室A: Chinese text is)
+            starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
+            if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1) or shortforms.OPENING_OWNER.match(w)):
+                w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
+                # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
+                pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
+                said = m.group(0).split("'")[0]
+                if not (_DIGITS.search(w) or w in _UNIT_NAMES or w in _MARKERS or _zone(w, before)
+                        or line[m.end():m.end() + 1] == "$"  # NZ$79
+                        or (pronoun in STOP and (pronoun == "i" or (len(pronoun) > 1 and not said.isupper())))):
+                    names.add(NICKNAMES.get(w, w))
+    # Chinese has no capitals, but a pet or a person is often introduced by name:
+    # 叫豆豆, 名叫旺财的柯基.
+    names.update(m[1] for m in zh_names.NAMED.finditer(text))
+    # 小张, 老李, 王总: a person by surname, who may be 张伟 in another text.
+    names.update(m[1] or m[2] for m in zh_names.SHORT_NAME.finditer(text))
+    return names
+
+
+def _zone(w: str, before: str) -> bool:
+    return w in _ZONES or (w in _ZONE_WORDS and bool(_CLOCK_BEFORE.search(before)))
+
+
+@lru_cache(maxsize=65536)
+def names_of(text: str) -> frozenset[str]:
+    """The names `text` states (no values read: cheap enough for every text of a scope)."""
+    return frozenset(n for n in _names(values.without_addresses(shortforms.unaccented(text)))
+                     if n not in MONTHS and n not in WEEKDAYS and n.removesuffix("s") not in WEEKDAYS)  # Weds

@@ -1,0 +1,51 @@
+"""The names a text states (gitmem.lifecycle.names), as dream's guard reads them: words in
+capitals that name nothing are no names, so a note and a sentence about one fact are not
+told apart by them; the guard's readings of money written with its country or as a rate."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitmem.lifecycle import kinds, samefact
+from gitmem.lifecycle.names import names_of
+
+
+@pytest.mark.parametrize("text, names", [
+    ("TODO outback reg renewal: 7/31, $287", set()),              # a note's marker
+    ("FYI the VPN is down until Monday", {"vpn"}),
+    ("NB: gate code changes on Friday", set()),
+    ("Paid NZ$79 for the kettle at Briscoes", {"briscoes"}),      # a currency's country before its sign
+    ("We pay CA$3,942 a year to the City of Calgary", {"city", "calgary"}),
+    ("Standup is at 9:45 am Pacific on Zoom", {"zoom"}),          # a time zone beside a clock time
+    ("atlas standup 0945 PT / zoom", set()),
+    ("We sailed across the Pacific in May", {"pacific"}),         # ... not away from one
+    ("Ask Alice about the Leeds office", {"alice", "leeds"}),
+])
+def test_words_in_capitals_that_name_nothing_are_no_names(text, names):
+    assert set(names_of(text)) == names
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # markers, currencies' countries, time zones (styled9's clusters)
+    ("The Outback's Colorado registration renewal is due July 31, and the fee is US$287.",
+     "TODO outback reg renewal: 7/31, $287", True),
+    ("The Atlas team's daily standup is at 9:45 am Pacific on Zoom.", "atlas standup 0945 PT / zoom / weekdays", True),
+    ("The Atlas team's daily standup is at 9:45 am Pacific on Zoom.", "Atlas standup 0945 PT on Teams", False),
+    # money as a rate on one side, with its currency on the other; dollars with and without a country
+    ("We pay the City of Calgary CA$3,942 a year in property tax.",
+     "Annual property tax to the City of Calgary is 3,942 Canadian dollars.", True),
+    ("TFSA auto-deposit: $500/mo → wealthsimple", "five hundred a month goes into the tfsa on wealthsimple", True),
+    ("TFSA auto-deposit: $500/mo → wealthsimple", "Wealthsimple TFSA: recurring deposit of 500 Canadian dollars every month.", True),
+    ("Paid US$500 for it.", "Paid 500 Canadian dollars for it.", False),   # two countries' dollars
+    ("Rent is 500 a month.", "Rent is 500 a week.", False),                # two rates
+    # the speaker is one in both languages
+    ("3 月 10 号到 16 号那一周轮到我 on-call。", "oncall: me, 3/10–3/16", True),
+    ("3 月 10 号到 16 号那一周轮到我 on-call。", "oncall: 老王, 3/10–3/16", False),  # someone by surname
+    ("我在红十字会那边负责急救培训的报名。", "小覃在红十字会那边负责急救培训的报名。", False),
+])
+def test_one_fact_beside_markers_currencies_and_time_zones(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same
+
+
+def test_the_speaker_is_me_in_both_languages():
+    assert kinds.named("下周我值班")["people"] == kinds.named("on call next week: me")["people"] == {"me"}
