@@ -279,3 +279,28 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     assert kinds.differ("科沃斯 滤网两周洗一次", "小米扫地机器人的滤网两周清洗一次。") == "owner"
 
 
+
+
+@pytest.mark.parametrize("a, b, kind", [
+    # where software runs, in an engineer's notes (styled9)
+    ("staging: api_gateway.rate_limit=600/min", "The prod API gateway rate limit is 600 requests per minute.", "environment"),
+    ("Android 端 5.8.2 版本这周四提交审核。", "iOS v5.8.2 周四提审", "platform"),
+    ("前端仓库 web-console 的 Node 版本锁在 18.20。", "后端 console-api node 18.20", "tier"),
+    ("staging redis 7.0.12", "生产环境的 Redis 版本是 7.0.12。", "environment"),
+    # which bike, which subject, which room
+    ("The cargo bike's tires get pumped to 60 psi.", "commuter bike tires: 60 psi", "bike"),
+    ("Maya's AP Calculus exam is on May 12 at 8 am.", "maya – AP spanish exam 5/12 8am", "subject"),
+    ("[home] basement dehumidifier set to 45% RH", "The dehumidifier in the laundry room is set to 45% humidity.", "room"),
+])
+def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, kind):
+    assert kinds.differ(a, b) == kind
+    assert samefact.conflict(a, b) is not None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The production Postgres for ledger-svc runs version 15.4.", "ledger-svc prod postgres: 15.4"),
+    ("Our iOS app's minimum version is 16.4.", "ios min version 16.4"),
+    ("I live in Leeds now.", "We moved to Leeds, and it is where we live."),  # "live" is no environment
+])
+def test_one_environment_said_two_ways_is_no_difference(a, b):
+    assert kinds.differ(a, b) is None

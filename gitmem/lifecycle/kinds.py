@@ -3,9 +3,10 @@ named with 's; a pet; in Chinese a thing's owner by a name of its own at the sta
 橘子的驱虫药 / 小黑 驱虫药, or two full names, zh_names.head and opening_name), where (a room
 of a home; a side: front / back, upstairs, east / west, northbound, 往南; a floor; in Chinese,
 which has no capitals, a city or a bank; a branch or a street, gitmem.lifecycle.branches),
-what (an instrument, a plant, an appliance, what a policy covers, a school subject; in
-Chinese a household brand or a car: 飞利浦 / 欧乐B, 宝骏 / 飞度) and when (last year / this
-year, 上次 / 这次; a year against a year, an occasion against an occasion).
+what (an instrument, a plant, an appliance, what a policy covers, a school subject, a kind
+of bike; in Chinese a household brand or a car: 飞利浦 / 欧乐B, 宝骏 / 飞度), where software
+runs (prod / staging, 生产环境 / 测试环境, iOS / Android, frontend / backend) and when (last
+year / this year, 上次 / 这次; a year against a year, an occasion against an occasion).
 
 "Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
 "This year's bonus: £3k", 客厅的窗帘花了一千二 / 卧室窗帘1200块: written in two shapes, no
@@ -56,9 +57,13 @@ _EN_ROOMS = {
     **dict.fromkeys(("bathroom", "toilet", "loo", "washroom"), "bathroom"),
     **dict.fromkeys(("living room", "lounge", "sitting room", "front room"), "living room"),
     "dining room": "dining room", "the landing": "landing", "en suite": "en suite", "ensuite": "en suite", "en-suite": "en suite",
-    "utility room": "utility room",
+    "utility room": "utility room", **dict.fromkeys(("laundry room", "laundry"), "laundry room"),
+    "mudroom": "mudroom", "playroom": "playroom", "pantry": "pantry",
 }
 _EN_FLOORS = {f"{w} floor": f"{w} floor" for w in ("ground", "first", "second", "third", "top", "1st", "2nd", "3rd")}
+# Which bike ("The cargo bike's tires…" / "commuter bike tires: 60 psi")
+_EN_BIKES = {f"{w} bike": w for w in ("cargo", "commuter", "road", "mountain", "gravel", "e", "electric", "kids'",
+                                       "kids", "folding", "tandem")} | {"ebike": "e", "e-bike": "e", "bmx": "bmx"}
 _EN_PETS = {w: w for w in "cat dog rabbit hamster guinea tortoise budgie parrot pony horse".split()}
 _EN_INSTRUMENTS = {**{w: w for w in "guitar piano violin viola cello flute clarinet trumpet trombone saxophone "
                       "ukulele harp oboe keyboard harmonium tabla sitar veena recorder".split()},
@@ -175,17 +180,30 @@ _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromk
 # A school subject ("Ava's math test" / "ava science test": two tests)
 _EN_SUBJECTS = {**dict.fromkeys(("math", "maths", "mathematics"), "maths"),
                 **{w: w for w in "science english history geography chemistry physics biology french spanish "
-                   "german latin".split()}}
+                   "german latin calculus algebra geometry statistics economics psychology".split()}}
 _ZH_SUBJECTS = {w: w for w in "数学 语文 英语 科学 物理 化学 生物 历史 地理 政治".split()}
+# Where software runs, in an engineer's notes ("staging: rate_limit=600/min" / "The prod API
+# gateway rate limit is 600", "Android 端 5.8.2" / "iOS v5.8.2", frontend / backend repo)
+_EN_ENVIRONMENTS = {**dict.fromkeys(("prod", "production"), "prod"), "staging": "staging",
+                    "dev": "dev", **dict.fromkeys(("preprod", "pre-prod"), "preprod"),
+                    "uat": "uat", "sandbox": "sandbox"}
+_ZH_ENVIRONMENTS = {**dict.fromkeys("生产环境 线上 正式环境".split(), "prod"), **dict.fromkeys("测试环境 预发 预发布".split(), "staging"),
+                    "开发环境": "dev", "灰度": "灰度"}
+_PLATFORMS = {"ios": "ios", "android": "android", "安卓": "android", "web": "web", "windows": "windows",
+              "macos": "macos", "linux": "linux"}
+_TIERS = {**dict.fromkeys(("frontend", "front-end", "front end", "前端"), "frontend"),
+          **dict.fromkeys(("backend", "back-end", "back end", "后端"), "backend")}
 
 _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
              ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS), ("plant", _EN_PLANTS),
              ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS),
-             ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS))
+             ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS), ("environment", _EN_ENVIRONMENTS),
+             ("platform", _PLATFORMS), ("tier", _TIERS), ("bike", _EN_BIKES))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
-             ("device", _ZH_DEVICES), ("account", _ZH_ACCOUNTS))
+             ("device", _ZH_DEVICES), ("account", _ZH_ACCOUNTS), ("environment", _ZH_ENVIRONMENTS),
+             ("platform", _PLATFORMS), ("tier", _TIERS))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
