@@ -291,6 +291,9 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     ("The cargo bike's tires get pumped to 60 psi.", "commuter bike tires: 60 psi", "bike"),
     ("Maya's AP Calculus exam is on May 12 at 8 am.", "maya – AP spanish exam 5/12 8am", "subject"),
     ("[home] basement dehumidifier set to 45% RH", "The dehumidifier in the laundry room is set to 45% humidity.", "room"),
+    # what a Chinese policy covers
+    ("我的百万医疗险每年6月9日续费。", "意外险 续费 每年6/9", "cover"),
+    ("妈 防癌险 ¥3450/年", "给妈买的重疾险一年三千四百五。", "cover"),
 ])
 def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, kind):
     assert kinds.differ(a, b) == kind
@@ -301,6 +304,20 @@ def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, k
     ("The production Postgres for ledger-svc runs version 15.4.", "ledger-svc prod postgres: 15.4"),
     ("Our iOS app's minimum version is 16.4.", "ios min version 16.4"),
     ("I live in Leeds now.", "We moved to Leeds, and it is where we live."),  # "live" is no environment
+    ("我的医疗险每年6月9日续费。", "百万医疗 续费 每年6/9"),
 ])
 def test_one_environment_said_two_ways_is_no_difference(a, b):
     assert kinds.differ(a, b) is None
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a lower-case note's head before a dash: the chain the other names and a branch it lacks
+    ("chemist warehouse porirua – flu jab $35", "Flu jabs at Chemist Warehouse Lower Hutt are NZ$35.", False),
+    ("The Queen St. West Canadian Tire has the DeWalt drill on sale for CA$129.",
+     "canadian tire yonge & eglinton – dewalt drill $129", False),
+    ("The Lidl in Keynsham closes at 10pm on Saturdays.", "lidl radstock – sat close 22:00", False),
+    ("chemist warehouse lower hutt – flu jab $35", "Flu jabs at Chemist Warehouse Lower Hutt are NZ$35.", True),
+    ("new pb at heaton park parkrun this morning - 24.37!!", "parkrun PB: 24m37s (Heaton Pk)", True),  # a clause
+])
+def test_a_branch_in_a_lower_case_notes_head(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same

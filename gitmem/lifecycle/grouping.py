@@ -236,7 +236,7 @@ def _bare_numbers_only(a: str, b: str) -> bool:
     return not (fa.names & fb.names) and bool(shared) and all(v.startswith("num:") for v in shared)
 
 
-_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z'’-]+")
+_CAPITALISED = re.compile(r"(?<![\w'’])[A-Z][A-Za-z'’-]*[A-Za-z]")  # not a hyphen after it (WEB-4821)
 
 
 def capitals_shared(a: str, b: str) -> bool:

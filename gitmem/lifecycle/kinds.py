@@ -3,9 +3,9 @@ named with 's; a pet; in Chinese a thing's owner by a name of its own at the sta
 橘子的驱虫药 / 小黑 驱虫药, or two full names, zh_names.head and opening_name), where (a room
 of a home; a side: front / back, upstairs, east / west, northbound, 往南; a floor; in Chinese,
 which has no capitals, a city or a bank; a branch or a street, gitmem.lifecycle.branches),
-what (an instrument, a plant, an appliance, what a policy covers, a school subject, a kind
-of bike; in Chinese a household brand or a car: 飞利浦 / 欧乐B, 宝骏 / 飞度), where software
-runs (prod / staging, 生产环境 / 测试环境, iOS / Android, frontend / backend) and when (last
+what (an instrument, a plant, an appliance, what a policy covers: travel / gadget, 医疗险 /
+意外险, a school subject, a kind of bike; in Chinese a household brand or a car: 飞利浦 /
+欧乐B, 宝骏 / 飞度), where software runs (prod / staging, 生产环境 / 测试环境, iOS / Android, frontend / backend) and when (last
 year / this year, 上次 / 这次; a year against a year, an occasion against an occasion).
 
 "Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
@@ -164,6 +164,11 @@ _ZH_SPORTS = {w: w for w in "羽毛球 乒乓球 篮球 足球 网球 排球 高
 # What a policy covers ("travel insurance" / "gadget insurance": two policies)
 _EN_COVER = {f"{w} {x}": w for w in ("travel gadget home car motor pet contents buildings life health dental phone "
                                      "breakdown boiler van bike landlord").split() for x in ("insurance", "ins", "cover")}
+_ZH_COVER = {**dict.fromkeys("医疗险 医疗保险 百万医疗".split(), "医疗"), **dict.fromkeys("意外险 意外保险".split(), "意外"),
+             **dict.fromkeys("重疾险 重疾 重大疾病险 重大疾病保险".split(), "重疾"), "防癌险": "防癌",
+             **dict.fromkeys("寿险 人寿保险".split(), "寿险"), **dict.fromkeys("车险 车辆保险 汽车保险".split(), "车险"),
+             "交强险": "交强险", "家财险": "家财", **dict.fromkeys("旅游险 旅行险 旅游保险".split(), "旅行"),
+             "养老险": "养老"}
 _EN_PLANTS = {f"{w}{end}": w for w in ("rose jasmine tomato basil mint orchid lavender dahlia tulip courgette "
                                         "lettuce potato bean fern hydrangea clematis geranium fuchsia sunflower "
                                         "chilli cucumber carrot onion leek pumpkin").split() + ["sweet pea"]
@@ -203,7 +208,7 @@ _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("s
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
              ("device", _ZH_DEVICES), ("account", _ZH_ACCOUNTS), ("environment", _ZH_ENVIRONMENTS),
-             ("platform", _PLATFORMS), ("tier", _TIERS))
+             ("platform", _PLATFORMS), ("tier", _TIERS), ("cover", _ZH_COVER))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
