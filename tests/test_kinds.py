@@ -121,7 +121,7 @@ def test_english_words_for_one_person_or_room_are_one_word_and_still_spell_a_nam
 
 
 @pytest.mark.parametrize("a, b", [
-    ("健身房的年卡是两千九百九。", "游泳馆年卡 2990"),  # one value of two things no capital names
+    ("瑜伽课的年卡是两千九百九。", "游泳年卡 2990"),  # one value of two things no capital names
 ])
 def test_chinese_texts_sharing_a_value_in_few_words_are_left_for_the_agent(a, b):
     vecs = np.array([[1.0, 0.0], [1.0, 0.0]])  # the vectors see one text
@@ -140,8 +140,8 @@ def test_chinese_paraphrases_sharing_most_words_still_merge():
 def test_dream_lists_a_chinese_pair_it_leaves_for_the_agent(store):
     from tests.test_samefact import _plan
 
-    ids = store.import_items([{"text": "健身房的年卡是两千九百九。", "created": "2024-03-02", "importance": 9},
-                              {"text": "游泳馆年卡 2990", "created": "2024-03-02T00:05:00", "importance": 9}]).created
+    ids = store.import_items([{"text": "瑜伽课的年卡是两千九百九。", "created": "2024-03-02", "importance": 9},
+                              {"text": "游泳年卡 2990", "created": "2024-03-02T00:05:00", "importance": 9}]).created
     plan = _plan(store)
     assert plan.merges == []
     assert [({p["a"], p["b"]}, p["why"]) for p in plan.possible_updates] == [(set(ids), grouping.FEW_WORDS)]
@@ -294,6 +294,10 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     # what a Chinese policy covers
     ("我的百万医疗险每年6月9日续费。", "意外险 续费 每年6/9", "cover"),
     ("妈 防癌险 ¥3450/年", "给妈买的重疾险一年三千四百五。", "cover"),
+    # a Chinese department, class or activity, venue
+    ("财务部的韩露下周三下午三点半做年度述职。", "周三15:30 述职——设计部彭博", "department"),
+    ("孩子周末的书法班一共十二次课。", "国画班 12次课", "activity"),
+    ("健身房的年卡是两千九百九。", "游泳馆年卡 2990", "venue"),
 ])
 def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, kind):
     assert kinds.differ(a, b) == kind
@@ -305,6 +309,7 @@ def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, k
     ("Our iOS app's minimum version is 16.4.", "ios min version 16.4"),
     ("I live in Leeds now.", "We moved to Leeds, and it is where we live."),  # "live" is no environment
     ("我的医疗险每年6月9日续费。", "百万医疗 续费 每年6/9"),
+    ("女儿暑假游泳10次课交了1200，奥体中心那边", "奥体游泳馆暑期班 十节一千二百元（女儿）"),  # 奥体: 奥体中心
 ])
 def test_one_environment_said_two_ways_is_no_difference(a, b):
     assert kinds.differ(a, b) is None

@@ -2,11 +2,12 @@
 named with 's; a pet; in Chinese a thing's owner by a name of its own at the start,
 橘子的驱虫药 / 小黑 驱虫药, or two full names, zh_names.head and opening_name), where (a room
 of a home; a side: front / back, upstairs, east / west, northbound, 往南; a floor; in Chinese,
-which has no capitals, a city or a bank; a branch or a street, gitmem.lifecycle.branches),
-what (an instrument, a plant, an appliance, what a policy covers: travel / gadget, 医疗险 /
-意外险, a school subject, a kind of bike; in Chinese a household brand or a car: 飞利浦 /
-欧乐B, 宝骏 / 飞度), where software runs (prod / staging, 生产环境 / 测试环境, iOS / Android, frontend / backend) and when (last
-year / this year, 上次 / 这次; a year against a year, an occasion against an occasion).
+which has no capitals, a city, a bank, a department or a venue; a branch or a street,
+gitmem.lifecycle.branches), what (an instrument, a plant, an appliance, what a policy
+covers: travel / gadget, 医疗险 / 意外险; a school subject, a kind of bike; in Chinese a
+class, a household brand or a car: 飞利浦 / 欧乐B, 宝骏 / 飞度), where software runs (prod /
+staging, 生产环境 / 测试环境, iOS / Android, frontend / backend) and when (last year / this
+year, 上次 / 这次; a year against a year, an occasion against an occasion).
 
 "Mum takes her pill at 8am" / "dad's tablet: 8am", "Last year's bonus was £3,000" /
 "This year's bonus: £3k", 客厅的窗帘花了一千二 / 卧室窗帘1200块: written in two shapes, no
@@ -169,6 +170,14 @@ _ZH_COVER = {**dict.fromkeys("医疗险 医疗保险 百万医疗".split(), "医
              **dict.fromkeys("寿险 人寿保险".split(), "寿险"), **dict.fromkeys("车险 车辆保险 汽车保险".split(), "车险"),
              "交强险": "交强险", "家财险": "家财", **dict.fromkeys("旅游险 旅行险 旅游保险".split(), "旅行"),
              "养老险": "养老"}
+# Which department (财务部的韩露 / 设计部彭博), which class or activity (书法班 / 国画班), which
+# venue (健身房的年卡 / 游泳馆年卡)
+_ZH_DEPARTMENTS = {f"{w}{end}": w for w in "财务 设计 销售 人事 技术 市场 行政 法务 运营 产品 研发 客服 采购 品质 质量 "
+                   "后勤 工程 测试 财会".split() for end in ("部", "组", "科")}
+_ZH_ACTIVITIES = {w: w for w in "书法 国画 舞蹈 美术 编程 游泳 围棋 奥数 跆拳道 画画 街舞 口才 乐高 武术 滑冰 轮滑 击剑 "
+                  "素描 播音 主持 拉丁舞 芭蕾 声乐 合唱".split()}
+_ZH_VENUES = {w: w for w in "健身房 游泳馆 体育馆 图书馆 博物馆 电影院 少年宫 科技馆 美术馆 体育中心 奥体中心 文化宫 "
+              "羽毛球馆 篮球馆 网球场 溜冰场".split()}
 _EN_PLANTS = {f"{w}{end}": w for w in ("rose jasmine tomato basil mint orchid lavender dahlia tulip courgette "
                                         "lettuce potato bean fern hydrangea clematis geranium fuchsia sunflower "
                                         "chilli cucumber carrot onion leek pumpkin").split() + ["sweet pea"]
@@ -208,7 +217,8 @@ _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("s
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
              ("device", _ZH_DEVICES), ("account", _ZH_ACCOUNTS), ("environment", _ZH_ENVIRONMENTS),
-             ("platform", _PLATFORMS), ("tier", _TIERS), ("cover", _ZH_COVER))
+             ("platform", _PLATFORMS), ("tier", _TIERS), ("cover", _ZH_COVER),
+             ("department", _ZH_DEPARTMENTS), ("activity", _ZH_ACTIVITIES), ("venue", _ZH_VENUES))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
@@ -260,7 +270,10 @@ def differ(a: str, b: str) -> str | None:
     someone is theirs ("The quilt I'm making for Esme" / "Esme's quilt")."""
     na, nb = named(a), named(b)
     for kind in na.keys() & nb.keys():
-        if na[kind] - nb[kind] and nb[kind] - na[kind]:
+        only_a, only_b = na[kind] - nb[kind], nb[kind] - na[kind]
+        if kind == "venue":  # 奥体中心 / 奥体游泳馆: a venue by its short form
+            only_a, only_b = {v for v in only_a if v[:2] not in b}, {v for v in only_b if v[:2] not in a}
+        if only_a and only_b:
             return kind
     for x, nx, y, ny in ((a, na, b, nb), (b, nb, a, na)):
         others = {o for o in _owners(y) if not re.search(rf"\b{re.escape(o)}\b", x, re.I)}
