@@ -20,6 +20,9 @@ from gitmem.lifecycle.names import names_of
     ("atlas standup 0945 PT / zoom", set()),
     ("We sailed across the Pacific in May", {"pacific"}),         # ... not away from one
     ("Ask Alice about the Leeds office", {"alice", "leeds"}),
+    ("楼下吴叔家的物业费一个月二百六十八", {"吴叔"}),                # a neighbour by surname and kin word
+    ("邻居王阿姨上周借了我五百块", {"王姨"}),                        # ... as its short form (王姨)
+    ("我叔叔下周来", set()),                                         # kin alone is no name
 ])
 def test_words_in_capitals_that_name_nothing_are_no_names(text, names):
     assert set(names_of(text)) == names
@@ -42,6 +45,8 @@ def test_words_in_capitals_that_name_nothing_are_no_names(text, names):
     ("3 月 10 号到 16 号那一周轮到我 on-call。", "oncall: me, 3/10–3/16", True),
     ("3 月 10 号到 16 号那一周轮到我 on-call。", "oncall: 老王, 3/10–3/16", False),  # someone by surname
     ("我在红十字会那边负责急救培训的报名。", "小覃在红十字会那边负责急救培训的报名。", False),
+    ("楼下吴叔家的物业费一个月二百六十八。", "物业费268/月（邻居陈阿姨家）", False),
+    ("邻居王阿姨家的物业费一个月二百六十八。", "物业费268/月（王姨家）", True),
 ])
 def test_one_fact_beside_markers_currencies_and_time_zones(a, b, same):
     assert (samefact.conflict(a, b) is None) is same

@@ -1,6 +1,7 @@
 """The names a text states, for dream's guard (gitmem.lifecycle.samefact): capitalised words
 that are not a sentence's first, Chinese names introduced as names (叫豆豆) or by surname
-(小张), never a value, a unit, the speaker or a note's marker.
+(小张) or by surname and kin word (吴叔, 陈阿姨), never a value, a unit, the speaker or a
+note's marker.
 
 Capitals are the English reader's only sign of a name, so a word in capitals that names
 nothing is left out where it is known: a month or a weekday, a unit (GBP), a code (KX7),
@@ -61,6 +62,7 @@ def _names(text: str) -> set[str]:
     names.update(m[1] for m in zh_names.NAMED.finditer(text))
     # 小张, 老李, 王总: a person by surname, who may be 张伟 in another text.
     names.update(m[1] or m[2] for m in zh_names.SHORT_NAME.finditer(text))
+    names.update(zh_names.kin_names(text))  # 吴叔, 陈阿姨: two neighbours
     return names
 
 

@@ -33,6 +33,17 @@ _TITLE_AFTER = "主任|经理|老师|医生|大夫|师傅|律师|教授|总监|�
 SHORT_NAME = re.compile(rf"(?:小|老)([{ZH_SURNAMES}])(?![子们家客])"
                         rf"|([{ZH_SURNAMES}])总")
 _TITLED = re.compile(rf"({_ZH_COMPOUND_SURNAMES}|[{ZH_SURNAMES}])(?:{_TITLE_AFTER})")
+# A neighbour or an elder by surname and kin word (吴叔, 陈阿姨, 李伯伯): the person, by the
+# surname and the kin word's short form (王阿姨 / 王姨 are one).
+KIN_NAME = re.compile(rf"([{ZH_SURNAMES}])(叔叔|阿姨|伯伯|婶婶|奶奶|爷爷|叔|姨|伯|婶)")
+_KIN_SHORT = {"叔叔": "叔", "阿姨": "姨", "伯伯": "伯", "婶婶": "婶"}
+
+
+def kin_names(text: str) -> set[str]:
+    """The people `text` names by surname and kin word, each as surname + short kin word."""
+    return {m[1] + _KIN_SHORT.get(m[2], m[2]) for m in KIN_NAME.finditer(text)}
+
+
 NAMED = re.compile(r"(?:名叫|叫做|叫)([\u3400-\u9fff]{2,3}?)(?=[，。,.;；、的！!\s]|$)")
 
 
