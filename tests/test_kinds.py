@@ -39,8 +39,9 @@ LOOK_ALIKES = [
 @pytest.mark.parametrize("a, b, kind", LOOK_ALIKES)
 def test_two_of_one_kind_are_two_facts(a, b, kind):
     assert kinds.differ(a, b) == kind
-    assert samefact.conflict(a, b) == "entities differ"
-    assert samefact.conflict(b, a) == "entities differ"
+    # (the name reader may tell them apart first: 王阿姨 / 小唐)
+    assert samefact.conflict(a, b) in ("entities differ", "names differ")
+    assert samefact.conflict(b, a) == samefact.conflict(a, b)
 
 
 @pytest.mark.parametrize("a, b", [
@@ -294,6 +295,10 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     # what a Chinese policy covers
     ("我的百万医疗险每年6月9日续费。", "意外险 续费 每年6/9", "cover"),
     ("妈 防癌险 ¥3450/年", "给妈买的重疾险一年三千四百五。", "cover"),
+    # a console against a tablet; work against personal
+    ("kids' switch: 90 min/day limit", "The kids' tablet has a screen-time limit of 90 minutes a day.", "device"),
+    ("Two-factor on my personal GitHub account uses the YubiKey 5C.", "work github (acme-org) 2FA → yubikey 5C",
+     "work or personal"),
     # a Chinese department, class or activity, venue
     ("财务部的韩露下周三下午三点半做年度述职。", "周三15:30 述职——设计部彭博", "department"),
     ("孩子周末的书法班一共十二次课。", "国画班 12次课", "activity"),

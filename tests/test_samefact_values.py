@@ -241,3 +241,16 @@ def test_reading_values_never_fails_and_is_stable(text):
 ])
 def test_counts_measure_only_counts_and_a_span_of_days_holds_its_first_day(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a model's code against a name with another model number
+    ("s24 back cover ₹699", "The back cover for the user's OnePlus 12 cost ₹699.", False),
+    ("Year 4 parents' evening is on Tuesday 11 November.", "tues 11/11 – yr 6 parents eve", False),
+    # ... not a flight by its code and its airline's name, nor a weekday before a date
+    ("User's flight to Christchurch is NZ531, leaving Auckland at 6:55am on Tuesday 14 October.",
+     "AKL→CHC NZ531 tue 14/10 0655", True),
+    ("The Year 4 nativity is on Thursday 11 December at 2pm in the school hall.", "y4 nativity thurs 11th dec 2pm", True),
+])
+def test_a_model_code_against_a_name_and_another_number(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same

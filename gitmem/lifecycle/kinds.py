@@ -134,7 +134,12 @@ _ZH_CITIES = {w: w for w in (
 _ZH_INSTRUMENTS = {w: w for w in "钢琴 小提琴 大提琴 吉他 架子鼓 古筝 二胡 长笛 萨克斯 尤克里里 琵琶 单簧管 电子琴 口琴 竹笛".split()}
 # A device one owns ("phone case" / "tablet case", 手机 / 平板: two things)
 _EN_DEVICES = {**dict.fromkeys(("phone", "mobile", "iphone"), "phone"), **dict.fromkeys(("tablet", "ipad"), "tablet"),
-               **dict.fromkeys(("laptop", "macbook"), "laptop"), "smartwatch": "watch"}
+               **dict.fromkeys(("laptop", "macbook"), "laptop"), "smartwatch": "watch",
+               **dict.fromkeys(("switch", "nintendo switch", "xbox", "playstation", "ps5", "ps4"), "console")}
+# Whose a thing is: work or personal ("work github (acme-org) 2FA" / "my personal GitHub account")
+_EN_WORK_OR_PERSONAL = {f"{w} {x}": w for w in ("work", "personal") for x in (
+    "email", "laptop", "phone", "mobile", "account", "github", "gitlab", "calendar", "slack", "card", "credit card",
+    "computer", "car", "number")}
 _ZH_DEVICES = {"手机": "手机", "平板": "平板", "笔记本电脑": "电脑", "手表": "手表", "耳机": "耳机"}
 # Which account (savings / current, 储蓄户口 / 往来户口)
 _EN_ACCOUNTS = {f"{w} account": w for w in ("savings", "current", "checking", "joint", "business")} | {
@@ -212,7 +217,8 @@ _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("s
              ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS), ("plant", _EN_PLANTS),
              ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS),
              ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS), ("environment", _EN_ENVIRONMENTS),
-             ("platform", _PLATFORMS), ("tier", _TIERS), ("bike", _EN_BIKES))
+             ("platform", _PLATFORMS), ("tier", _TIERS), ("bike", _EN_BIKES),
+             ("work or personal", _EN_WORK_OR_PERSONAL))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),

@@ -269,7 +269,8 @@ def conflict(a: str, b: str, beside_values: bool = False) -> str | None:
                 return "values differ"
         elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"
-    if not beside_values and (values.code_against_number(fa.values, fb.values) or values.code_against_number(fb.values, fa.values)):
+    if not beside_values and (values.code_against_number(fa.values, fb.values) or values.code_against_number(fb.values, fa.values)
+                              or values.code_against_model(a, fa.values, b) or values.code_against_model(b, fb.values, a)):
         return "values differ"
     shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
     # quantulum3 is asked about a shared number the hand-written units read on one side at most

@@ -462,6 +462,19 @@ def told_by(nums: frozenset[str], other: dict[str, frozenset[str]]) -> frozenset
     return frozenset(n for n in nums if n[4:] in days or n[4:] in times)
 
 
+_MODEL = re.compile(r"\b([A-Z][A-Za-z]+)\s+(\d{1,3})\b(?![.,:/]\d)")  # "OnePlus 12", "Pixel 8"
+
+
+def code_against_model(a: str, va: dict[str, frozenset[str]], b: str) -> bool:
+    """Whether `a` (values by kind `va`) gives a code ("s24 back cover") and `b` a name
+    with a model number ("OnePlus 12") the code does not hold and `a` does not name: two
+    models ("NZ531" / "Air New Zealand 531" is one flight)."""
+    codes = va.get("code", frozenset())
+    low = a.lower()
+    return bool(codes) and any(m[1].lower() not in low and not any(m[2] in c for c in codes)
+                               and m[1].lower() not in MONTHS and m[1].lower() not in WEEKDAYS for m in _MODEL.finditer(b))
+
+
 def code_against_number(va: dict[str, frozenset[str]], vb: dict[str, frozenset[str]]) -> bool:
     """Values by kind (`by_kind`) of two texts: a code on one side ("RP 20931") and, where
     the other has none, a number of three digits or more that is not in it ("permit
