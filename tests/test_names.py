@@ -19,6 +19,7 @@ from gitmem.lifecycle.names import names_of
     ("Standup is at 9:45 am Pacific on Zoom", {"zoom"}),          # a time zone beside a clock time
     ("atlas standup 0945 PT / zoom", set()),
     ("We sailed across the Pacific in May", {"pacific"}),         # ... not away from one
+    ("Log timestamps must be in UTC.", {"utc"}),
     ("Ask Alice about the Leeds office", {"alice", "leeds"}),
     ("楼下吴叔家的物业费一个月二百六十八", {"吴叔"}),                # a neighbour by surname and kin word
     ("邻居王阿姨上周借了我五百块", {"王姨"}),                        # ... as its short form (王姨)

@@ -6,7 +6,7 @@ note's marker.
 Capitals are the English reader's only sign of a name, so a word in capitals that names
 nothing is left out where it is known: a month or a weekday, a unit (GBP), a code (KX7),
 "I", a note's marker (TODO, FYI, NB), a currency's country before its sign (NZ$79, CA$12),
-and a time zone beside a clock time ("9:45 am Pacific", "0945 PT")."""
+and a time zone after a clock time ("9:45 am Pacific", "0945 PT"; "Use UTC for logs" names UTC)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ _DIGITS = re.compile(r"\d")
 _UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 # A note's markers in capitals name nothing: "TODO renew…", "FYI the VPN…", "NB: …"
 _MARKERS = frozenset("todo fyi nb fixme tbd tba asap wip ps rsvp aka btw fwiw attn eta".split())
-# Time zones: by their letters anywhere, by their words after a clock time ("9:45 am Pacific")
+# Time zones after a clock time ("9:45 am Pacific", "0945 PT")
 _ZONES = frozenset("pt pst pdt et est edt ct cst cdt mt mst mdt gmt bst utc cet cest aest aedt nzst nzdt".split())
 _ZONE_WORDS = frozenset("pacific eastern central mountain".split())
 _CLOCK_BEFORE = re.compile(r"(?:\d|\b[ap]\.?m\.?)\s*$", re.I)
@@ -67,7 +67,7 @@ def _names(text: str) -> set[str]:
 
 
 def _zone(w: str, before: str) -> bool:
-    return w in _ZONES or (w in _ZONE_WORDS and bool(_CLOCK_BEFORE.search(before)))
+    return (w in _ZONES or w in _ZONE_WORDS) and bool(_CLOCK_BEFORE.search(before))  # "Use UTC for logs" names UTC
 
 
 @lru_cache(maxsize=65536)

@@ -370,10 +370,11 @@ def _airport_of(x: str, both: set[str]) -> bool:
 
 _VOWEL = re.compile("[aeiou]")
 
-# The kind of place a name ends with ("Newcastle Airport", "the Boyd Orr Building"): said or
-# left out, as "Newcastle" / "the Boyd Orr" name the same place.
+# The kind of place or body a name ends with ("Newcastle Airport", "the Boyd Orr Building",
+# "Audax Club"): said or left out, as "Newcastle" / "the Boyd Orr" name the same place.
 PLACE_KINDS = frozenset("airport hospital station hall building bldg centre center park church school college "
-                        "university library museum theatre theater hotel arena stadium gallery".split())
+                        "university library museum theatre theater hotel arena stadium gallery club society "
+                        "association".split())
 
 
 def kind_left_out(only: set[str], other: frozenset[str]) -> set[str]:
