@@ -302,7 +302,9 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     # a Chinese department, class or activity, venue
     ("财务部的韩露下周三下午三点半做年度述职。", "周三15:30 述职——设计部彭博", "department"),
     ("孩子周末的书法班一共十二次课。", "国画班 12次课", "activity"),
-    ("健身房的年卡是两千九百九。", "游泳馆年卡 2990", "venue"),
+    ("健身房的年卡是两千九百九。", "游泳馆年卡 2990", "room"),
+    ("地下车库的门禁密码是 6035。", "健身房储物柜的密码是 6035。", "room"),
+    ("博越 胎压2.3bar", "哈弗H6的胎压标准是2.3。", "brand"),
 ])
 def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, kind):
     assert kinds.differ(a, b) == kind

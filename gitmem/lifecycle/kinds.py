@@ -151,7 +151,8 @@ _ZH_BRANDS = {w: w for w in ("飞利浦 欧乐B 九阳 格力 海尔 小米 华�
 _ZH_BRANDS |= {f"美的{x}": "美的" for x in ("那", "这", "牌", "空调", "冰箱", "洗衣机", "电饭煲", "微波炉", "风扇")}
 # ... and cars by their make or model (家里那辆宝骏 / 老婆的飞度: two cars)
 _ZH_BRANDS |= {w: w for w in ("宝骏 五菱 吉利 长安 奇瑞 哈弗 红旗 理想 领克 极氪 问界 大众 日产 别克 雪佛兰 福特 现代 起亚 "
-                              "马自达 斯柯达 沃尔沃 飞度 思域 雅阁 卡罗拉 凯美瑞 轩逸 朗逸 速腾 帕萨特 宝来 途观").split()}
+                              "马自达 斯柯达 沃尔沃 飞度 思域 雅阁 卡罗拉 凯美瑞 轩逸 朗逸 速腾 帕萨特 宝来 途观 博越 星越 帝豪 "
+                              "缤越 汉兰达 逍客 奇骏").split()}
 # Plants a home or a plot grows (月季 / 茉莉: two pots)
 _ZH_PLANTS = {w: w for w in ("月季 玫瑰 茉莉 绿萝 吊兰 多肉 兰花 发财树 富贵竹 君子兰 栀子 仙人掌 薄荷 番茄 辣椒 "
                              "黄瓜 草莓 茄子 豆角 生菜 韭菜 向日葵 绣球 三角梅").split()} | {"西红柿": "番茄"}
@@ -176,7 +177,7 @@ _ZH_COVER = {**dict.fromkeys("医疗险 医疗保险 百万医疗".split(), "医
              "交强险": "交强险", "家财险": "家财", **dict.fromkeys("旅游险 旅行险 旅游保险".split(), "旅行"),
              "养老险": "养老"}
 # Which department (财务部的韩露 / 设计部彭博), which class or activity (书法班 / 国画班), which
-# venue (健身房的年卡 / 游泳馆年卡)
+# venue, a place as a room is (健身房的年卡 / 游泳馆年卡, 地下车库 / 健身房储物柜)
 _ZH_DEPARTMENTS = {f"{w}{end}": w for w in "财务 设计 销售 人事 技术 市场 行政 法务 运营 产品 研发 客服 采购 品质 质量 "
                    "后勤 工程 测试 财会".split() for end in ("部", "组", "科")}
 _ZH_ACTIVITIES = {w: w for w in "书法 国画 舞蹈 美术 编程 游泳 围棋 奥数 跆拳道 画画 街舞 口才 乐高 武术 滑冰 轮滑 击剑 "
@@ -224,7 +225,7 @@ _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("s
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
              ("device", _ZH_DEVICES), ("account", _ZH_ACCOUNTS), ("environment", _ZH_ENVIRONMENTS),
              ("platform", _PLATFORMS), ("tier", _TIERS), ("cover", _ZH_COVER),
-             ("department", _ZH_DEPARTMENTS), ("activity", _ZH_ACTIVITIES), ("venue", _ZH_VENUES))
+             ("department", _ZH_DEPARTMENTS), ("activity", _ZH_ACTIVITIES), ("room", _ZH_VENUES))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
@@ -277,8 +278,9 @@ def differ(a: str, b: str) -> str | None:
     na, nb = named(a), named(b)
     for kind in na.keys() & nb.keys():
         only_a, only_b = na[kind] - nb[kind], nb[kind] - na[kind]
-        if kind == "venue":  # 奥体中心 / 奥体游泳馆: a venue by its short form
-            only_a, only_b = {v for v in only_a if v[:2] not in b}, {v for v in only_b if v[:2] not in a}
+        if kind == "room":  # 奥体中心 / 奥体游泳馆: a venue by its short form
+            only_a = {v for v in only_a if v.isascii() or v[:2] not in b}
+            only_b = {v for v in only_b if v.isascii() or v[:2] not in a}
         if only_a and only_b:
             return kind
     for x, nx, y, ny in ((a, na, b, nb), (b, nb, a, na)):
