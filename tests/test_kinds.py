@@ -330,6 +330,11 @@ def test_one_environment_said_two_ways_is_no_difference(a, b):
     ("The Lidl in Keynsham closes at 10pm on Saturdays.", "lidl radstock – sat close 22:00", False),
     ("chemist warehouse lower hutt – flu jab $35", "Flu jabs at Chemist Warehouse Lower Hutt are NZ$35.", True),
     ("new pb at heaton park parkrun this morning - 24.37!!", "parkrun PB: 24m37s (Heaton Pk)", True),  # a clause
+    # a currency's country is no capital of the note's own
+    ("target highpoint – kids bikes A$149", "The Target at Chadstone has the kids' bikes for A$149.", False),
+    # a note's tag after a dash against the name a sentence opens with
+    ("Rosalind from accounts has her annual review at 2.15pm on Thursday.", "thurs 14:15 annual review – tobias (sales)", False),
+    ("Rosalind from accounts has her annual review at 2.15pm on Thursday.", "thurs 14:15 annual review – rosalind", True),
 ])
 def test_a_branch_in_a_lower_case_notes_head(a, b, same):
     assert (samefact.conflict(a, b) is None) is same

@@ -18,10 +18,14 @@ def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str]) ->
     (lower_names_other) or someone (note_against); or a note whose first word, a name
     the reader cannot tell from a sentence's first word, the other lacks while it names
     what the note lacks ("Shark filter: wash every 3 months" / "The filter on the Dyson…")."""
-    if y and y == y.lower():
+    plain = _CURRENCY_COUNTRY.sub("$", y)  # "– kids bikes A$149" is a lower-case note
+    if plain and plain == plain.lower():
         return bool(only and lower_names_other(fy.full, stop, only, fx.full, fx.words, capitals(x), y)) \
             or note_against(y, fy.words, x, fx.words, stop)
     return bool(only) and (opener_other(y, fy.words, x, fx.words, stop) or tag_other(y, fx.words, stop))
+
+
+_CURRENCY_COUNTRY = re.compile(r"\b[A-Z]{1,3}\$")
 
 
 def tag_other(note: str, words_text: frozenset[str], stop: frozenset[str]) -> bool:
@@ -70,11 +74,12 @@ def tag_against_kin(note: str, words_note: frozenset[str], text: str, words_text
 def head_against_opener(note: str, words_note: frozenset[str], text: str, words_text: frozenset[str],
                         stop: frozenset[str]) -> bool:
     """Whether a lower-case note opens with a word before a dash ("rolo – muddy paws
-    daycare wednesdays") that the other text lacks, where that text opens with a
+    daycare wednesdays"), or ends with one after a dash ("… review – tobias (sales)"), that
+    the other text lacks, where that text opens with a
     capitalised word the note lacks ("Bramble goes to Muddy Paws…"): two pets, two people.
     A sentence's first word is no name the reader can tell (names_of leaves it out); with
     the note's head against it, and neither in the other text, it is someone's."""
-    head, first = HEAD.search(note), OPENER.match(text)
+    head, first = HEAD.search(note) or TAG.search(note), OPENER.match(text)  # "… – tobias (sales)" too
     if not head or not first or len(head[1]) < 3:
         return False
     h, f = head[1], first[1].lower()
