@@ -331,6 +331,7 @@ def test_one_environment_said_two_ways_is_no_difference(a, b):
     ("chemist warehouse lower hutt – flu jab $35", "Flu jabs at Chemist Warehouse Lower Hutt are NZ$35.", True),
     ("new pb at heaton park parkrun this morning - 24.37!!", "parkrun PB: 24m37s (Heaton Pk)", True),  # a clause
     # a currency's country is no capital of the note's own
+    ("南京东路全联 23:00 打烊", "民生社区那家全联开到晚上十一点。", False),  # a place before a chain
     ("target highpoint – kids bikes A$149", "The Target at Chadstone has the kids' bikes for A$149.", False),
     # a note's tag after a dash against the name a sentence opens with
     ("Rosalind from accounts has her annual review at 2.15pm on Thursday.", "thurs 14:15 annual review – tobias (sales)", False),

@@ -15,7 +15,8 @@ from gitmem.core.tokens import CJK_STOP_CHARS
 _ZH_BRANCH = re.compile(r"([\u4e00-\u9fff]{2,4})(?:分店|店|那家)")
 # ... or the place before a chain's name (西红门宜家 / 四元桥宜家: two IKEAs)
 _ZH_CHAINS = ("宜家 星巴克 瑞幸 麦当劳 肯德基 盒马 山姆 沃尔玛 家乐福 永辉 海底捞 喜茶 奈雪 必胜客 优衣库 屈臣氏 万达 "
-              "大润发 物美 华润万家 便利蜂 名创优品 迪卡侬 西西弗 库迪 蜜雪冰城 汉堡王 赛百味").split()
+              "大润发 物美 华润万家 便利蜂 名创优品 迪卡侬 西西弗 库迪 蜜雪冰城 汉堡王 赛百味 全联 百佳 惠康 万宁 好市多 "
+              "罗森 美宜佳").split()
 _ZH_BEFORE_CHAIN = re.compile(r"([\u4e00-\u9fff]{2,3})(?=" + "|".join(_ZH_CHAINS) + ")")
 _ZH_NOT_PLACE = frozenset("去到在逛买从往回经过近边旁家里外的了周末天午晚早今明昨")
 # Where the speaker is, not which branch: 门口盒马 / 楼下那家盒马 are one shop
