@@ -14,7 +14,8 @@ when a value differs. `extract(text)` reads, in order, and blanks out of the tex
 - dates: Nov 4 / November 4th / 4 November / 11/4 / 11月4日 / 十一月四号 -> `date:11-4`,
   with years, months alone and weekdays as their own kinds;
 - quantities with a unit: money ($1,200 / 1200 USD / twelve hundred dollars / 4500块 /
-  四千五百元 -> `qty:1200 usd`, `qty:4500 cny`) and sizes, durations and other units
+  四千五百元 -> `qty:1200 usd`, `qty:4500 cny`; rand, rupees, yen and lakh: gitmem.lifecycle.money)
+  and sizes, durations and other units
   (25 MB / twenty-five megabytes / 25MB -> `qty:25 mb`; 2年 / two years -> `qty:2 year`);
   every quantity also gives its bare number (`num:25`), so "25 MB" and "25" agree and
   "25 MB" and "26" differ;
@@ -36,7 +37,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from gitmem.lifecycle import clock, quantities, zh_numbers
+from gitmem.lifecycle import clock, money, quantities, zh_numbers
 from gitmem.lifecycle.quantities import COUNTERS, fmt as _fmt  # noqa: F401 (COUNTERS: read as values.COUNTERS)
 from gitmem.lifecycle.spans import BLANK, ascii_re as _re, take as _take
 
@@ -50,7 +51,7 @@ WEEKDAYS = {d: i for i, names in enumerate((("mon", "monday"), ("tue", "tues", "
 # A unit and the words for it (lower case). Chinese 年 after a four-digit number is a
 # year, not two years: dates are read before quantities.
 UNITS = {
-    "usd": ("$", "usd", "dollar", "dollars", "bucks", "美元", "美金"),
+    "usd": ("$", "usd", "dollar", "dollars", "bucks", "美元", "美金"), **money.UNITS,
     "eur": ("€", "eur", "euro", "euros", "欧元"),
     "gbp": ("£", "gbp", "pound", "pounds", "quid", "英镑"),
     "cny": ("¥", "cny", "rmb", "yuan", "元", "块钱", "块", "人民币"),
@@ -93,8 +94,8 @@ _ADDR = re.compile(r"(?:\b(?:https?|ftp)://)?(?:www\.)?"
                    r"(/[^\s,;)\]'\"。，；）]*)?", re.I)
 _THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
-_MULTIPLIER = _re(rf"({_N})\s*(k|grand|千|万|萬|亿)(?![a-z]|[克米])")  # 25 千克 is 25 kg, not 25000
-_MULT = {"k": 1000, "grand": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000}
+_MULTIPLIER = _re(rf"({_N})\s*(k|grand|lakhs?|lacs?|crores?|千|万|萬|亿)(?![a-z]|[克米])")  # 25 千克 is 25 kg
+_MULT = {"k": 1000, "grand": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000, **money.LAKH}
 
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATES = [
@@ -379,6 +380,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
     addrs, t = _addresses(text) if _ADDR_HINT.search(text) else ([], text)
     t = _PLATE_DOT.sub("", t)  # 浙A·7K392: one plate
     vals += addrs
+    t = money.read(t)  # R28,500, ₹42,300, JPY 4500: an amount and its word, before codes are read
     if _DIGIT.search(t):  # capitals, a space or hyphen, digits: "CLM 558120", "GD-88314" (before casefold)
         t = _take(_CODE_CAPS, t, _code_caps, vals)
     t = t.casefold()
@@ -396,7 +398,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _ORDINAL.sub(r"\1", t)
         t = zh_numbers.mixed(t)
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
-        t = _HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t))
+        t = money.half_thousands(_HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t)))
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
         t = _DIGIT_GROUPS.sub(lambda m: _joined(m[0]), t)
         t = _H_MM.sub(lambda m: _fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
