@@ -332,6 +332,14 @@ def test_one_environment_said_two_ways_is_no_difference(a, b):
     ("new pb at heaton park parkrun this morning - 24.37!!", "parkrun PB: 24m37s (Heaton Pk)", True),  # a clause
     # a currency's country is no capital of the note's own
     ("南京东路全联 23:00 打烊", "民生社区那家全联开到晚上十一点。", False),  # a place before a chain
+    # a branch after part of a shop's name, ending a phrase of a lower-case note
+    ("Guinea pig hay order is ready to collect at Pet Pantry Brunswick, $38.95 paid.",
+     "hay order ready @ pet pantry coburg, $38.95 paid", False),
+    ("Sylvia Park Briscoes has the Breville kettle on special for NZ$79.", "briscoes newmarket – breville kettle $79", False),
+    ("Guinea pig hay order is ready to collect at Pet Pantry Brunswick, $38.95 paid.",
+     "hay order ready @ pet pantry brunswick, $38.95 paid", True),
+    ("Orla Fennessy needs all the café receipts for the VAT quarter by Friday 1 August.",
+     "orla wants the vat receipts by friday the first of august", True),  # "wants" goes on: no place
     ("target highpoint – kids bikes A$149", "The Target at Chadstone has the kids' bikes for A$149.", False),
     # a note's tag after a dash against the name a sentence opens with
     ("Rosalind from accounts has her annual review at 2.15pm on Thursday.", "thurs 14:15 annual review – tobias (sales)", False),

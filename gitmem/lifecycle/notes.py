@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from gitmem.lifecycle import kinds
+from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 from gitmem.lifecycle.shortforms import HEAD, OPENER, TAG, capitals, lower_names_other, nickname_of, word_held
 
 
@@ -21,11 +22,36 @@ def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str]) ->
     plain = _CURRENCY_COUNTRY.sub("$", y)  # "– kids bikes A$149" is a lower-case note
     if plain and plain == plain.lower():
         return bool(only and lower_names_other(fy.full, stop, only, fx.full, fx.words, capitals(x), y)) \
-            or note_against(y, fy.words, x, fx.words, stop)
+            or note_against(y, fy.words, x, fx.words, stop) or branch_of_name(x, fx.words, y, stop)
     return bool(only) and (opener_other(y, fy.words, x, fx.words, stop) or tag_other(y, fx.words, stop))
 
 
 _CURRENCY_COUNTRY = re.compile(r"\b[A-Z]{1,3}\$")
+_CAPITAL_RUN = re.compile(r"[A-Z][\w'’]*\.?(?:\s+[A-Z][\w'’]*\.?)+")  # "Pet Pantry Brunswick", "Queen St. West"
+
+
+def branch_of_name(text: str, words_text: frozenset[str], note: str, stop: frozenset[str]) -> bool:
+    """Whether a lower-case `note` names part of a name of several capitalised words
+    `text` gives, then a word `text` lacks that ends a phrase (a comma, a dash or the end
+    after it), where `text`'s name has a word the note lacks: "hay order ready @ pet pantry
+    coburg, $38.95 paid" / "… at Pet Pantry Brunswick" (another branch of one shop). A
+    word that goes on into the sentence ("orla wants the receipts") is no place."""
+    low = note.lower()
+    for run in _CAPITAL_RUN.findall(text):
+        names = [w for w in re.findall(r"[a-z][a-z]*", run.lower()) if w not in stop and len(w) >= 2]
+        held = [w for w in names if re.search(rf"\b{w}\b", low)]
+        if not held or all(w in held or word_held(w, frozenset(re.findall(r"[a-z]+", low))) for w in names):
+            continue
+        m = re.search(r"\b" + r"\s+".join(held) + r"\s+([a-z]{3,})\s*(?:[,;:|)–—-]|$)", low)
+        if m and _other_word(m[1], words_text, stop) and m[1] not in names:
+            return True
+    return False
+
+
+def _other_word(w: str, words_text: frozenset[str], stop: frozenset[str]) -> bool:
+    """Whether `w` is a content word the other text lacks in any form (no weekday or month)."""
+    return w not in stop and w not in MONTHS and w not in WEEKDAYS and not kinds.named(w) \
+        and not word_held(w, words_text)
 
 
 def tag_other(note: str, words_text: frozenset[str], stop: frozenset[str]) -> bool:
