@@ -458,3 +458,16 @@ def test_ten_inside_a_word_is_no_number():
     assert "num" not in samefact.read("我在红十字会那边负责报名。").values
     assert "num" not in samefact.read("十字路口往左拐。").values
     assert samefact.read("他排第十，十个人里考了十分。").values["num"] == frozenset({"num:10"})
+
+
+@pytest.mark.parametrize("a, b, s, near", [
+    # an English note with Chinese words in it is read with Chinese texts (heldout34's
+    # clusters): the English model reads neither well
+    ("在绿野园艺买了两个集雨桶，一共三百六十元。", "water butt 两个 ¥360 绿野", 0.61, True),
+    ("酒店那边确认了，云栖一共22桌", "we need 22 tables 婚宴那天 @云栖", 0.5, True),
+    ("在绿野园艺买了两个集雨桶，一共三百六十元。", "water butt 两个 ¥360 from the garden centre", 0.61, False),
+])
+def test_a_note_mixing_chinese_into_english_is_read_as_chinese(a, b, s, near):
+    from gitmem.lifecycle.grouping import close_enough
+
+    assert close_enough(a, b, s, 0.88, 0.25, 0.45) is near

@@ -296,6 +296,7 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     ("我的百万医疗险每年6月9日续费。", "意外险 续费 每年6/9", "cover"),
     ("妈 防癌险 ¥3450/年", "给妈买的重疾险一年三千四百五。", "cover"),
     # a console against a tablet; work against personal
+    ("笔记本上的 VPN 客户端版本是 4.2.1。", "手机 vpn client v4.2.1", "device"),
     ("kids' switch: 90 min/day limit", "The kids' tablet has a screen-time limit of 90 minutes a day.", "device"),
     ("Two-factor on my personal GitHub account uses the YubiKey 5C.", "work github (acme-org) 2FA → yubikey 5C",
      "work or personal"),

@@ -24,6 +24,8 @@ from gitmem.lifecycle.names import names_of
     ("楼下吴叔家的物业费一个月二百六十八", {"吴叔"}),                # a neighbour by surname and kin word
     ("邻居王阿姨上周借了我五百块", {"王姨"}),                        # ... as its short form (王姨)
     ("我叔叔下周来", set()),                                         # kin alone is no name
+    ("Jason 的程式课是星期六早上十点", {"jason"}),                    # in Chinese a capital is a name, first or not
+    ("The user runs", set()),
 ])
 def test_words_in_capitals_that_name_nothing_are_no_names(text, names):
     assert set(names_of(text)) == names

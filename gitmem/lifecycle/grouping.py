@@ -178,7 +178,7 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
     words, are near down to the lowest cosine when neither has a capitalised word the
     other lacks (capitals_shared). Names and words in `common` (`common_terms`) count for
     nothing."""
-    both_cjk = samefact.is_cjk(a) and samefact.is_cjk(b)
+    both_cjk = _chinese(a) and _chinese(b)
     if both_cjk and not samefact.anchors(a, b, common):
         # The English model maps much of Chinese to one unknown token (two Chinese notes
         # on unrelated things reach 0.9): two Chinese texts are one fact at any cosine
@@ -227,6 +227,13 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         contained, shared = samefact.overlap(a, b, common)
         return (contained >= 0.5 and shared >= 2) or (kinds >= 2 and shared >= 1)
     return False
+
+
+def _chinese(text: str) -> bool:
+    """Whether `text` is read as Chinese beside another: mostly Chinese, or a note mixing
+    Chinese words into English ("water butt 两个 ¥360 绿野": the English model reads
+    neither well)."""
+    return samefact.is_cjk(text) or len(alignment.HAN.findall(text)) >= 2
 
 
 def _bare_numbers_only(a: str, b: str) -> bool:

@@ -140,7 +140,7 @@ _EN_DEVICES = {**dict.fromkeys(("phone", "mobile", "iphone"), "phone"), **dict.f
 _EN_WORK_OR_PERSONAL = {f"{w} {x}": w for w in ("work", "personal") for x in (
     "email", "laptop", "phone", "mobile", "account", "github", "gitlab", "calendar", "slack", "card", "credit card",
     "computer", "car", "number")}
-_ZH_DEVICES = {"手机": "手机", "平板": "平板", "笔记本电脑": "电脑", "手表": "手表", "耳机": "耳机"}
+_ZH_DEVICES = {"手机": "手机", "平板": "平板", "笔记本电脑": "电脑", "笔记本": "电脑", "手表": "手表", "耳机": "耳机"}
 # Which account (savings / current, 储蓄户口 / 往来户口)
 _EN_ACCOUNTS = {f"{w} account": w for w in ("savings", "current", "checking", "joint", "business")} | {
     f"{w} acct": w for w in ("savings", "current", "checking", "joint")}

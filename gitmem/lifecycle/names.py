@@ -37,6 +37,7 @@ _MARKERS = frozenset("todo fyi nb fixme tbd tba asap wip ps rsvp aka btw fwiw at
 # Time zones after a clock time ("9:45 am Pacific", "0945 PT")
 _ZONES = frozenset("pt pst pdt et est edt ct cst cdt mt mst mdt gmt bst utc cet cest aest aedt nzst nzdt".split())
 _ZONE_WORDS = frozenset("pacific eastern central mountain".split())
+_HAN_AFTER = re.compile(r"\s*[\u4e00-\u9fff]")
 _CLOCK_BEFORE = re.compile(r"(?:\d|\b[ap]\.?m\.?)\s*$", re.I)
 
 
@@ -46,8 +47,10 @@ def _names(text: str) -> set[str]:
         for m in _NAME.finditer(line):
             w = m.group(0)
             before = line[:m.start()]
-            # first on the line: nothing word-like before it (会议室A: Chinese text is)
+            # first on the line: nothing word-like before it (会议室A: Chinese text is); in
+            # Chinese ("Jason 的程式课…") a capitalised word is a name wherever it stands
             starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
+            starts = starts and not _HAN_AFTER.match(line, m.end())
             if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1) or shortforms.OPENING_OWNER.match(w)):
                 w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
                 # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
