@@ -297,6 +297,8 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     ("妈 防癌险 ¥3450/年", "给妈买的重疾险一年三千四百五。", "cover"),
     # a console against a tablet; work against personal
     ("笔记本上的 VPN 客户端版本是 4.2.1。", "手机 vpn client v4.2.1", "device"),
+    ("Holiday saver at Tidewater Bank – 5.10% p.a.", "The emergency fund in our Tidewater Bank account is earning 5.10% a year.",
+     "fund"),
     ("kids' switch: 90 min/day limit", "The kids' tablet has a screen-time limit of 90 minutes a day.", "device"),
     ("Two-factor on my personal GitHub account uses the YubiKey 5C.", "work github (acme-org) 2FA → yubikey 5C",
      "work or personal"),

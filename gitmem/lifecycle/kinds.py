@@ -144,6 +144,10 @@ _ZH_DEVICES = {"手机": "手机", "平板": "平板", "笔记本电脑": "电�
 # Which account (savings / current, 储蓄户口 / 往来户口)
 _EN_ACCOUNTS = {f"{w} account": w for w in ("savings", "current", "checking", "joint", "business")} | {
     f"{w} acct": w for w in ("savings", "current", "checking", "joint")}
+# ... or what the money is put by for ("Holiday saver at Tidewater Bank" / "The emergency fund in our
+# Tidewater Bank account")
+_EN_FUNDS = {f"{w} {x}": w for w in ("emergency", "holiday", "rainy day", "house deposit", "wedding", "christmas",
+                                      "car", "travel") for x in ("fund", "saver", "savings", "pot")}
 _ZH_ACCOUNTS = {**dict.fromkeys("储蓄户口 储蓄账户 储蓄卡".split(), "储蓄"), **dict.fromkeys("往来户口 支票户口 支票账户".split(), "往来")}
 # Brands a household names (not 美的 in 很美的, 老板 the boss, 苹果 the fruit, 大众 the public)
 _ZH_BRANDS = {w: w for w in ("飞利浦 欧乐B 九阳 格力 海尔 小米 华为 苏泊尔 戴森 松下 西门子 博世 小天鹅 方太 荣耀 "
@@ -219,7 +223,7 @@ _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("s
              ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS),
              ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS), ("environment", _EN_ENVIRONMENTS),
              ("platform", _PLATFORMS), ("tier", _TIERS), ("bike", _EN_BIKES),
-             ("work or personal", _EN_WORK_OR_PERSONAL))
+             ("work or personal", _EN_WORK_OR_PERSONAL), ("fund", _EN_FUNDS))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
