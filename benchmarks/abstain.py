@@ -95,7 +95,8 @@ SETS = {"v1": ["abstain.json"], "v2": ["abstain_v2.json"], "v3": ["abstain_v3.js
                   "abstain_v5.json", "abstain_v6.json", "abstain_v7.json", "abstain_v8.json", "abstain_v9.json",
                   "abstain_v10.json", "abstain_v11.json", "abstain_v12.json", "abstain_v13.json",
                   "abstain_v14.json", "abstain_v15.json", "abstain_v16.json", "abstain_v17.json",
-                  "abstain_v18.json", "abstain_v19.json", "abstain_v20.json"]}
+                  "abstain_v18.json", "abstain_v19.json", "abstain_v20.json", "abstain_v21.json",
+                  "abstain_v22.json"]}
 
 
 def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Path] | None = None) -> list[dict]:
@@ -205,13 +206,13 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.n
     return beta
 
 
-# Every part of abstain.json and abstain_v2.json to abstain_v20.json (their figures are in
+# Every part of abstain.json and abstain_v2.json to abstain_v22.json (their figures are in
 # BENCHMARKS.md, so they are tuning data now) and abstain_everyday.json (written as tuning
 # data): --set every.
 TUNING_PARTS = ("tuning", "held_out", "held_out2", "held_out3", "held_out4", "tuning_everyday", "held_out5",
                 "held_out6", "held_out7", "held_out8", "held_out9", "held_out10", "held_out11", "held_out12",
                 "held_out13", "held_out14", "held_out15", "held_out16", "held_out17", "held_out18", "held_out19",
-                "held_out20")
+                "held_out20", "held_out21", "held_out22")
 HYBRID_TERMS = ("cov", "cos", "both", "tcov", "tcos")
 CJK_WORDS_TERMS = ("cov", "known", "tcov")   # cjk: the hit's words model (relevance.CJK_WORDS)
 GATE_TERMS = ("tcov", "tcos", "run")          # cjk with vectors: the query's gate (relevance.CJK_GATE)
