@@ -1,6 +1,7 @@
 """How a terse note names someone or something its twin text does not: the word it opens
 with before a dash ("rolo – …") or a colon ("Shark filter: …"), or the tag it ends with
-("… – transit van", "… – sprout"), against a name or a relative the other text gives.
+("… – transit van", "… – sprout"), against a name or a relative the other text gives; or
+the word after part of a shop's name ("@ pet pantry coburg," / "Pet Pantry Brunswick").
 gitmem.lifecycle.samefact asks `names_other` when only one text holds names the other lacks
 (or neither does); the words are compared in their short forms (shortforms.word_held)."""
 
@@ -9,8 +10,8 @@ from __future__ import annotations
 import re
 
 from gitmem.lifecycle import kinds
-from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 from gitmem.lifecycle.shortforms import HEAD, OPENER, TAG, capitals, lower_names_other, nickname_of, word_held
+from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
 
 def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str]) -> bool:
@@ -101,8 +102,8 @@ def head_against_opener(note: str, words_note: frozenset[str], text: str, words_
                         stop: frozenset[str]) -> bool:
     """Whether a lower-case note opens with a word before a dash ("rolo – muddy paws
     daycare wednesdays"), or ends with one after a dash ("… review – tobias (sales)"), that
-    the other text lacks, where that text opens with a
-    capitalised word the note lacks ("Bramble goes to Muddy Paws…"): two pets, two people.
+    the other text lacks, where that text opens with a capitalised word the note lacks
+    ("Bramble goes to Muddy Paws…"): two pets, two people.
     A sentence's first word is no name the reader can tell (names_of leaves it out); with
     the note's head against it, and neither in the other text, it is someone's."""
     head, first = HEAD.search(note) or TAG.search(note), OPENER.match(text)  # "… – tobias (sales)" too
