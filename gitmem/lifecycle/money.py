@@ -16,13 +16,16 @@ import re
 # that name it (values.UNITS takes these).
 UNITS = {"inr": ("rupee", "rupees", "inr", "rs", "卢比"), "zar": ("rand", "zar"), "jpy": ("yen", "jpy", "日元")}
 # Codes and signs before an amount (any case but R, which is rand only in capitals and
-# only before an amount of three digits or more, thousands or a k: not "R2" or "r5")
+# only before an amount written with thousands or a k: R28,500, R28 500, R28.5k; "R11000"
+# and "R1 1000" are the reference codes they look like)
 _CODES = {"inr": "rupees", "rs": "rupees", "rs.": "rupees", "₹": "rupees", "zar": "rand", "jpy": "yen",
           **dict.fromkeys(("aud", "cad", "nzd", "hkd", "sgd", "twd", "ntd"), "dollars")}
-_AMOUNT = r"(\d+(?:,\d{2,3}|\s\d{3}(?!\d))*(?:\.\d+)?(?:\s?(?:k|lakhs?|lacs?|crores?)\b)?)(?![\d,])"
-_BEFORE = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(re.escape(c) for c in sorted(_CODES, key=len, reverse=True))
-                     + r")\s?" + _AMOUNT, re.I)
-_RAND = re.compile(r"(?<![A-Za-z0-9])R\s?(\d{1,3}(?:[, ]\d{3})+(?:\.\d+)?|\d{3,}(?:\.\d+)?|\d+(?:\.\d+)?\s?k\b)")
+# (not a reference code that starts like one: "ZAR1-1000", "RS1 1000")
+_AMOUNT = r"(\d+(?:,\d{2,3}|\s\d{3}(?!\d))*(?:\.\d+)?(?:\s?(?:k|lakhs?|lacs?|crores?)\b)?)(?![\d,\-–/]|\s\d)"
+# a sign (₹, Rs.) may touch the amount; a code of letters stands apart from it ("aud11000" is a code)
+_BEFORE = re.compile(r"(?<![A-Za-z0-9])(?:(₹|rs\.)\s?|(" + "|".join(c for c in sorted(_CODES, key=len, reverse=True)
+                                                         if c.isalpha()) + r")\s)" + _AMOUNT, re.I)
+_RAND = re.compile(r"(?<![A-Za-z0-9])R\s?(\d{1,3}(?:[, ]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?\s?k\b)(?![\d,])")
 # 78,00,000 (Indian grouping: two digits between the commas, three at the end)
 _LAKH_GROUPS = re.compile(r"(?<![\d.,])(\d{1,2}(?:,\d{2})+,\d{3})(?![\d,]*\d)")
 LAKH = {"lakh": 100000, "lakhs": 100000, "lac": 100000, "lacs": 100000, "crore": 10000000, "crores": 10000000}
@@ -42,7 +45,7 @@ def read(text: str) -> str:
         return text
     text = _LAKH_GROUPS.sub(lambda m: m[1].replace(",", ""), text)
     text = _RAND.sub(lambda m: f"{_amount(m[1])} rand", text)
-    return _BEFORE.sub(lambda m: f"{_amount(m[2])} {_CODES[m[1].lower()]}", text)
+    return _BEFORE.sub(lambda m: f"{_amount(m[3])} {_CODES[(m[1] or m[2]).lower()]}", text)
 
 
 def half_thousands(text: str) -> str:

@@ -162,7 +162,7 @@ _MONEY_PARTS = _re(r"(?<![\d.])(\d+)\s*(pounds?|quid|dollars?|bucks|euros?)\s+(?
                    r"(?:(\d{2})|(\d{1,2})\s*(?:p|pence|cents?))\b(?![\d:/]|\.\d)")
 # "payments-api v4.2" / "payments api 4.2": one version; "yr5" / "Y5": one school year
 _VERSION = re.compile(r"\bv(\d+\.\d+(?:\.\d+)*)\b")
-_SCHOOL_YEAR = re.compile(r"\byr\s?(\d{1,2})\b")
+_SCHOOL_YEAR = re.compile(r"\byr\s?(\d{1,2})\b(?![ -]\d)")  # yr 6 (not a code: YR1 1000)
 # "eight three one six", "six six two oh four four one nine": a number said digit by digit
 _DIGIT_WORD = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())} | {"oh": "0"}
 _SPOKEN_DIGITS = re.compile(r"\b(?:(?:%s)\s+){3,}(?:%s)\b" % (("|".join(_DIGIT_WORD),) * 2))
