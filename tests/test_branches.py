@@ -17,7 +17,7 @@ from gitmem.lifecycle import branches, kinds, samefact
 ])
 def test_two_branches_or_two_streets_are_two_places(a, b):
     assert branches.differ(a, b)
-    # (a lower-case note's head may tell them apart first: samefact's names, shortforms.lower_branch)
+    # (a lower-case note's head may tell them apart first: samefact's names, notes.branch_in_head)
     assert samefact.conflict(a, b) in ("entities differ", "names differ")
 
 

@@ -17,18 +17,36 @@ from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str]) -> bool:
     """Whether `y` (read as `fy`) names another one than the names `only` its twin `x`
     (read as `fx`) alone holds: a lower-case note naming another place or thing
-    (lower_names_other) or someone (note_against); or a note whose first word, a name
+    (lower_names_other), another branch of one shop (branch_in_head, branch_of_name) or
+    someone (note_against); or a note whose first word, a name
     the reader cannot tell from a sentence's first word, the other lacks while it names
     what the note lacks ("Shark filter: wash every 3 months" / "The filter on the Dyson…")."""
     plain = _CURRENCY_COUNTRY.sub("$", y)  # "– kids bikes A$149" is a lower-case note
     if plain and plain == plain.lower():
-        return bool(only and lower_names_other(fy.full, stop, only, fx.full, fx.words, capitals(x), y)) \
+        return bool(only and (lower_names_other(fy.full, stop, only, fx.full, fx.words, capitals(x), y)
+                              or branch_in_head(y, stop, only - capitals(x), fx.words))) \
             or note_against(y, fy.words, x, fx.words, stop) or branch_of_name(x, fx.words, y, stop)
     return bool(only) and (opener_other(y, fy.words, x, fx.words, stop) or tag_other(y, fx.words, stop))
 
 
 _CURRENCY_COUNTRY = re.compile(r"\b[A-Z]{1,3}\$")
 _CAPITAL_RUN = re.compile(r"[A-Z][\w'’]*\.?(?:\s+[A-Z][\w'’]*\.?)+")  # "Pet Pantry Brunswick", "Queen St. West"
+_BRANCH_HEAD = re.compile(r"^([a-z][a-z'’ &]+?)\s+[–—-]\s")  # "chemist warehouse porirua – flu jab $35"
+
+
+def branch_in_head(text: str, stop: frozenset[str], names: frozenset[str], words_x: frozenset[str]) -> bool:
+    """Whether a lower-case note's head before a dash holds a name of the other text and
+    words it lacks, where the other names something the note lacks ("briscoes newmarket –
+    breville kettle $79" / "Sylvia Park Briscoes has the Breville kettle…"): another
+    branch of one chain."""
+    m = _BRANCH_HEAD.match(text)
+    if not m or not names:
+        return False
+    words = re.findall(r"[a-z][a-z'’]+", m[1])
+    if any(w in stop for w in words):  # a clause ("new pb at heaton park…"), not a name
+        return False
+    extra = [w for w in words if len(w) >= 3 and not kinds.named(w) and not word_held(w, words_x)]
+    return bool(extra) and len(extra) < len(words)
 
 
 def branch_of_name(text: str, words_text: frozenset[str], note: str, stop: frozenset[str]) -> bool:
@@ -38,10 +56,11 @@ def branch_of_name(text: str, words_text: frozenset[str], note: str, stop: froze
     coburg, $38.95 paid" / "… at Pet Pantry Brunswick" (another branch of one shop). A
     word that goes on into the sentence ("orla wants the receipts") is no place."""
     low = note.lower()
+    note_words = frozenset(re.findall(r"[a-z]+", low))
     for run in _CAPITAL_RUN.findall(text):
-        names = [w for w in re.findall(r"[a-z][a-z]*", run.lower()) if w not in stop and len(w) >= 2]
+        names = [w for w in re.findall(r"[a-z]+", run.lower()) if w not in stop and len(w) >= 2]
         held = [w for w in names if re.search(rf"\b{w}\b", low)]
-        if not held or all(w in held or word_held(w, frozenset(re.findall(r"[a-z]+", low))) for w in names):
+        if not held or all(w in held or word_held(w, note_words) for w in names):
             continue
         m = re.search(r"\b" + r"\s+".join(held) + r"\s+([a-z]{3,})\s*(?:[,;:|)–—-]|$)", low)
         if m and _other_word(m[1], words_text, stop) and m[1] not in names:

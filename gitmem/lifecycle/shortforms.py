@@ -170,25 +170,7 @@ def lower_names_other(full: tuple[str, ...], stop: frozenset[str], names: frozen
             and tag[1][:5] not in {w[:5] for w in words_x}:  # ("– surgery" against "the GP's" is no one)
         return True
     return lower_place(full, stop, words_x, acronyms) or lower_modifier(full, stop, names, full_x, words_x, acronyms) \
-        or lower_head(full, stop, names - acronyms, words_x) or lower_branch(text, stop, names - acronyms, words_x)
-
-
-_BRANCH_HEAD = re.compile(r"^([a-z][a-z'’ &]+?)\s+[–—-]\s")  # "chemist warehouse porirua – flu jab $35"
-
-
-def lower_branch(text: str, stop: frozenset[str], names: frozenset[str], words_x: frozenset[str]) -> bool:
-    """Whether a lower-case note's head before a dash holds a name of the other text and
-    words it lacks, where the other names something the note lacks ("briscoes newmarket –
-    breville kettle $79" / "Sylvia Park Briscoes has the Breville kettle…"): another
-    branch of one chain."""
-    m = _BRANCH_HEAD.match(text)
-    if not m or not names:
-        return False
-    words = re.findall(r"[a-z][a-z'’]+", m[1])
-    if any(w in stop for w in words):  # a clause ("new pb at heaton park…"), not a name
-        return False
-    extra = [w for w in words if len(w) >= 3 and not kinds.named(w) and not word_held(w, words_x)]
-    return bool(extra) and len(extra) < len(words)
+        or lower_head(full, stop, names - acronyms, words_x)
 
 
 def lower_head(full: tuple[str, ...], stop: frozenset[str], names: frozenset[str], words_x: frozenset[str]) -> bool:
