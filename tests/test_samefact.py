@@ -208,9 +208,60 @@ def test_lexical_pairs_add_chinese_texts_sharing_a_word():
 
     texts = ["每天夜里两点开始备份。", "备份时间：每晚 02:00。", "打印机在三楼。", "Backups run at 2am.", "Backups: 2am."]
     vecs = HalfVector().embed(texts)
-    got = lexical_pairs(texts, vecs, 0.4, [])
+    got = lexical_pairs(texts, vecs, 0.4, [], value_floor=0.6)  # the shared 2am apart
     assert [(a, b) for _, a, b in got] == [(0, 1)]
-    assert lexical_pairs(texts, vecs, 0.6, []) == []  # below the floor
+    assert lexical_pairs(texts, vecs, 0.6, [], value_floor=0.6) == []  # below the floor
+
+
+class FarVector(HalfVector):
+    """Any two different texts at cosine 0.3: what the English model gives a terse note
+    against a full sentence that states the same thing."""
+
+    model_id = "far-vector"
+
+    def embed(self, texts):
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        out[:, 0] = np.sqrt(0.3)
+        for i in range(len(texts)):
+            out[i, 1 + i] = np.sqrt(0.7)
+        return out
+
+
+GIG = ["Salt Lick @ The Tinshed (Fitzroy) — 21 Mar — stage 9.30pm",
+       "Set time confirmed by the booker: 9:30 p.m., Friday March 21, The Tinshed."]
+
+
+def test_lexical_pairs_add_any_texts_sharing_a_measured_value():
+    from gitmem.lifecycle.grouping import lexical_pairs
+
+    texts = [*GIG, "The printer is on the third floor.", "Dentist on 21 March."]
+    vecs = FarVector().embed(texts)
+    got = lexical_pairs(texts, vecs, 0.9, [])
+    assert {(a, b) for _, a, b in got} == {(0, 1), (0, 3), (1, 3)}  # the date; the printer shares none
+    assert all(abs(s - 0.3) < 1e-6 for s, _, _ in got)
+    assert lexical_pairs(texts, vecs, 0.9, [], value_floor=0.4) == []  # below the floor
+    # a value more texts hold than postings_max pairs none: the date is three texts', the time two's
+    assert [(a, b) for _, a, b in lexical_pairs(texts, vecs, 0.9, [], postings_max=2)] == [(0, 1)]
+
+
+def test_two_measured_values_and_a_word_or_a_code_are_one_fact_at_a_low_cosine():
+    from gitmem.lifecycle.grouping import MEASURED_FLOOR, close_enough
+
+    args = (0.88, 0.25, 0.45)
+    assert close_enough(*GIG, 0.33, *args)  # a date, a time and Tinshed
+    assert not close_enough(*GIG, MEASURED_FLOOR - 0.05, *args)
+    assert not close_enough("Dentist 21 Mar 9.30pm", GIG[1], 0.33, *args)  # no word in common
+    assert close_enough("Booking M7QX2P | OBN-CRN | 04/07/25 | car + 2 adults",
+                        "ferry ref M7QX2P, Oban to Craignure 4/7", 0.3, *args)  # a code and a date
+    assert not close_enough("Booking 04/07/25 | car + 2 adults", "ferry Oban to Craignure 4/7", 0.3, *args)
+
+
+def test_dream_merges_a_note_and_a_sentence_the_vectors_score_far_apart(store):
+    ids = store.import_items([{"text": t, "created": c, "importance": 9} for t, c in [
+        (GIG[0], "2025-03-01"), (GIG[1], "2025-03-03"),
+        ("Dentist 21 Mar 9.30pm", "2025-03-04")]]).created
+    plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, FarVector())
+    assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]
 
 
 def test_dream_merges_chinese_paraphrases_the_vectors_score_low(store):

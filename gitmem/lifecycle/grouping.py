@@ -94,6 +94,13 @@ FEW_WORDS = "for the agent to judge: Chinese texts that share a value in few wor
 # units against Chinese numerals, while it scores Chinese notes on unrelated things
 # 0.5-0.95. What tells two such texts apart is the guard's (samefact.conflict).
 CJK_MEASURED_MARGIN = 0.15
+# Two texts that share two kinds of measured value (a date and a clock time, a code and a
+# date) and a content word or the code, with nothing telling them apart, are one fact down
+# to this cosine: the English model reads a booker's sentence against a gig note at 0.33
+# ("Salt Lick @ The Tinshed (Fitzroy) — 21 Mar — stage 9.30pm" / "Set time confirmed by
+# the booker: 9:30 p.m., Friday March 21, The Tinshed."; "Booking M7QX2P | OBN–CRN |
+# 04/07/25 | 1000" / "ferry ref M7QX2P — Oban→Craignure 4/7 10:00").
+MEASURED_FLOOR = 0.2
 
 
 def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
@@ -135,30 +142,42 @@ def candidate_pairs(vecs: Any, floor: float, step: int = 1024,
 
 
 def lexical_pairs(texts: list[str], vecs: Any, floor: float, known: list[tuple[float, int, int]],
-                  postings_max: int = POSTINGS_MAX) -> list[tuple[float, int, int]]:
-    """`known` (cosine, i, j) pairs, most similar first, with the pairs of Chinese texts
-    that share a content word (samefact.overlap's units) and are at least `floor`
-    similar added: the vectors' nearest neighbours miss them among Chinese texts."""
+                  postings_max: int = POSTINGS_MAX,
+                  value_floor: float = MEASURED_FLOOR) -> list[tuple[float, int, int]]:
+    """`known` (cosine, i, j) pairs, most similar first, with the pairs the vectors'
+    nearest neighbours miss added: two Chinese texts that share a content word
+    (samefact.overlap's units) at least `floor` similar, and any two that share a
+    measured value (samefact.SPECIFIC: a date, a clock time, an amount with its unit, a
+    code) at least `value_floor` similar, a note against a sentence ("gig: Tinshed, Fri
+    21/3, 21:30 set" / "Set time confirmed by the booker: 9:30 p.m., Friday March 21,
+    The Tinshed.", 0.38). A word or value more than `postings_max` texts hold pairs none."""
     posting: dict[str, list[int]] = {}
     for i, t in enumerate(texts):
+        fact = samefact.read(t)
         if samefact.is_cjk(t):
-            for u in samefact.read(t).units:
+            for u in fact.units:
                 if not u.isascii():
                     posting.setdefault(u, []).append(i)
+        for kind in samefact.SPECIFIC & fact.values.keys():
+            for v in fact.values[kind]:
+                if v.rsplit(" ", 1)[-1] not in values.COUNTERS:
+                    posting.setdefault("\x00" + v, []).append(i)
     have = {(a, b) for _, a, b in known}
-    extra: set[tuple[int, int]] = set()
-    for members in posting.values():
+    extra: dict[tuple[int, int], float] = {}
+    for term, members in posting.items():
         if 1 < len(members) <= postings_max:
+            least = value_floor if term.startswith("\x00") else floor
             for x in range(len(members)):
                 for y in range(x + 1, len(members)):
-                    if (members[x], members[y]) not in have:
-                        extra.add((members[x], members[y]))
+                    pair = (members[x], members[y])
+                    if pair not in have and least < extra.get(pair, 2.0):
+                        extra[pair] = least
     if not extra:
         return known
     add = []
-    for a, b in sorted(extra):
+    for (a, b), least in sorted(extra.items()):
         s = float(vecs[a] @ vecs[b])
-        if s >= floor:
+        if s >= least:
             add.append((s, a, b))
     return sorted(known + add, key=lambda p: (-p[0], -p[1], -p[2]))
 
@@ -217,6 +236,9 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         # Penhaligon" / "yusra penhaligon at harcourt lettings is looking after our flat now"
         # (0.62); a bare number is no such anchor ("Sofa count: 1850." / "the sofa count…")
         return True
+    if s >= MEASURED_FLOOR and samefact.measured(a, b) >= 2 and (
+            samefact.overlap(a, b, common)[1] >= 1 or _code_shared(a, b)):
+        return True
     kinds = samefact.measured(a, b) if s >= threshold - cjk_margin else 0
     if kinds:
         # A measured value (an amount, a date, a time, an address) and every content word of
@@ -234,6 +256,11 @@ def _chinese(text: str) -> bool:
     Chinese words into English ("water butt 两个 ¥360 绿野": the English model reads
     neither well)."""
     return samefact.is_cjk(text) or len(alignment.HAN.findall(text)) >= 2
+
+
+def _code_shared(a: str, b: str) -> bool:
+    """Whether two texts share a reference code (M7QX2P, DT-448172)."""
+    return bool(samefact.read(a).values.get("code", frozenset()) & samefact.read(b).values.get("code", frozenset()))
 
 
 def _bare_numbers_only(a: str, b: str) -> bool:
