@@ -31,6 +31,7 @@ def test_a_time_with_no_part_of_the_day_agrees_with_either_and_am_and_pm_differ(
     ("appraisal at 10:00", {"time:10:00"}),  # two digits: a 24-hour clock
     ("Jet2 LBA → Split, dep 0610", {"time:6:10"}),
     ("we meet at 1830 hrs", {"time:18:30"}),
+    ("nights commence 10/11/2025 @ 1930", {"time:19:30"}),  # after @: not the year 1930
     ("twenty to five on 9 October", {"time:4:40", "time:16:40"}),
     ("Hernia repair for Dad: 3 June, ten to two in the afternoon", {"time:13:50"}),  # no span 10-2pm
     ("lesson 2-4pm on sat", {"time:14:00", "time:16:00"}),
@@ -44,7 +45,8 @@ def test_clock_forms(text, expected):
     assert times(text) == expected
 
 
-@pytest.mark.parametrize("text", ["20 to 25 people came", "it costs 0610", "room 0610 is free"])
+@pytest.mark.parametrize("text", ["20 to 25 people came", "it costs 0610", "room 0610 is free", "built in 1930",
+                                  "@ 2460 a head"])
 def test_numbers_that_are_no_time(text):
     assert times(text) == set()
 

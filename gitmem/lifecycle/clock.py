@@ -36,7 +36,7 @@ _TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
 # "twenty to midnight", "quarter past noon": minutes from an hour named by a word
 _TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(past|after|to|before)\s+"
                       r"(noon|midday|midnight)\b")
-# "dep 0610", "at 0945", "1830 hrs": a 24-hour clock in four digits
+# "dep 0610", "at 0945", "1830 hrs", "@ 1930": a 24-hour clock in four digits
 # ... and with its leading zero after a word of arriving or leaving, or a comma in a list
 # ("Arrival: Manchester, 0740", "admit 0800"; not "it costs 0610", "room 0610")
 _FOUR_AFTER = ("admit ", "admitted ", "arrive ", "arrives ", "lands ", "leaves ", "departs ", "depart ", "from ",
@@ -44,7 +44,8 @@ _FOUR_AFTER = ("admit ", "admitted ", "arrive ", "arrives ", "lands ", "leaves "
 _TIME_FOUR = _re(r"(?:(?:" + "|".join(rf"(?<={re.escape(w)})" for w in _FOUR_AFTER)
                  + r")0(\d)([0-5]\d)(?![\d:/]|[.,]\d)|"
                  r"(?:(?<=dep )|(?<=dep\. )|(?<=arr )|(?<=arr\. )|(?<=at )|(?<=@)|(?<=@ ))0(\d)([0-5]\d)(?![\d.,:/])|"
-                 r"(?<![\d.,:/$£€¥-])([01]\d|2[0-3])([0-5]\d)(?=\s*hrs?\b)(?![\d.,:/]))")
+                 r"(?<![\d.,:/$£€¥-])([01]\d|2[0-3])([0-5]\d)(?=\s*hrs?\b)(?![\d.,:/])|"
+                 r"(?:(?<=@)|(?<=@ ))(1\d|2[0-3])([0-5]\d)(?![\d.,:/]))")  # "nights commence 10/11/2025 @ 1930"
 # "2-4pm", "10.30-12pm": the first hour of a span takes the second's part of the day
 _SPAN_EN = _re(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:-|–|—|to|till|until)\s*(?=\d{{1,2}}(?:[:.]\d{{2}})?\s*{_PERIOD})")
 _ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|晚|早"  # 每晚21:30, 早8点
@@ -161,7 +162,7 @@ def read(t: str, vals: list[str]) -> str:
     t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
     t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
     t = _take(_TIME_OCLOCK, t, lambda m: either_half(int(m[1]), 0, None), vals)
-    return _take(_TIME_FOUR, t, lambda m: [x for x in [_time(int(m[1] or m[3] or m[5]), int(m[2] or m[4] or m[6]))] if x] or None,
+    return _take(_TIME_FOUR, t, lambda m: [x for x in [_time(int(m[1] or m[3] or m[5] or m[7]), int(m[2] or m[4] or m[6] or m[8]))] if x] or None,
                  vals)
 
 

@@ -5,7 +5,7 @@ note's marker.
 
 Capitals are the English reader's only sign of a name, so a word in capitals that names
 nothing is left out where it is known: a month or a weekday, a unit (GBP), a code (KX7),
-"I", a note's marker (TODO, FYI, NB), a currency's country before its sign (NZ$79, CA$12),
+"I", a letter before a word (L-plates, X-ray), a note's marker (TODO, FYI, NB), a currency's country before its sign (NZ$79, CA$12),
 and a time zone after a clock time ("9:45 am Pacific", "0945 PT"; "Use UTC for logs" names UTC)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from gitmem.lifecycle import shortforms, values, zh_names
+from gitmem.lifecycle.shortforms import unaccented
 from gitmem.lifecycle.synonyms import NICKNAMES
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
@@ -31,6 +32,8 @@ _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")
 # "Dr. Okafor", "J. Smith" (a title, an initial): not a sentence's start
 _TITLE = re.compile(r"\b(?:dr|mr|mrs|ms|prof|st)\.\s*$|(?<![\w.])(?-i:[A-Z])\.\s*$", re.I)
 _DIGITS = re.compile(r"\d")
+# A capital letter before a word names a thing, not someone: L-plates, T-shirt, X-ray, U-turn
+_LETTER_WORD = re.compile(r"[A-Z]-[a-z]{2,}(?:'s)?")
 _UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 # A note's markers in capitals name nothing: "TODO renew…", "FYI the VPN…", "NB: …"
 _MARKERS = frozenset("todo fyi nb fixme tbd tba asap wip ps rsvp aka btw fwiw attn eta".split())
@@ -56,7 +59,7 @@ def _names(text: str) -> set[str]:
                 # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
                 pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
                 said = m.group(0).split("'")[0]
-                if not (_DIGITS.search(w) or w in _UNIT_NAMES or w in _MARKERS or _zone(w, before)
+                if not (_DIGITS.search(w) or _LETTER_WORD.fullmatch(m.group(0)) or w in _UNIT_NAMES or w in _MARKERS or _zone(w, before)
                         or line[m.end():m.end() + 1] == "$"  # NZ$79
                         or (pronoun in STOP and (pronoun == "i" or (len(pronoun) > 1 and not said.isupper())))):
                     names.add(NICKNAMES.get(w, w))
@@ -78,3 +81,22 @@ def names_of(text: str) -> frozenset[str]:
     """The names `text` states (no values read: cheap enough for every text of a scope)."""
     return frozenset(n for n in _names(values.without_addresses(shortforms.unaccented(text)))
                      if n not in MONTHS and n not in WEEKDAYS and n.removesuffix("s") not in WEEKDAYS)  # Weds
+
+
+def initialled(only_a: set[str], a: str, only_b: set[str], b: str) -> tuple[set[str], set[str]]:
+    """`only_a` and `only_b` (names one text states and the other lacks) without a surname
+    `a` writes after an initial and the given name `b` states with that initial (not
+    itself a surname after an initial): "Rota (R. McAllister): nights…" / "Rhona's next
+    block of night shifts…" name one nurse; "J. Smith" / "J. Jones" two people."""
+    for n in sorted(only_a):
+        m = _after_initial(n).search(unaccented(a))
+        given = [g for g in only_b if m and g[:1] == m[1].casefold() and not _after_initial(g).search(unaccented(b))]
+        if len(given) == 1:
+            only_a, only_b = only_a - {n}, only_b - {given[0]}
+    return only_a, only_b
+
+
+@lru_cache(maxsize=4096)
+def _after_initial(name: str) -> re.Pattern[str]:
+    """`name` after an initial ("R. McAllister"), the initial captured."""
+    return re.compile(r"(?<![\w.])((?-i:[A-Z]))\.\s*" + re.escape(name) + r"\b", re.I)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from gitmem.lifecycle import alignment, kinds, notes, quantities, shortforms, synonyms, values, zh_names
-from gitmem.lifecycle.names import STOP, names_of
+from gitmem.lifecycle.names import STOP, initialled, names_of
 from gitmem.lifecycle.relatives import relative_added
 from gitmem.lifecycle.synonyms import NICKNAMES
 
@@ -167,6 +167,8 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "", field: bool = Fa
     only_a = shortforms.kind_left_out(only_a, fb.names) - shortforms.spelled_out(b, read(a).full)
     only_b = shortforms.kind_left_out(only_b, fa.names) - shortforms.spelled_out(a, read(b).full)
     only_a, only_b = shortforms.coded_places(only_a, a, only_b, b)  # "dep BRS" / "leaving Bristol"
+    only_a, only_b = initialled(only_a, a, only_b, b)
+    only_b, only_a = initialled(only_b, b, only_a, a)
     return bool(only_a and only_b) or any(notes.names_other(o, x, fx, y, fy, STOP)
                                            for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 
