@@ -8,8 +8,9 @@ name or all the content words of the shorter one (samefact.overlap, the lexical
 channel); between two Chinese texts, which the English model scores 0.5-0.95 whether
 they are paraphrases or not, `cjk_margin` less when they share a value and a word, and
 never by the cosine alone: a shared value or name, or two shared words.
-Chinese pairs that share a word are candidates even when the vectors do not rank them
-among each other's nearest (`lexical_pairs`); two that share less than CJK_CONTAINED of
+Chinese pairs that share a word, and any two texts that share a measured value (down to
+MEASURED_FLOOR: a note against a sentence), are candidates even when the vectors do not
+rank them among each other's nearest (`lexical_pairs`); two that share less than CJK_CONTAINED of
 the shorter one's words are left for the agent to judge (held apart, FEW_WORDS). Single
 linkage on similarity, complete linkage on conflicts: a group never holds two texts that
 differ in a value or an entity; with the vectors, complete linkage on evidence too: every two members of a

@@ -5,8 +5,9 @@ note's marker.
 
 Capitals are the English reader's only sign of a name, so a word in capitals that names
 nothing is left out where it is known: a month or a weekday, a unit (GBP), a code (KX7),
-"I", a letter before a word (L-plates, X-ray), a note's marker (TODO, FYI, NB), a currency's country before its sign (NZ$79, CA$12),
-and a time zone after a clock time ("9:45 am Pacific", "0945 PT"; "Use UTC for logs" names UTC)."""
+"I", a letter before a word (L-plates, X-ray), a note's marker (TODO, FYI, NB), a
+currency's country before its sign (NZ$79, CA$12), and a time zone after a clock time
+("9:45 am Pacific", "0945 PT"; "Use UTC for logs" names UTC)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import re
 from functools import lru_cache
 
 from gitmem.lifecycle import shortforms, values, zh_names
-from gitmem.lifecycle.shortforms import unaccented
 from gitmem.lifecycle.synonyms import NICKNAMES
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
@@ -59,7 +59,8 @@ def _names(text: str) -> set[str]:
                 # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
                 pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
                 said = m.group(0).split("'")[0]
-                if not (_DIGITS.search(w) or _LETTER_WORD.fullmatch(m.group(0)) or w in _UNIT_NAMES or w in _MARKERS or _zone(w, before)
+                if not (_DIGITS.search(w) or _LETTER_WORD.fullmatch(m.group(0)) or w in _UNIT_NAMES
+                        or w in _MARKERS or _zone(w, before)
                         or line[m.end():m.end() + 1] == "$"  # NZ$79
                         or (pronoun in STOP and (pronoun == "i" or (len(pronoun) > 1 and not said.isupper())))):
                     names.add(NICKNAMES.get(w, w))
@@ -89,8 +90,9 @@ def initialled(only_a: set[str], a: str, only_b: set[str], b: str) -> tuple[set[
     itself a surname after an initial): "Rota (R. McAllister): nights…" / "Rhona's next
     block of night shifts…" name one nurse; "J. Smith" / "J. Jones" two people."""
     for n in sorted(only_a):
-        m = _after_initial(n).search(unaccented(a))
-        given = [g for g in only_b if m and g[:1] == m[1].casefold() and not _after_initial(g).search(unaccented(b))]
+        m = _after_initial(n).search(shortforms.unaccented(a))
+        given = [g for g in only_b if m and g[:1] == m[1].casefold()
+                 and not _after_initial(g).search(shortforms.unaccented(b))]
         if len(given) == 1:
             only_a, only_b = only_a - {n}, only_b - {given[0]}
     return only_a, only_b
