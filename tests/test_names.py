@@ -55,6 +55,16 @@ def test_words_in_capitals_that_name_nothing_are_no_names(text, names):
     ("Rhona's next block of night shifts starts Monday 10 November at 19:30.",
      "Rota (R. McAllister): nights commence 10/11/2025 @ 1930", True),
     ("Rhona's shift starts at 19:30.", "K. McAllister: shift starts 1930 hrs", False),
+    # a lower-case note's first word against the sentence's subject (heldout36)
+    ("Ava's next dental cleaning is on October 14 at 10:30 a.m.", "liam cleaning at the dentist oct 14 10:30am", False),
+    ("Ava's next dental cleaning is on October 14 at 10:30 a.m.", "ava cleaning at the dentist oct 14 10:30am", True),
+    ("Cormac's football boots are a size 4.", "saoirse footy boots sz 4", False),
+    ("Hob warranty claim: WC 772914", "cracked hob claim no wc772914", True),   # the name is in the code
+    ("The tent has to go back to Outdoor Hire Co. by 14 August.", "return the hired tent by aug 14th", True),
+    # a side of the body (heldout35)
+    ("右眼的眼药水一天滴三次。", "左眼 眼药水 一天3次", False),
+    ("Drops in the left eye three times a day.", "right eye drops three times a day", False),
+    ("Drops in the left eye three times a day.", "left eye drops three times a day", True),
 ])
 def test_one_fact_beside_markers_currencies_and_time_zones(a, b, same):
     assert (samefact.conflict(a, b) is None) is same

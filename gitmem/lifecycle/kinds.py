@@ -74,7 +74,10 @@ _EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north so
              # which way a bus or a train goes (northbound / southbound, nthbound in a note)
              **{f"{w}bound": w for w in ("north", "south", "east", "west")}, "nthbound": "north",
              "sthbound": "south",
-             **{f"{w}{end}": w for w in ("left", "right") for end in ("-hand side", " side", "-hand", " hand side")}}
+             **{f"{w}{end}": w for w in ("left", "right") for end in ("-hand side", " side", "-hand", " hand side")},
+             # a side of the body (the left eye's drops, the right knee's brace)
+             **{f"{w} {part}": w for w in ("left", "right") for part in ("eye", "ear", "knee", "hip", "leg", "arm",
+                                                                      "foot", "hand", "shoulder", "wrist", "ankle")}}
 _ZH_KIN = {"妈": "妈", "妈妈": "妈", "老妈": "妈", "母亲": "妈", "爸": "爸", "爸爸": "爸", "老爸": "爸", "父亲": "爸",
            **dict.fromkeys("老公 老婆 爱人 丈夫 妻子 媳妇 太太".split(), "配偶"),
            "儿子": "儿子", "女儿": "女儿", "闺女": "女儿", "哥哥": "哥", "姐姐": "姐", "弟弟": "弟", "妹妹": "妹",
@@ -113,6 +116,8 @@ _ZH_ROOMS = {"厨房": "厨房", "客厅": "客厅", "卧室": "卧室", "主卧
              **dict.fromkeys("车库 地库 地下车库".split(), "车库")}
 _ZH_SIDES = {**{w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西门 南门 北门 东边 西边 南边 北边 东侧 西侧".split()},
              **dict.fromkeys("左边 左侧 左手边".split(), "左边"), **dict.fromkeys("右边 右侧 右手边".split(), "右边"),
+             # a side of the body (左眼的眼药水 / 右眼)
+             **{f"{w}{part}": f"{w}边" for w in "左右" for part in ("眼", "耳", "膝", "腿", "脚", "手", "肩", "臂", "腕")},
              # which way a line goes (4号线往南 / 往北)
              **{f"{v}{d}": f"{d}边" for v in ("往", "向") for d in "东南西北"},
              # a bare direction before a room (北阳台, 南卧) is that side (南边阳台 / 北阳台: two balconies)

@@ -1,7 +1,9 @@
 """How a terse note names someone or something its twin text does not: the word it opens
 with before a dash ("rolo – …") or a colon ("Shark filter: …"), or the tag it ends with
 ("… – transit van", "… – sprout"), against a name or a relative the other text gives; or
-the word after part of a shop's name ("@ pet pantry coburg," / "Pet Pantry Brunswick").
+the word after part of a shop's name ("@ pet pantry coburg," / "Pet Pantry Brunswick"); or
+the word a lower-case note opens with, when the other text names what the note lacks
+("liam cleaning at the dentist…" / "Ava's next dental cleaning…").
 gitmem.lifecycle.samefact asks `names_other` when only one text holds names the other lacks
 (or neither does); the words are compared in their short forms (shortforms.word_held)."""
 
@@ -14,7 +16,7 @@ from gitmem.lifecycle.shortforms import HEAD, OPENER, TAG, capitals, lower_names
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
 
-def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str]) -> bool:
+def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str], field: bool = False) -> bool:
     """Whether `y` (read as `fy`) names another one than the names `only` its twin `x`
     (read as `fx`) alone holds: a lower-case note naming another place or thing
     (lower_names_other), another branch of one shop (branch_in_head, branch_of_name) or
@@ -25,7 +27,8 @@ def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str]) ->
     if plain and plain == plain.lower():
         return bool(only and (lower_names_other(fy.full, stop, only, fx.full, fx.words, capitals(x), y)
                               or branch_in_head(y, stop, only - capitals(x), fx.words))) \
-            or note_against(y, fy.words, x, fx.words, stop) or branch_of_name(x, fx.words, y, stop)
+            or note_against(y, fy.words, x, fx.words, stop) or branch_of_name(x, fx.words, y, stop) \
+            or (not field and opener_against_subject(y, fy.full, only, fx.words, stop))
     return bool(only) and (opener_other(y, fy.words, x, fx.words, stop) or tag_other(y, fx.words, stop))
 
 
@@ -136,3 +139,22 @@ def head_against_opener(note: str, words_note: frozenset[str], text: str, words_
 
     return h != f and not ({h, f} & stop) and not kinds.named(h) and not kinds.named(f) \
         and not held(h, words_text) and not held(f, words_note)
+
+
+def opener_against_subject(note: str, full: tuple[str, ...], only: set[str], words_text: frozenset[str],
+                           stop: frozenset[str]) -> bool:
+    """Whether a lower-case `note` (its tokens `full`) opens with a word the other text
+    (its words `words_text`) lacks in any form and goes on with one it holds, where that
+    text names something the note lacks (`only`, not written inside a code of the note):
+    "liam cleaning at the dentist oct 14 10:30am" / "Ava's next dental cleaning is on
+    October 14 at 10:30 a.m."; "ocbc 360 acct -> S$300/mth into nikko sti etf" / "… from my
+    DBS Multiplier account" (a note's subject against the sentence's)."""
+    full = tuple(t for t in full if t != "\x00")  # a value between ("ocbc 360 acct")
+    if len(full) < 2 or not full[0].isalpha() or not full[1].isalpha():
+        return False
+    w = full[0]
+    if len(w) < 3 or w in stop or kinds.named(w) or word_held(w, words_text, prefixes=True) \
+            or full[1] in stop or not word_held(full[1], words_text):
+        return False
+    return any(n not in note.replace("-", "") for n in only)  # "Hob warranty claim: WC 772914" / "… wc772914"
+

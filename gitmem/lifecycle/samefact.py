@@ -169,7 +169,7 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "", field: bool = Fa
     only_a, only_b = shortforms.coded_places(only_a, a, only_b, b)  # "dep BRS" / "leaving Bristol"
     only_a, only_b = initialled(only_a, a, only_b, b)
     only_b, only_a = initialled(only_b, b, only_a, a)
-    return bool(only_a and only_b) or any(notes.names_other(o, x, fx, y, fy, STOP)
+    return bool(only_a and only_b) or any(notes.names_other(o, x, fx, y, fy, STOP, field)
                                            for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
 
 
