@@ -92,6 +92,27 @@ def test_forms_new_to_the_lists_read_as_one_value(a, b):
     assert samefact.conflict(a, b) is None
 
 
+@pytest.mark.parametrize("a,b", [
+    ("Ordered 14 m² of tiles.", "tiles: 14 sqm"), ("tiles: 14 m2", "fourteen square metres of tiles"),
+    ("a 1,200 sq ft flat", "flat, 1 200 square feet"),
+    ("odometer 86 000 km", "86,000 km on the clock"),         # thousands spaced before a unit
+    ("The Year 11 mock is in the hall.", "Y11 mock: hall"),     # a school year
+])
+def test_an_area_spaced_thousands_and_a_school_year_read_as_one_value(a, b):
+    assert set(vals(a)) - {"num:14", "num:1200"} == set(vals(b)) - {"num:14", "num:1200"}
+    assert samefact.conflict(a, b) is None
+
+
+@pytest.mark.parametrize("a,b", [("tiles: 14 m2", "tiles: 16 sqm"), ("Year 11 mock", "Year 10 mock"),
+                                 ("14 sq ft of tiles", "14 sq m of tiles")])
+def test_another_area_or_school_year_differs(a, b):
+    assert samefact.conflict(a, b) == "values differ"
+
+
+def test_a_number_before_spaced_thousands_stays_its_own():
+    assert set(vals("集雨桶×2 360元")) >= {"num:2", "qty:360 cny"}
+
+
 def test_a_value_only_one_side_states_is_unknown_there_not_different():
     assert samefact.conflict("Rent is $1,200.", "Rent is $1,200, due on the 1st of each month.") is None
     assert samefact.conflict("Rent is $1,250.", "Rent is $1,200, due on the 1st of each month.") == "values differ"

@@ -80,6 +80,9 @@ UNITS = {
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "毫升"),
     "l": ("l", "litre", "litres", "liter", "liters", "升", "公升"),
     "m3": ("m3", "m³", "cu m", "cu. m", "cubic metre", "cubic metres", "cubic meter", "cubic meters", "立方米", "立方"),
+    "m2": ("m2", "m²", "sqm", "sq m", "sq. m", "square metre", "square metres", "square meter", "square meters",
+           "平方米", "平米", "平方"),
+    "ft2": ("ft2", "ft²", "sq ft", "sqft", "sq. ft", "square foot", "square feet"),
 }
 # Where a unit is written: $ € £ ¥ before the number, the rest after it.
 PREFIX_UNITS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "cny"}
@@ -93,6 +96,9 @@ _ADDR = re.compile(r"(?:\b(?:https?|ftp)://)?(?:www\.)?"
                    r"((?:[a-z0-9][a-z0-9_.+-]*@)?(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,10})\b"
                    r"(/[^\s,;)\]'\"。，；）]*)?", re.I)
 _THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
+# ... or spaced, before a unit ("odometer 86 000 km", "CAD 14 900" is money's)
+_SPACED_THOUSANDS = _re(r"(?<![\d×x] )(?<![\d.,×x])(\d{1,3}(?: \d{3})+)"
+                        r"(?=\s?(?:km|kms|kilomet|miles?\b|kg|m²|m2|sq|square|ft|lbs?\b|l\b|litres?|liters?|ml\b))")  # not "×2 360"
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
 _MULTIPLIER = _re(rf"({_N})\s*(k|grand|lakhs?|lacs?|crores?|千|万|萬|亿)(?![a-z]|[克米])")  # 25 千克 is 25 kg
 _MULT = {"k": 1000, "grand": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000, **money.LAKH}
@@ -162,7 +168,7 @@ _MONEY_PARTS = _re(r"(?<![\d.])(\d+)\s*(pounds?|quid|dollars?|bucks|euros?)\s+(?
                    r"(?:(\d{2})|(\d{1,2})\s*(?:p|pence|cents?))\b(?![\d:/]|\.\d)")
 # "payments-api v4.2" / "payments api 4.2": one version; "yr5" / "Y5": one school year
 _VERSION = re.compile(r"\bv(\d+\.\d+(?:\.\d+)*)\b")
-_SCHOOL_YEAR = re.compile(r"\byr\s?(\d{1,2})\b(?![ -]\d)")  # yr 6 (not a code: YR1 1000)
+_SCHOOL_YEAR = re.compile(r"\b(?:yr|year)\s?(\d{1,2})\b(?![ -]\d)")  # yr 6, Year 11 / Y11 (not a code: YR1 1000)
 # "eight three one six", "six six two oh four four one nine": a number said digit by digit
 _DIGIT_WORD = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())} | {"oh": "0"}
 _SPOKEN_DIGITS = re.compile(r"\b(?:(?:%s)\s+){3,}(?:%s)\b" % (("|".join(_DIGIT_WORD),) * 2))
@@ -394,7 +400,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
                                             _SPOKEN_PRICE.sub(_price, t.replace(" & ", " and "))))
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
     if digits:
-        t = _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t)
+        t = _SPACED_THOUSANDS.sub(lambda m: m[1].replace(" ", ""), _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t))
         t = _ORDINAL.sub(r"\1", t)
         t = zh_numbers.mixed(t)
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
