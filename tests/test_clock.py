@@ -32,6 +32,7 @@ def test_a_time_with_no_part_of_the_day_agrees_with_either_and_am_and_pm_differ(
     ("Jet2 LBA → Split, dep 0610", {"time:6:10"}),
     ("we meet at 1830 hrs", {"time:18:30"}),
     ("nights commence 10/11/2025 @ 1930", {"time:19:30"}),  # after @: not the year 1930
+    ("Rotorua half – bib #3307 – Sat 22/11 – 0730 gun", {"time:7:30"}),  # a note's field after a dash
     ("twenty to five on 9 October", {"time:4:40", "time:16:40"}),
     ("Hernia repair for Dad: 3 June, ten to two in the afternoon", {"time:13:50"}),  # no span 10-2pm
     ("lesson 2-4pm on sat", {"time:14:00", "time:16:00"}),

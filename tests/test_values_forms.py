@@ -97,6 +97,7 @@ def test_forms_new_to_the_lists_read_as_one_value(a, b):
     ("a 1,200 sq ft flat", "flat, 1 200 square feet"),
     ("odometer 86 000 km", "86,000 km on the clock"),         # thousands spaced before a unit
     ("The Year 11 mock is in the hall.", "Y11 mock: hall"),     # a school year
+    ("The Year 6 residential costs £285.", "two hundred and eighty-five pounds for the year six residential"),
 ])
 def test_an_area_spaced_thousands_and_a_school_year_read_as_one_value(a, b):
     assert set(vals(a)) - {"num:14", "num:1200"} == set(vals(b)) - {"num:14", "num:1200"}

@@ -40,7 +40,7 @@ _TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(pas
 # ... and with its leading zero after a word of arriving or leaving, or a comma in a list
 # ("Arrival: Manchester, 0740", "admit 0800"; not "it costs 0610", "room 0610")
 _FOUR_AFTER = ("admit ", "admitted ", "arrive ", "arrives ", "lands ", "leaves ", "departs ", "depart ", "from ",
-               "until ", "till ", "by ", "off ", "up ", "in ", "starts ", "start ", ", ")
+               "until ", "till ", "by ", "off ", "up ", "in ", "starts ", "start ", ", ", "– ", "— ")
 _TIME_FOUR = _re(r"(?:(?:" + "|".join(rf"(?<={re.escape(w)})" for w in _FOUR_AFTER)
                  + r")0(\d)([0-5]\d)(?![\d:/]|[.,]\d)|"
                  r"(?:(?<=dep )|(?<=dep\. )|(?<=arr )|(?<=arr\. )|(?<=at )|(?<=@)|(?<=@ ))0(\d)([0-5]\d)(?![\d.,:/])|"

@@ -6,7 +6,8 @@ note's marker.
 Capitals are the English reader's only sign of a name, so a word in capitals that names
 nothing is left out where it is known: a month or a weekday, a unit (GBP), a code (KX7),
 "I", a letter before a word (L-plates, X-ray), a note's marker (TODO, FYI, NB), a
-currency's country before its sign (NZ$79, CA$12), and a time zone after a clock time
+currency's country before its sign (NZ$79, CA$12) or its code beside an amount ($35 CAD),
+capitals keyed before digits (INC 7741), and AM or a time zone after a clock time
 ("9:45 am Pacific", "0945 PT"; "Use UTC for logs" names UTC)."""
 
 from __future__ import annotations
@@ -41,7 +42,12 @@ _MARKERS = frozenset("todo fyi nb fixme tbd tba asap wip ps rsvp aka btw fwiw at
 _ZONES = frozenset("pt pst pdt et est edt ct cst cdt mt mst mdt gmt bst utc cet cest aest aedt nzst nzdt".split())
 _ZONE_WORDS = frozenset("pacific eastern central mountain".split())
 _HAN_AFTER = re.compile(r"\s*[\u4e00-\u9fff]")
-_CLOCK_BEFORE = re.compile(r"(?:\d|\b[ap]\.?m\.?)\s*$", re.I)
+_CLOCK_BEFORE = re.compile(r"(?:\d|(?:\b|\d)[ap]\.?m\.?)\s*$", re.I)  # "2:51am ET"
+# A currency's code beside its amount ("$35 CAD", "CAD 14,900"), am / pm after a clock time
+# ("10:45 AM"; "Nikko AM" is a name), capitals keyed before digits ("INC 7741": a code)
+_CURRENCIES = frozenset("usd eur gbp cad aud nzd hkd sgd twd ntd inr zar jpy cny rmb chf".split())
+_AMOUNT_BESIDE = (re.compile(r"[\d$€£¥]\s*$"), re.compile(r"^\s*[\d$€£¥]"))
+_BEFORE_DIGITS = re.compile(r"^[ -]?\d{3,}(?![/.:\d])")  # not a date: "MOT 19/3"
 
 
 def _names(text: str) -> set[str]:
@@ -59,8 +65,12 @@ def _names(text: str) -> set[str]:
                 # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
                 pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
                 said = m.group(0).split("'")[0]
+                after = line[m.end():]
                 if not (_DIGITS.search(w) or _LETTER_WORD.fullmatch(m.group(0)) or w in _UNIT_NAMES
                         or w in _MARKERS or _zone(w, before)
+                        or (w in _CURRENCIES and (_AMOUNT_BESIDE[0].search(before) or _AMOUNT_BESIDE[1].match(after)))
+                        or (w in ("am", "pm") and re.search(r"\d\s*$", before))
+                        or (m.group(0).isupper() and len(w) > 1 and _BEFORE_DIGITS.match(after))
                         or line[m.end():m.end() + 1] == "$"  # NZ$79
                         or (pronoun in STOP and (pronoun == "i" or (len(pronoun) > 1 and not said.isupper())))):
                     names.add(NICKNAMES.get(w, w))

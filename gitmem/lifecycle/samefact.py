@@ -178,7 +178,18 @@ _CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")
 
 @lru_cache(maxsize=65536)
 def _clauses(text: str) -> tuple[str, ...]:
-    return tuple(c for c in _CLAUSE.split(text) if c.strip())
+    """`text`'s clauses; a place's name set off by a comma belongs to the clause before it
+    ("… at Sunrise Clinic, Indiranagar; …")."""
+    out: list[str] = []
+    for c in (c for c in _CLAUSE.split(text) if c.strip()):
+        if out and _NAME_ONLY.fullmatch(c.strip()):
+            out[-1] += ", " + c
+        else:
+            out.append(c)
+    return tuple(out)
+
+
+_NAME_ONLY = re.compile(r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2}")
 
 
 def _clause_names_differ(a: str, b: str) -> bool:
