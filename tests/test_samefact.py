@@ -214,16 +214,19 @@ def test_lexical_pairs_add_chinese_texts_sharing_a_word():
 
 
 class FarVector(HalfVector):
-    """Any two different texts at cosine 0.3: what the English model gives a terse note
-    against a full sentence that states the same thing."""
+    """Any two different texts at cosine `cos` (0.3): what the English model gives a
+    terse note against a full sentence that states the same thing."""
 
     model_id = "far-vector"
 
+    def __init__(self, cos: float = 0.3):
+        self.cos = cos
+
     def embed(self, texts):
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        out[:, 0] = np.sqrt(0.3)
+        out[:, 0] = np.sqrt(self.cos)
         for i in range(len(texts)):
-            out[i, 1 + i] = np.sqrt(0.7)
+            out[i, 1 + i] = np.sqrt(1 - self.cos)
         return out
 
 
@@ -256,12 +259,22 @@ def test_two_measured_values_and_a_word_or_a_code_are_one_fact_at_a_low_cosine()
     assert not close_enough("Booking 04/07/25 | car + 2 adults", "ferry Oban to Craignure 4/7", 0.3, *args)
 
 
-def test_dream_merges_a_note_and_a_sentence_the_vectors_score_far_apart(store):
+@pytest.mark.parametrize("cos", [0.22, 0.3, 0.4])
+def test_dream_merges_a_note_and_a_sentence_the_vectors_score_far_apart(store, cos):
     ids = store.import_items([{"text": t, "created": c, "importance": 9} for t, c in [
         (GIG[0], "2025-03-01"), (GIG[1], "2025-03-03"),
         ("Dentist 21 Mar 9.30pm", "2025-03-04")]]).created
-    plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, FarVector())
+    plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, FarVector(cos))
     assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]
+
+
+def test_dream_leaves_a_pair_below_the_measured_floor(store):
+    from gitmem.lifecycle.grouping import MEASURED_FLOOR
+
+    store.import_items([{"text": t, "created": c, "importance": 9} for t, c in [
+        (GIG[0], "2025-03-01"), (GIG[1], "2025-03-03")]])
+    plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, FarVector(MEASURED_FLOOR - 0.05))
+    assert plan.merges == []
 
 
 def test_dream_merges_chinese_paraphrases_the_vectors_score_low(store):

@@ -417,7 +417,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
         return verdict[k]
 
     cjk_margin = margin if cjk_margin is None else cjk_margin
-    lowest = threshold - max(margin, cjk_margin + CJK_MEASURED_MARGIN)
+    lowest = min(threshold - max(margin, cjk_margin + CJK_MEASURED_MARGIN), MEASURED_FLOOR)
     common = common_terms(texts)
     speakers = speakers_of(texts)
     for s, a, b in sims:
