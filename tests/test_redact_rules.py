@@ -282,3 +282,15 @@ def test_a_missing_library_is_an_error_with_a_hint(monkeypatch):
     with pytest.raises(GitmemError) as e:
         RL.load_rules()
     assert "detect-secrets" in str(e.value) and "pip install detect-secrets" in e.value.hint
+
+
+@pytest.mark.parametrize("text", ["#10482 -> bronte walsh, auspost express, trk AP774109632218",
+                                  "parcel AP1234567890 delivered", "key: AKC1234567890123"])
+def test_a_tracking_number_is_no_artifactory_token(text):
+    """"AP" and digits alone is a parcel's tracking number (a blind set's note lost it)."""
+    assert R.redact(text)[0] == text
+
+
+@pytest.mark.parametrize("token", ["AP6xbk7Lq2mZ9pQw3", "AKCp8jQ2vN5kLm9xR4tYz"])
+def test_an_artifactory_token_is_still_redacted(token):
+    assert R.redact(f"token {token}")[0] == "token [REDACTED:artifactory-credentials]"

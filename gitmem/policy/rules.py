@@ -29,7 +29,7 @@ from gitmem.core.fsutil import atomic_write
 LIBRARY = "detect_secrets"  # the import name of the detect-secrets distribution
 DATA = Path(__file__).resolve().parent / "data"
 EXTRA_RULES = DATA / "extra_rules.toml"
-_CACHE_SCHEMA = 2  # bump when what _build() writes changes shape or meaning
+_CACHE_SCHEMA = 3  # bump when what _build() writes changes shape or meaning
 
 
 # Library plugins left out, and why.
@@ -170,7 +170,8 @@ def _library_rules() -> list[Rule]:
             denylist = cls.denylist if not isinstance(cls.denylist, property) else cls().denylist
             for i, rx in enumerate(denylist):
                 rules.append(Rule(id=f"{name}[{i}]", kind=kind, regex=rx.pattern, flags=int(rx.flags) & ~re.UNICODE,
-                                  keywords=required_literals(rx.pattern, rx.flags), widen=True, per_line=True))
+                                  keywords=required_literals(rx.pattern, rx.flags), widen=True, per_line=True,
+                                  allowlists=_PLUGIN_ALLOW.get(name, ())))
         elif name == "KeywordDetector":
             seen: dict[str, int] = {}
             for mapname in _KEYWORD_MAPS:
@@ -187,6 +188,12 @@ def _library_rules() -> list[Rule]:
                               flags=int(plugin.regex.flags) & ~re.UNICODE, secret_group=2,
                               entropy=float(plugin.entropy_limit), priority=8, per_line=True))
     return rules
+
+
+# What a plugin's regex finds that is no secret of its kind: "AP" or "AKC" and digits alone
+# is a parcel's tracking number (AusPost "AP774109632218"), not an Artifactory token,
+# which mixes letters and digits.
+_PLUGIN_ALLOW = {"ArtifactoryDetector": (_Allowlist("match", (r"^[\s=:\"]*A(?:P|KC)\d+[\s\"]*$",)),)}
 
 
 # A value after a secret-sounding name that is not a secret: prose after a colon ("secret:
