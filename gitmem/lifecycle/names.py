@@ -57,11 +57,12 @@ def _names(text: str) -> set[str]:
             w = m.group(0)
             before = line[:m.start()]
             # first on the line: nothing word-like before it (会议室A: Chinese text is); in
-            # Chinese ("Jason 的程式课…") a capitalised word is a name wherever it stands
+            # Chinese ("Jason 的程式课…") a capitalised word is a name wherever it stands, and
+            # so is a title in quotes ("'Orbital' - hackney central library")
             starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
-            starts = starts and not _HAN_AFTER.match(line, m.end())
+            starts = starts and not _HAN_AFTER.match(line, m.end()) and not before.endswith(("'", '"', "‘", "“"))
             if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1) or shortforms.OPENING_OWNER.match(w)):
-                w = re.sub(r"'s$", "", w.casefold()).replace("-", "")  # Wi-Fi / WiFi
+                w = re.sub(r"'s$", "", w.casefold()).replace("-", "").rstrip("'’")  # Wi-Fi / WiFi; 'Orbital'
                 # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
                 pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
                 said = m.group(0).split("'")[0]
@@ -112,3 +113,31 @@ def initialled(only_a: set[str], a: str, only_b: set[str], b: str) -> tuple[set[
 def _after_initial(name: str) -> re.Pattern[str]:
     """`name` after an initial ("R. McAllister"), the initial captured."""
     return re.compile(r"(?<![\w.])((?-i:[A-Z]))\.\s*" + re.escape(name) + r"\b", re.I)
+
+
+# A compound of words joined by hyphens or underscores: a service, a repository, a host
+# ("payments-api", "design-system", "order_svc"); not one with a number word
+# ("twenty-three", "two-year") or a relative (sister-in-law: gitmem.lifecycle.relatives).
+_IDENTIFIER = re.compile(r"(?<![\w-])[A-Za-z]+(?:[-_][A-Za-z]+)+(?![\w-])")
+
+
+def _identifiers(text: str) -> set[tuple[str, ...]]:
+    out = set()
+    for m in _IDENTIFIER.findall(text):
+        parts = tuple(re.split(r"[-_]", m.casefold()))
+        if not (set(parts) & values.NUMBER_WORDS or {"in", "law"} <= set(parts)):
+            out.add(parts)
+    return out
+
+
+def identifiers_differ(a: str, words_a: frozenset[str], b: str, words_b: frozenset[str]) -> bool:
+    """Whether each text names a compound identifier the other lacks: not written out in it,
+    and some part of it held in no form by its words ("The payments-api service in staging is
+    pinned to Node 20.11.1." / "checkout-api (staging): node 20.11.1"; "half-term" / "half
+    term" and "pre-sub" / "pre-submission" hold theirs)."""
+    def lacking(text: str, other: str, words: frozenset[str]) -> bool:
+        low = other.casefold()
+        return any("-".join(i) not in low and "_".join(i) not in low
+                   and not all(len(p) < 3 or shortforms.word_held(p, words, prefixes=True) for p in i)
+                   for i in _identifiers(text))
+    return lacking(a, b, words_b) and lacking(b, a, words_a)

@@ -13,7 +13,7 @@ import re
 
 from gitmem.lifecycle import kinds
 from gitmem.lifecycle.shortforms import HEAD, OPENER, TAG, capitals, lower_names_other, nickname_of, word_held
-from gitmem.lifecycle.values import MONTHS, WEEKDAYS
+from gitmem.lifecycle.values import MONTHS, NUMBER_WORDS, WEEKDAYS
 
 
 def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str], field: bool = False) -> bool:
@@ -28,7 +28,8 @@ def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str], fi
         return bool(only and (lower_names_other(fy.full, stop, only, fx.full, fx.words, capitals(x), y)
                               or branch_in_head(y, stop, only - capitals(x), fx.words))) \
             or note_against(y, fy.words, x, fx.words, stop) or branch_of_name(x, fx.words, y, stop) \
-            or (not field and opener_against_subject(y, fy.full, only, fx.words, stop))
+            or (not field and (opener_against_subject(y, fy.full, only, fx.words, stop)
+                               or for_other(y, only, fx.words, stop)))
     return bool(only) and (opener_other(y, fy.words, x, fx.words, stop) or tag_other(y, fx.words, stop))
 
 
@@ -158,3 +159,13 @@ def opener_against_subject(note: str, full: tuple[str, ...], only: set[str], wor
         return False
     return any(n not in note.replace("-", "") for n in only)  # "Hob warranty claim: WC 772914" / "… wc772914"
 
+
+_FOR_WHOM = re.compile(r"\bfor ([a-z]{3,})\b")
+
+
+def for_other(note: str, only: set[str], words_text: frozenset[str], stop: frozenset[str]) -> bool:
+    """Whether a lower-case `note` says whom it is for by a word the other text lacks in any
+    form, where that text names someone the note lacks (`only`): "bike fit for meera - sat
+    11am" / "Rohan's bike fit is booked … on Saturday at 11 a.m."."""
+    return bool(only) and any(w not in stop and w not in NUMBER_WORDS and not kinds.named(w)
+                              and not word_held(w, words_text, prefixes=True) for w in _FOR_WHOM.findall(note))

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from gitmem.lifecycle import alignment, kinds, notes, quantities, shortforms, synonyms, values, zh_names
-from gitmem.lifecycle.names import STOP, initialled, names_of
+from gitmem.lifecycle.names import STOP, identifiers_differ, initialled, names_of
 from gitmem.lifecycle.relatives import relative_added
 from gitmem.lifecycle.synonyms import NICKNAMES
 
@@ -291,7 +291,8 @@ def conflict(a: str, b: str, beside_values: bool = False) -> str | None:
     shared_numbers -= measured[0] & measured[1]
     if shared_numbers and not is_cjk(a) and not is_cjk(b) and quantities.units_differ(a, b, shared_numbers):
         return "units differ"
-    if _names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))):
+    if _names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))) \
+            or identifiers_differ(a, fa.words, b, fb.words) or zh_names.titles_differ(a, b):
         return "names differ"
     if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a) \
             or zh_names.owners_differ(a, b) or kinds.differ(a, b):

@@ -178,6 +178,7 @@ _SPOKEN_DIGITS = re.compile(r"\b(?:(?:%s)\s+){3,}(?:%s)\b" % (("|".join(_DIGIT_W
 _ONES = "one two three four five six seven eight nine".split()
 _TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+NUMBER_WORDS = frozenset(_ONES + _TEENS + _TENS + ["hundred", "thousand", "half", "quarter"])
 _WORD_VALUE = {w: i for i, w in enumerate(_ONES, 1)} | {w: i for i, w in enumerate(_TEENS, 10)} | {
     f"{t}-{o}" if o else t: 10 * (i + 2) + (_ONES.index(o) + 1 if o else 0) for i, t in enumerate(_TENS)
     for o in [""] + _ONES}

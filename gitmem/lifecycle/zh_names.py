@@ -16,7 +16,7 @@ ZH_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑�
                "丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤"
                # less common, and not a word after 小 / 老 or before 总 (not 常, 时, 文, 和...)
                "覃单易傅萧阎乔赖庞樊殷施洪翟颜倪俞葛伍聂邢岳庄辛祝涂祁舒耿詹苗凌靳甄裴鲍霍翁隋柯阮闵柴瞿戚滕邬臧"
-               "褚娄窦卓岑蔺冼佟栾郜晏鄢谌鞠卞欧温牛季章鲁申尤毕焦柳齐梅莫管"
+               "褚娄窦卓岑蔺冼佟栾郜晏鄢谌鞠卞欧温牛季章鲁申尤毕焦柳齐梅莫管朴"
                "阚濮邝禤缪芮冉闫仝晁逯郦宓訾亓蒯厍郗阙佘隗昝扈谯")
 _ZH_COMPOUND_SURNAMES = ("欧阳|司马|上官|诸葛|东方|皇甫|慕容|令狐|司徒|夏侯|"
                          # the rest of the classical two-character surnames that are no everyday word
@@ -114,6 +114,18 @@ def opening_name(text: str) -> str | None:
     if not m or m[1][1:] in _ZH_TITLES or CJK_STOP_CHARS.intersection(m[1][1:]):
         return None
     return m[1]
+
+
+def titles_differ(a: str, b: str) -> bool:
+    """Whether the texts name someone by one title and two surnames ("跟李老师上韩语口语课" /
+    "韩语口语 朴老师"): two people."""
+    def by_title(text: str) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for m in _TITLED.finditer(text):
+            out.setdefault(m[0][len(m[1]):], set()).add(m[1])
+        return out
+    ta, tb = by_title(a), by_title(b)
+    return any(not (ta[t] & tb[t]) for t in ta.keys() & tb.keys())
 
 
 def titled_name_in(a: str, b: str) -> bool:
