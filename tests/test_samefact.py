@@ -570,3 +570,15 @@ def test_a_notes_opener_or_tag_against_a_name_the_other_gives(a, b, same):
 ])
 def test_devices_accounts_order_nicknames_and_instruments_keep_look_alikes_apart(a, b):
     assert samefact.conflict(a, b) is not None
+
+
+def test_dream_lists_for_the_agent_what_shares_two_values_and_does_not_merge(store):
+    from gitmem.lifecycle.grouping import SHARED_VALUES
+
+    ids = store.import_items([{"text": t, "created": c, "importance": 9} for t, c in [
+        (GIG[1], "2025-03-03"), ("Dentist 21 Mar 9.30pm", "2025-03-04"),
+        ("The printer is on the third floor.", "2025-03-05")]]).created
+    plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, FarVector(0.3))
+    assert plan.merges == []  # a date and a time, no word in common: not one fact by the rules
+    listed = [(p["a"], p["b"], p["why"]) for p in plan.possible_updates]
+    assert listed == [(ids[0], ids[1], SHARED_VALUES)] or listed == [(ids[1], ids[0], SHARED_VALUES)]

@@ -89,6 +89,7 @@ LATE_DAYS = 30
 # for the agent's plan.
 CJK_CONTAINED = 0.4
 FEW_WORDS = "for the agent to judge: Chinese texts that share a value in few words"
+SHARED_VALUES = "for the agent to judge: texts that share two measured values, far apart by the vectors"
 # Two Chinese texts that share a measured value (an amount with its unit, a date, a time)
 # and a word are one fact this much further below the threshold than cjk_margin: the
 # English model reads "书桌长度：140cm" against "新买的书桌长一米四。" at 0.42, digits and
@@ -420,8 +421,11 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
     lowest = min(threshold - max(margin, cjk_margin + CJK_MEASURED_MARGIN), MEASURED_FLOOR)
     common = common_terms(texts)
     speakers = speakers_of(texts)
+    shared_values: list[tuple[float, int, int]] = []  # far by the vectors, two measured values in common
     for s, a, b in sims:
         if s < lowest or not close_enough(texts[a], texts[b], s, threshold, margin, cjk_margin, common):
+            if s >= MEASURED_FLOOR and samefact.measured(texts[a], texts[b]) >= 2:
+                shared_values.append((s, a, b))
             continue
         few = samefact.is_cjk(texts[a]) and samefact.is_cjk(texts[b]) and \
             samefact.overlap(texts[a], texts[b], common)[0] < CJK_CONTAINED
@@ -438,4 +442,10 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
                                                    margin, common))
                for x in groups.members[ra] for y in groups.members[rb]):
             groups.union(ra, rb)
+    # What the rules leave apart that may still be one fact, for the agent's plan: two texts
+    # in two groups that share two kinds of measured value ("Rotorua half – bib #3307 – Sat
+    # 22/11 – 0730 gun" / "Race: … | Date: 22 Nov 2025 | Start: 7:30 a.m. | Bib: 3307").
+    for s, a, b in shared_values:
+        if groups.find(a) != groups.find(b) and apart(a, b, s) is None:
+            out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": SHARED_VALUES})
     return out
