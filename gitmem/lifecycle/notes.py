@@ -2,8 +2,9 @@
 with before a dash ("rolo – …") or a colon ("Shark filter: …"), or the tag it ends with
 ("… – transit van", "… – sprout"), against a name or a relative the other text gives; or
 the word after part of a shop's name ("@ pet pantry coburg," / "Pet Pantry Brunswick"); or
-the word a lower-case note opens with, when the other text names what the note lacks
-("liam cleaning at the dentist…" / "Ava's next dental cleaning…").
+the word a lower-case note opens with, or whom it says it is for, when the other text
+names what the note lacks ("liam cleaning at the dentist…" / "Ava's next dental cleaning…",
+"bike fit for meera…" / "Rohan's bike fit…").
 gitmem.lifecycle.samefact asks `names_other` when only one text holds names the other lacks
 (or neither does); the words are compared in their short forms (shortforms.word_held)."""
 
