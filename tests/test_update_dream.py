@@ -80,6 +80,17 @@ def test_a_cued_statement_linked_to_several_older_memories_replaces_none():
     assert [(p["old"], p["by"], p.get("held")) for p in one] == [("a", "c", None)]   # one claim stands
 
 
+def test_a_merged_group_is_one_statement_however_many_of_its_members_claim():
+    """Dream gives a merged group's members their survivor's id: two of them claiming two
+    older memories is one statement replacing several (heldout39: a payout note archived
+    "民宿 一晚 650" and a booking on the cue 已经)."""
+    items = _items(("a", "民宿 一晚 650", 0.0), ("b", "途家订单 TJ20250917-8842：杨先生，¥4,550", 5 * DAY),
+                   ("c", "途家9月的民宿结算款12,860元已经打到招行卡上了。", 40 * DAY),
+                   ("c", "途家9月的民宿结算款12,860元已经打到招行卡上了。", 40 * DAY))
+    got = dream_updates.update_pairs(items, [(0.8, 0, 2), (0.8, 1, 3)], 0.55)
+    assert [(p["old"], p["by"], p.get("held")) for p in got] == [("a", "c", True), ("b", "c", True)]
+
+
 def test_dream_supersedes_a_changed_value_and_keeps_look_alikes(store):
     old = store.remember("The staging cluster runs Kubernetes 1.27.", created="2024-01-10")
     new = store.remember("The staging cluster runs Kubernetes 1.29.", created="2024-06-10")

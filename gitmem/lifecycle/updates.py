@@ -231,12 +231,14 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
             best[old] = (s, new, c)
     # One statement replaces one fact: a successor a cue links to several older memories
     # (a noun that holds a cue, 搬家公司 "moving company") is no update of any of them.
-    claims: dict[int, int] = {}
+    # Counted by memory: the members of one merged group are one statement (dream gives
+    # them their survivor's id), "途家9月的民宿结算款…已经打到…" and its three rewordings.
+    claims: dict[str, int] = {}
     for n in (n for _, n, _ in best.values()):
-        claims[n] = claims.get(n, 0) + 1
+        claims[items[n].id] = claims.get(items[n].id, 0) + 1
     held = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c, "held": True}
-            for o, (s, n, c) in best.items() if claims[n] > 1]
-    best = {o: v for o, v in best.items() if claims[v[1]] == 1}
+            for o, (s, n, c) in best.items() if claims[items[n].id] > 1]
+    best = {o: v for o, v in best.items() if claims[items[v[1]].id] == 1}
     reworded = {o: [(s, n) for s, n in found if restated(items[o].text, items[n].text)]
                 for o, found in reworded.items() if o not in best and o not in slots}
     for o in slots.keys() | reworded.keys():
