@@ -165,19 +165,32 @@ def test_real_model_keeps_every_look_alike_of_the_set(real_model, store):
         assert set(groups[g["id"]]) <= live, g["id"]
 
 
-class HalfVector:
-    """An embedder that puts any two different texts at cosine 0.5: what the English
-    model gives Chinese paraphrases and unrelated Chinese notes alike."""
+class FarVector:
+    """An embedder that puts any two different texts at cosine `cos` (0.3): what the
+    English model gives a terse note against a full sentence that states the same thing."""
 
-    model_id = "half-vector"
+    model_id = "far-vector"
     dim = 16
+
+    def __init__(self, cos: float = 0.3):
+        self.cos = cos
 
     def embed(self, texts):
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        out[:, 0] = 1.0
+        out[:, 0] = np.sqrt(self.cos)
         for i in range(len(texts)):
-            out[i, 1 + i] = 1.0
-        return out / np.sqrt(2)
+            out[i, 1 + i] = np.sqrt(1 - self.cos)
+        return out
+
+
+class HalfVector(FarVector):
+    """Any two different texts at cosine 0.5: what the English model gives Chinese
+    paraphrases and unrelated Chinese notes alike."""
+
+    model_id = "half-vector"
+
+    def __init__(self):
+        super().__init__(0.5)
 
 
 def test_overlap_is_the_lexical_channel():
@@ -211,23 +224,6 @@ def test_lexical_pairs_add_chinese_texts_sharing_a_word():
     got = lexical_pairs(texts, vecs, 0.4, [], value_floor=0.6)  # the shared 2am apart
     assert [(a, b) for _, a, b in got] == [(0, 1)]
     assert lexical_pairs(texts, vecs, 0.6, [], value_floor=0.6) == []  # below the floor
-
-
-class FarVector(HalfVector):
-    """Any two different texts at cosine `cos` (0.3): what the English model gives a
-    terse note against a full sentence that states the same thing."""
-
-    model_id = "far-vector"
-
-    def __init__(self, cos: float = 0.3):
-        self.cos = cos
-
-    def embed(self, texts):
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        out[:, 0] = np.sqrt(self.cos)
-        for i in range(len(texts)):
-            out[i, 1 + i] = np.sqrt(1 - self.cos)
-        return out
 
 
 GIG = ["Salt Lick @ The Tinshed (Fitzroy) — 21 Mar — stage 9.30pm",

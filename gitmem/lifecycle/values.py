@@ -399,7 +399,8 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
     t = zh_numbers.in_digits(_YUAN_JIAO.sub(lambda m: f"{m[1]}{'.' if m[1][-1].isdigit() else '点'}{m[2]}块", t))
     t = _english_numbers(_SPOKEN_DIGITS.sub(lambda m: "".join(_DIGIT_WORD[w] for w in m[0].split()),
                                             _SPOKEN_PRICE.sub(_price, t.replace(" & ", " and "))))
-    t = _take(_SCHOOL_YEAR, t, lambda m: [f"code:y{m[1]}"], vals)  # "year six": Year 6, Y6
+    # the school year again, said in words ("year six"; "yr6" was made y6 before _CODE)
+    t = _take(_SCHOOL_YEAR, t, lambda m: [f"code:y{m[1]}"], vals)
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
     if digits:
         t = _SPACED_THOUSANDS.sub(lambda m: m[1].replace(" ", ""), _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t))
