@@ -94,3 +94,30 @@ def test_a_leading_zero_time_after_a_comma_or_a_word_of_arriving(text, expected)
     """A 24-hour time with its leading zero, where a note lists it or after a word of
     arriving or leaving (heldout33); "it costs 0610" and "room 0610" stay numbers."""
     assert times(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("herd test thurs morning 9.30, vet coming", {"time:9:30", "time:21:30"}),
+    ("theo 8wk imms wed 3 dec 10.40 ridgeway", {"time:10:40", "time:22:40"}),
+    ("physio fri 14th march 8.15", {"time:8:15", "time:20:15"}),
+])
+def test_a_dotted_time_right_after_its_day(text, expected):
+    """A dotted time with no part of the day right after the day it is on (heldout37,
+    heldout40): "10.40" after "wed 3 dec" is twenty to eleven, as "10:40" would be."""
+    assert times(text) == expected
+
+
+@pytest.mark.parametrize("text", ["Eden Project trip – Fri 12.06, coach 07:45", "petrol was £1.45 a litre on monday",
+                                  "rated 4.50 stars on tuesday", "release v1.30 on friday", "fri 3.5 miles easy"])
+def test_dotted_numbers_that_stay_numbers(text):
+    """After a weekday, "12.06" may be a day-first date; money, versions and distances are no time."""
+    assert times(text) - {"time:7:45"} == set()
+
+
+@pytest.mark.parametrize("a, b", [
+    ("theo 8wk imms wed 3 dec 10.40 ridgeway", "Ridgeway Surgery - Theo - 8-week vaccinations - 03/12/2025 10:40"),
+    ("herd test thurs morning 9.30", "Herd TB test booked: Thursday, 9:30am."),
+])
+def test_a_dotted_time_agrees_with_the_same_time_written_with_a_colon(a, b):
+    assert samefact.conflict(a, b) is None
+    assert samefact.conflict(a.replace("9.30", "9.45").replace("10.40", "11.40"), b) == "values differ"

@@ -658,3 +658,27 @@ def test_a_chinese_year_by_its_last_two_digits(text, value):
 ])
 def test_spoken_prices_times_after_at_and_chinese_deadlines(text, want):
     assert set(values.extract(text)[0]) == want
+
+
+@pytest.mark.parametrize("text, expected, absent", [
+    # a plate, not 3,000 and 729 (heldout40)
+    ("早上七点四十，车牌沪A 3K729", {"time:7:40"}, {"num:3000729"}),
+    ("£1.28k a week", {"num:1280"}, set()),
+    # a tracking number keyed in groups of four is one code (heldout37)
+    ("tracking AP7741 0963 2218", {"code:ap774109632218"}, {"code:ap7741"}),
+    ("tracking: AP 7741 0963 2218", {"code:ap774109632218"}, {"code:ap7741"}),
+    # "two and a half grand" is 2,500 (heldout39)
+    ("putting in two and a half grand", {"num:2500"}, {"num:2.5"}),
+    # a price after a date is no year (heldout39: "16th aug, thirteen hundred and forty quid")
+    ("sat 16th aug, thirteen hundred and forty quid all in", {"num:1340", "date:8-16"}, {"year:1340"}),
+    ("16 Aug 2025", {"date:8-16", "year:2025"}, set()),
+])
+def test_codes_thousands_and_years_read_as_written(text, expected, absent):
+    got = vals(text)
+    assert expected <= got and not absent & got
+
+
+def test_a_code_in_groups_and_the_same_code_keyed_whole_are_one_fact_and_a_digit_changes_it():
+    a = "Order 10482 went out Australia Post Express, tracking AP7741 0963 2218."
+    assert samefact.conflict(a, "order 10482, tracking AP774109632218") is None
+    assert samefact.conflict(a, "order 10482, tracking AP774109632219") == "values differ"

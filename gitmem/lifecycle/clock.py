@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gitmem.lifecycle.spans import ascii_re as _re, take as _take
+from gitmem.lifecycle.spans import BLANK, ascii_re as _re, take as _take
 
 _PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
 # "at 4:40", "tues 4:40 for her booster": no part of the day, both readings (no leading zero)
@@ -33,6 +33,11 @@ _TIME_TO_AT = _re(rf"(?<=\bat )(5|10|20|25)\s+(to|before)\s+(\d{{1,2}})\b(?:\s*{
 # British "half eight" (8.30) where a time is said; "half 8 kids" is no time
 _TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}}){_WHEN}")
 _TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
+# A dotted time with no part of the day right after the day it is on ("thurs morning 9.30",
+# "wed 3 dec 10.40"): not "£10.40", "v1.30", "rated 4.50"
+_TIME_DOT_DAY = _re(r"(\b(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?|morning|afternoon|evening|"
+                    r"tonight|today|tomorrow|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+                    r"[a-z]*)\.?,?\s+)(\d{1,2})\.([0-5]\d)\b(?![.,]\d)")
 # "twenty to midnight", "quarter past noon": minutes from an hour named by a word
 _TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(past|after|to|before)\s+"
                       r"(noon|midday|midnight)\b")
@@ -144,6 +149,18 @@ def _zh_span(m: re.Match) -> str:
     return f"{first}{m[2]}{m[3] or '点'}{m[4]}{second}"
 
 
+_PART_OF_DAY = re.compile(r"morning|afternoon|evening|tonight|today|tomorrow")
+
+
+def _kept_day(m: re.Match, vals: list[str]) -> str:
+    """_TIME_DOT_DAY's time, read and blanked; the day before it stays to be read as a date."""
+    got = either_half(int(m[2]), int(m[3]), None)
+    if not got or (int(m[3]) <= 12 and m[1][0].isalpha() and not _PART_OF_DAY.match(m[1])):  # "Fri 12.06": a date
+        return m[0]
+    vals.extend(got)
+    return m[1] + BLANK
+
+
 def read(t: str, vals: list[str]) -> str:
     """Clock times written with digits: appended to `vals` and blanked out of `t`.
     Times are read before dates (11/4 is a date, 7:45 a time)."""
@@ -160,6 +177,7 @@ def read(t: str, vals: list[str]) -> str:
     t = _take(_TIME_HALF_HOUR, t, lambda m: either_half(int(m[1]), 30, m[2]), vals)
     t = _take(_TIME_COLON, t, _colon, vals)
     t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
+    t = _TIME_DOT_DAY.sub(lambda m: _kept_day(m, vals), t)
     t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
     t = _take(_TIME_OCLOCK, t, lambda m: either_half(int(m[1]), 0, None), vals)
     return _take(_TIME_FOUR, t, lambda m: [x for x in [_time(int(m[1] or m[3] or m[5] or m[7]), int(m[2] or m[4] or m[6] or m[8]))] if x] or None,

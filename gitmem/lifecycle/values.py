@@ -100,7 +100,7 @@ _THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
 _SPACED_THOUSANDS = _re(r"(?<![\d×x] )(?<![\d.,×x])(\d{1,3}(?: \d{3})+)"
                         r"(?=\s?(?:km|kms|kilomet|miles?\b|kg|m²|m2|sq|square|ft|lbs?\b|l\b|litres?|liters?|ml\b))")  # not "×2 360"
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
-_MULTIPLIER = _re(rf"({_N})\s*(k|grand|lakhs?|lacs?|crores?|千|万|萬|亿)(?![a-z]|[克米])")  # 25 千克 is 25 kg
+_MULTIPLIER = _re(rf"({_N})\s*(k|grand|lakhs?|lacs?|crores?|千|万|萬|亿)(?![a-z0-9]|[克米])")  # 25 千克 is 25 kg; 3k729 a code
 _MULT = {"k": 1000, "grand": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000, **money.LAKH}
 
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
@@ -110,8 +110,8 @@ _DATES = [
     (_re(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), "zh_ym"),
     (_re(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])"), "md_slash"),
     (_re(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?!\d|\.\d)"), "dmy_dots"),  # 13.10.2025, 13.10.25
-    (_re(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+(\d{{4}})\b)?"), "mdy"),
-    (_re(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+(\d{{4}})\b)?"),
+    (_re(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+((?:19|20)\d\d)\b)?"), "mdy"),
+    (_re(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+((?:19|20)\d\d)\b)?"),
      "dmy"),
     (_re(r"\b(\d{4})-(\d{1,2})\b"), "ym"),
 ]
@@ -146,8 +146,8 @@ _NUM = _re(_N)
 # hyphen and digits, with a group of digits after a space ("KX7 4418", "RP-20931", "G1372"),
 # or keyed one character at a time ("K X 7 4 4 1 8"): `code:` as one string, separators
 # dropped, so "KX7-4418" / "kx74418" / "K X 7 4 4 1 8" are one code (and "X50" / "X60" two).
-_CODE = re.compile(r"(?<![a-z0-9])(?:[a-z]+\d[a-z0-9]*|[a-z]{1,3}-\d{3,}[a-z0-9]*)(?:[ -]\d{3,})?(?![a-z0-9])")
-_CODE_CAPS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,4}[ -]\d{3,}(?:-\d{2,})*(?![A-Za-z0-9])")
+_CODE = re.compile(r"(?<![a-z0-9])(?:[a-z]+\d[a-z0-9]*|[a-z]{1,3}-\d{3,}[a-z0-9]*)(?:[ -]\d{3,}(?: \d{4})*)?(?![a-z0-9])")
+_CODE_CAPS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,4}[ -]\d{3,}(?:-\d{2,}|(?<=\d{4}) \d{4})*(?![A-Za-z0-9])")
 _CODE_KEYED = re.compile(r"(?<![a-z0-9])[a-z0-9](?: [a-z0-9]){4,}(?![a-z0-9])")
 # A measure in two units, the larger first: "7lb 8oz", "5 ft 10 in", "1 m 80 cm", "3 kg 400 g".
 _COMPOUND = _re(rf"(?<![\d.])({_N})\s*(lbs?|ft|m|kg)\s+(?:and\s+)?({_N})\s*(oz|in|inches|cm|g)(?![a-z])")
@@ -406,8 +406,8 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _SPACED_THOUSANDS.sub(lambda m: m[1].replace(" ", ""), _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t))
         t = _ORDINAL.sub(r"\1", t)
         t = zh_numbers.mixed(t)
-        t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)
         t = money.half_thousands(_HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t)))
+        t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)  # after the half: 2.5 grand
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
         t = _DIGIT_GROUPS.sub(lambda m: _joined(m[0]), t)
         t = _H_MM.sub(lambda m: _fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
