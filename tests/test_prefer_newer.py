@@ -64,6 +64,17 @@ def test_said_together_or_off_topic_is_left_in_order():
     assert order(later, terms=["周会"]) == ["a", "b"]
 
 
+def test_chinese_pairs_by_characters_the_query_names_when_they_share_no_word():
+    # 峰时电价 / 峰电: one subject written two ways, no word in common; 峰, 电 and 度 asked
+    older = hit("a", "峰时电价是0.62元一度。", "2023-01-01T00:00:00Z")
+    newer = hit("n", "峰电 0.68/度", "2024-03-01T00:00:00Z")
+    asked = ["峰时", "时电", "电价", "多少", "少钱", "一度"]  # 峰时电价多少钱一度？
+    assert order([older, newer], terms=asked) == ["n", "a"]
+    # ... one character of the query's in common is no subject (电 alone: 电价 / 电脑)
+    other = hit("x", "电脑坏了，送去修了。", "2024-03-01T00:00:00Z")
+    assert order([older, other], terms=asked) == ["a", "x"]
+
+
 def test_chinese_pairs_by_a_shared_word_the_query_names():
     # No vectors here: Chinese is judged by its words. 前端 is the subject the query names;
     # the later note sharing only 负责人 with the older (not asked about) stays put.
@@ -135,7 +146,8 @@ def test_english_pair_a_little_apart_by_vectors_goes_by_the_words_the_query_name
     assert run(0.44, terms) == ["n", "a"]  # two subject words the query names: the newer goes first
     assert run(0.44, ["breakfast"]) == ["n", "a"]  # one is enough for a pair of its own (a weak link)
     assert run(0.44, ["kibbl"]) == ["a", "n"]  # a word only one of them has is none
-    assert run(0.30, terms) == ["a", "n"]  # nor is any number of words this far apart
+    assert run(0.30, terms) == ["n", "a"]  # a pair of terse notes and sentences sits this far apart
+    assert run(0.15, terms) == ["a", "n"]  # nor is any number of words this far apart
     assert run(0.60, ["breakfast"]) == ["n", "a"]  # close by the vectors alone, as before
 
 

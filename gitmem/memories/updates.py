@@ -225,11 +225,14 @@ def _cut(text: str, found: Iterable[str]) -> str:
     return text
 
 
+def content_chars(text: str) -> set[str]:
+    """A text's CJK content characters (no function character, no numeral)."""
+    return {c for c in text if CJK_CHAR.match(c) and c not in CJK_STOP_CHARS and c not in ZH_NUMERALS}
+
+
 def char_overlap(a: str, b: str) -> float:
-    """The share of their CJK content characters (no function character, no numeral) two
-    texts have in common."""
-    ca, cb = ({c for c in x if CJK_CHAR.match(c) and c not in CJK_STOP_CHARS and c not in ZH_NUMERALS}
-              for x in (a, b))
+    """The share of their CJK content characters two texts have in common."""
+    ca, cb = content_chars(a), content_chars(b)
     return len(ca & cb) / max(1, len(ca | cb))
 
 

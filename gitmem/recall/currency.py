@@ -19,7 +19,8 @@ changes no score, only what is shown and in which order:
   (the older's closest later hit, the newer's closest earlier one) and close enough
   (English: cosine NEWEST_COS, or NEWEST_COS_NAMED with NEWEST_NAMED shared words the
   query names; text with Chinese in it, or no vectors: a shared word that the query
-  names too, or SUBJECT_SHARED of their words, closest by the words the query names) —
+  names too, QUERY_CHARS characters of the query's, or SUBJECT_SHARED of their words,
+  closest by the words the query names) —
   the newer one goes above.
 
 `detect` is the write side: the live memories a new memory probably updates or
@@ -56,8 +57,12 @@ NEWEST_COS = 0.55
 # that the query names too ("Gus, our tortoise, lives in a pen" / "Gus's enclosure is a
 # heated table", asked "Where is Gus the tortoise kept?": a new value says little the
 # old one said). One word is a weak link: it does not extend a chain after a stronger link (newest_first).
-NEWEST_COS_NAMED = 0.35
+NEWEST_COS_NAMED = 0.2
 NEWEST_NAMED = 1
+# ... in Chinese, judged by words, this many content characters of the query's that both
+# hold ("峰时电价是0.62元一度" / "峰电 0.68/度", asked 峰时电价多少钱一度: 峰, 电, 度), a
+# subject written in two ways that share no word
+QUERY_CHARS = 3
 STRONG_NAMED = 2  # named words (or, in Chinese, words) from which a link is no longer weak
 # Two hits both at least this relevant (gitmem.recall.relevance: even odds) are about
 # what the query asks: a weak change cue between them is about that subject.
@@ -361,6 +366,7 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     turn = [updates.speaker(t) is not None or not updates.short(t) for t in texts]
     vecs = _vectors(snap, [top[i] for i in idx])
     query = set(terms)
+    asked = updates.content_chars("".join(t for t in terms if t not in updates.GENERIC_ZH))
     shown = {top[i].id for i in idx}  # only past the early return: read the map when pairs may form
     current = {s for succ in hidden.values() for s in succ if s in shown} if hidden else set()
     m = len(idx)
@@ -381,7 +387,9 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
                 weak[a, b] = weak[b, a] = cos < NEWEST_COS and named < STRONG_NAMED
             else:  # by words: the words the query names first, then the share; the cosine breaks ties
                 share, shared = updates.word_overlap(texts[a], texts[b])
-                close = share >= updates.SUBJECT_SHARED or (not settled and bool(shared & query))
+                close = share >= updates.SUBJECT_SHARED or (not settled and (
+                    bool(shared & query) or len(asked & updates.content_chars(texts[a]) & updates.content_chars(texts[b]))
+                    >= QUERY_CHARS))
                 # ... then the characters they share (码 in 儿子穿32码的鞋 / 儿子的脚长到35码了: the
                 # attribute a new value is given for)
                 near = len(shared & query) + share + 0.5 * updates.char_overlap(texts[a], texts[b]) \
