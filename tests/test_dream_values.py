@@ -42,7 +42,8 @@ def plan_for(store, texts, c):
     ["这批货一共三千五百件。", "这批货一共3千5百件。"],  # digits with Chinese multipliers
     ["The flight to Singapore takes 13 hours.", "It's a thirteen-hour flight to Singapore."],
     ["Give the cat 2.5 ml of the antibiotic twice a day.", "Cat's antibiotic: 2.5 mL, two times daily."],
-], ids=["nian-twenty", "date-in-zh", "mixed-numerals", "hyphen-unit", "ml-twice"])
+    ["NT檢查約在5月20日上午九點半，市婦幼保健院。", "五月二十号早上九点半去妇幼做NT"],  # Traditional / Simplified
+], ids=["nian-twenty", "date-in-zh", "mixed-numerals", "hyphen-unit", "ml-twice", "traditional"])
 def test_one_fact_in_forms_new_to_the_lists_merges(store, texts):
     ids, plan = plan_for(store, texts, 0.75)  # below the threshold, within the anchored margin
     assert [sorted([m["survivor"], *m["merged"]]) for m in plan.merges] == [sorted(ids)]

@@ -172,3 +172,15 @@ def test_under_the_language_rule_every_bm25_hit_comes_before_vector_only_ones(st
     hits = [h.id for h in store.recall("我养的宠物叫什么", k=10, record=False)]
     assert 1 < len(bm) < len(hits)          # BM25's list is short; vectors add the rest
     assert hits[: len(bm)] == bm            # ... after every BM25 hit, its last one included
+
+
+def test_a_question_in_traditional_characters_finds_a_note_in_simplified_and_back(store, gm_home):
+    """One store, two scripts: 飼料 / 饲料, 體檢 / 体检 are one word (tokens.simplified)."""
+    from test_recall_quality import set_recall
+
+    store.import_items([{"text": "布丁每天早晚各吃一百克饲料", "key": "feed"},
+                        {"text": "媽媽的體檢約在市婦幼保健院", "key": "checkup"},
+                        {"text": "周末去公园跑步", "key": "run"}])
+    set_recall(store, min_relevance=0)
+    assert store.recall("布丁吃什麼飼料？", record=False)[0].key == "feed"
+    assert store.recall("妈妈体检在哪里？", record=False)[0].key == "checkup"

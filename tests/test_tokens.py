@@ -3,7 +3,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitmem.core.tokens import CJK_STOP_CHARS, MAX_TOKEN_LEN, count_tokens, tokenize
+from gitmem.core.tokens import CJK_STOP_CHARS, MAX_TOKEN_LEN, count_tokens, simplified, tokenize
 
 HAN = st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF)
 
@@ -64,6 +64,7 @@ def test_any_text_tokenizes(text):
 @given(st.text(HAN, min_size=2, max_size=30))
 def test_a_han_run_gives_its_bigrams_then_its_content_characters(run):
     toks = tokenize(run)
+    run = simplified(run)  # read in Simplified characters
     bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
     assert toks[: len(bigrams)] == bigrams
     assert toks[len(bigrams):] == [c for c in run if c not in CJK_STOP_CHARS]
@@ -89,3 +90,17 @@ def test_query_and_document_share_bigrams():
 def test_count_tokens_rough():
     assert count_tokens("abcd" * 10) == 10
     assert count_tokens("部署窗口") == 4
+
+
+def test_traditional_characters_are_read_as_simplified():
+    """婦幼 and 妇幼 are one word in two scripts; text with no Han character is untouched."""
+    assert tokenize("市婦幼保健院") == tokenize("市妇幼保健院")
+    assert tokenize("每天早晚各吃一百克飼料") == tokenize("每天早晚各吃一百克饲料")
+    assert simplified("Room 4, café") == "Room 4, café"
+    assert simplified("布丁打疫苗") == "布丁打疫苗"  # Simplified stays as it is
+
+
+@given(st.text(alphabet="市婦幼保健院檢查點號飼料湯圓們這個 abc123，。", max_size=40))
+def test_simplifying_twice_changes_nothing_more(text):
+    once = simplified(text)
+    assert simplified(once) == once and len(once) == len(text)

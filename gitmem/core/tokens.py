@@ -10,7 +10,9 @@ way then matches any document that shares a two-character word. Each Han charact
 a longer run is also indexed alone, except a few function characters (CJK_STOP_CHARS):
 unigrams plus bigrams is the classic non-segmenting scheme for Chinese retrieval, and a
 paraphrase that shares no two-character word (闺女/女儿, 汽车/车) still meets on one
-character (BENCHMARKS.md "6. Languages": chosen by measurement, jieba was no better)."""
+character (BENCHMARKS.md "6. Languages": chosen by measurement, jieba was no better).
+Traditional characters are read as their Simplified forms (OpenCC, `simplified`): a
+question typed in one script finds a memory written in the other (飼料 / 饲料)."""
 
 from __future__ import annotations
 
@@ -49,7 +51,7 @@ MAX_TOKEN_LEN = 64
 
 # Changing what tokenize() returns for any text means bumping this: every index built
 # with another version is rebuilt from git (its cached vectors are kept).
-TOKENIZER_VERSION = "3"
+TOKENIZER_VERSION = "4"
 
 
 @lru_cache(maxsize=1)
@@ -74,6 +76,23 @@ def _fold(word: str) -> str:
     return _stemmer()(word)
 
 
+@lru_cache(maxsize=1)
+def _t2s():
+    # OpenCC's own package (the project's C++ library with its dictionaries): Traditional
+    # to Simplified by phrase and character. Imported on first use.
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def simplified(text: str) -> str:
+    """`text` with its Traditional Chinese in Simplified characters (婦幼 / 妇幼, 飼料 / 饲料:
+    one word in two scripts); text with no Han character is returned as it is."""
+    if text.isascii() or not _HAN_RE.search(text):
+        return text
+    return _t2s().convert(text)
+
+
 def tokenize(text: str, stopwords: bool = True) -> list[str]:
     """Index/query tokens of `text`, in order (duplicates kept)."""
     text = unicodedata.normalize("NFKC", text).casefold()
@@ -81,7 +100,7 @@ def tokenize(text: str, stopwords: bool = True) -> list[str]:
     for m in _TOKEN_RE.finditer(text):
         tok = m.group(0)
         if CJK_CHAR.match(tok):
-            out.extend(cjk_tokens(tok))
+            out.extend(cjk_tokens(simplified(tok)))
             continue
         tok = tok.replace("’", "'")
         if stopwords and tok in STOPWORDS:

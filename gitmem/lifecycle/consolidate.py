@@ -19,6 +19,7 @@ from typing import Any
 
 from gitmem.core import model
 from gitmem.core.model import Memory
+from gitmem.core.tokens import simplified
 from gitmem.index.embed import get_embedder
 from gitmem.lifecycle import grouping, samefact, updates
 from gitmem.memories import succession
@@ -162,7 +163,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         vecs = _vectors(svc, scope, embedder, [mems[r] for r in reps], plan)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         vecs = vecs / np.where(norms == 0, 1, norms)
-        texts = [mems[r].text for r in reps]
+        texts = [simplified(mems[r].text) for r in reps]  # 婦幼 / 妇幼: one word in two scripts
         pairs = grouping.candidate_pairs(vecs, min(th - margin, strong_th))
         pairs = grouping.lexical_pairs(texts, vecs, th - cjk_margin - grouping.CJK_MEASURED_MARGIN, pairs)
         pairs = updates.left_pairs(texts, vecs, updates.frame_pairs(texts, vecs, pairs))
@@ -210,7 +211,7 @@ def make_plan(svc: Memories, scope: str, tip: Rev | None, now: float,
         items = []
         for u in range(len(units)):
             m = group_top.get(root_of[u]) or mems[reps[u]]
-            items.append(updates.Item(m.id, m.text, weighing.timestamp(m.created), m.key))
+            items.append(updates.Item(m.id, simplified(m.text), weighing.timestamp(m.created), m.key))
         cross = [(s, a, b) for s, a, b in pairs if items[a].id != items[b].id]
         for p in updates.update_pairs(items, cross, update_th, strong_th):
             if p.get("held"):
