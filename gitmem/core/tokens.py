@@ -27,6 +27,7 @@ _HAN = (
     "\u4e00-\u9fff"  # CJK Unified Ideographs
     "\uf900-\ufaff"  # CJK Compatibility Ideographs
     "\U00020000-\U0002ebef"  # Extensions B-F
+    "\U00030000-\U000323af"  # Extensions G-H (OpenCC's t2s writes some: 繐 -> 𰬸)
 )
 _CJK = "\u3040-\u30ff" + _HAN + "\uac00-\ud7af"  # + Hiragana, Katakana; Hangul syllables
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
