@@ -12,6 +12,12 @@ of a fresh store; dream runs once with the real model; per part and language:
   survivor) names it in `supersedes`;
 - unrelated touched: unrelated notes merged, superseded or superseding anything.
 
+With `--agent`, first what `dream --plan --json` hands an agent (gitmem.lifecycle.agentplan),
+read as if the agent answered every group right: clusters within reach (all of a cluster's
+memories joined by the plan's groups, so right answers collapse it to one), look-alikes
+shown together (the agent must answer keep: tokens spent, no loss when it does), groups
+and the memories they quote (what the agent reads).
+
     .venv/bin/python benchmarks/dream_consolidation.py [--model-path DIR] [--set dream.KEY=VALUE]
     .venv/bin/python benchmarks/dream_consolidation.py --scale 10000   # dream's time at N memories
     .venv/bin/python benchmarks/dream_consolidation.py --data tests/data/consolidation_v2.json  # heldout2
@@ -139,6 +145,47 @@ def explain(store, data: dict, ids: dict, merges: list) -> str:
     return "\n".join(out)
 
 
+def plan_reach(plan: dict, data: dict, ids: dict) -> dict:
+    """The agent's plan read as if every group were answered right (module docstring)."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    groups = plan["groups"]
+    for g in groups:
+        for i in g["ids"][1:]:
+            parent[find(i)] = find(g["ids"][0])
+    rows: dict = {}
+
+    def add(part, lang, metric, ok):
+        r = rows.setdefault((part, lang), {})
+        n, k = r.get(metric, (0, 0))
+        r[metric] = (n + 1, k + int(ok))
+
+    for g in data["clusters"]:
+        add(g["part"], g["lang"], "clusters within reach", len({find(i) for i in ids[("clusters", g["id"])]}) == 1)
+    for g in data["lookalikes"]:
+        a, b = ids[("lookalikes", g["id"])]
+        add(g["part"], g["lang"], "look-alikes shown together", find(a) == find(b))
+    rows["groups"] = (len(groups), sum(len(g["ids"]) for g in groups))
+    return rows
+
+
+def report_reach(rows: dict) -> str:
+    metrics = ("clusters within reach", "look-alikes shown together")
+    out = ["the agent's plan (`dream --plan --json`), every group answered right", "",
+           "| part | lang | " + " | ".join(metrics) + " |", "|---|---|" + "---|" * len(metrics)]
+    for key in sorted(k for k in rows if k != "groups"):
+        r = rows[key]
+        cells = [f"{r[m][1]}/{r[m][0]} = {r[m][1] / r[m][0]:.2f}" if m in r else "-" for m in metrics]
+        out.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
+    n, k = rows["groups"]
+    return "\n".join(out + ["", f"{n} group(s) quoting {k} memories"])
+
+
 def report(rows: dict, model: str) -> str:
     metrics = ("clusters collapsed", "look-alikes kept", "updates superseded", "unrelated touched")
     out = [f"consolidation set, one scope, `dream --force`, model `{model}`", "",
@@ -195,6 +242,7 @@ def main(argv=None) -> int:
                     help="a setting, or a data set by its suffix: v2, v3, v4 = tests/data/consolidation_vN.json")
     ap.add_argument("--why", action="store_true", help="list the clusters left apart, the look-alikes lost and the false merges")
     ap.add_argument("--scale", type=int, default=0, help="time dream on a generated store of N memories")
+    ap.add_argument("--agent", action="store_true", help="first, what the agent's plan puts within reach")
     args = ap.parse_args(argv)
     if args.scale:
         print(scale(args.scale, args.model_path))
@@ -210,6 +258,7 @@ def main(argv=None) -> int:
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
     store = open_store(args.model_path, overrides)
     ids = load(store, data)
+    reach = report_reach(plan_reach(store.dream_plan()["scopes"]["main"], data, ids)) if args.agent else None
     out = store.dream(force=True)["scopes"]["main"]
     print(f"gitmem from `{Path(gitmem.__file__).parent}`")
     print(report(score(store, data, ids), out["near_model"]))
@@ -218,6 +267,8 @@ def main(argv=None) -> int:
     print(f"false merges (a merge joining texts of two groups of the set): {false_merges(out['merges'], ids)}")
     if args.why:
         print(explain(store, data, ids, out["merges"]))
+    if reach:
+        print("\n" + reach)
     return 0
 
 

@@ -162,3 +162,34 @@ def test_mcp_consolidate_plans_and_applies(filled, gm_home):
     assert every[ids["old"]].path.startswith("archive/") and ids["dup_a"] not in every
     assert run_cli("undream").returncode == 0
     assert {m.id for m in store.list()} == set(ids.values())
+
+
+DEPOSIT = ["Our £1,740 deposit for Flat 3, 58 Ravensworth Road is protected with the DPS, reference DPS-118-44920.",
+           "deposit: £1740 – DPS – ref DPS-118-44920",
+           "Deposit for Flat 3 (58 Ravensworth Rd): £1,740, DPS ref DPS-118-44920",
+           "the deposit's 1.74k and it's with the DPS, ref DPS-118-44920"]
+
+
+def test_a_paraphrase_the_rules_hold_apart_is_shown_with_their_merge_and_one_decision_takes_it_in(store, monkeypatch):
+    """The rules merge two of four rewordings and hold the others apart ("values differ":
+    they read 1.74k against £1,740 as two amounts). The plan shows all four in one group,
+    the rules' merge as its suggestion and each pair held apart with why; an agent that
+    merges the four leaves one memory (heldout40: the plan used to drop every pair one of
+    whose memories a merge had taken, so no decision could reach them)."""
+    from test_dream_values import EqualCosine
+
+    from gitmem.lifecycle import agentplan
+
+    ids = store.import_items([{"text": t, "created": f"2024-05-0{i + 1}", "importance": 9}
+                              for i, t in enumerate(DEPOSIT)]).created
+    plan_with = agentplan.make_plan
+    monkeypatch.setattr(agentplan, "make_plan", lambda svc, scope, tip, now, counts:
+                        plan_with(svc, scope, tip, now, counts, EqualCosine(0.8, len(DEPOSIT))))
+    plan = store.dream_plan()["scopes"]["main"]
+    (group,) = [g for g in plan["groups"] if set(g["ids"]) & set(ids)]
+    assert group["kind"] == "duplicates" and set(group["ids"]) == set(ids)
+    assert len(group["rules"]["merge"]) < len(ids)  # the rules alone merge only some
+    assert group["held_apart"] and all(p["why"] == "values differ" for p in group["held_apart"])
+    done = store.dream_apply({"scope": "main", "decisions": [{"merge": ids, "into": ids[0]}]})
+    assert done["commit"]
+    assert [m.id for m in store.list() if m.id in ids] == [ids[0]]

@@ -90,6 +90,7 @@ LATE_DAYS = 30
 CJK_CONTAINED = 0.4
 FEW_WORDS = "for the agent to judge: Chinese texts that share a value in few words"
 SHARED_VALUES = "for the agent to judge: texts that share two measured values, far apart by the vectors"
+LINKED_APART = "for the agent to judge: near, but a text of one's group differs from the other"
 # Two Chinese texts that share a measured value (an amount with its unit, a date, a time)
 # and a word are one fact this much further below the threshold than cjk_margin: the
 # English model reads "书桌长度：140cm" against "新买的书桌长一米四。" at 0.42, digits and
@@ -430,9 +431,8 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
         few = samefact.is_cjk(texts[a]) and samefact.is_cjk(texts[b]) and \
             samefact.overlap(texts[a], texts[b], common)[0] < CJK_CONTAINED
         why = apart(a, b, s) or (FEW_WORDS if few else None)
-        if why is not None:
-            if s >= threshold or why == FEW_WORDS:
-                out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": why})
+        if why is not None:  # near enough to be asked about: the agent's plan shows the pair with why
+            out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": why})
             continue
         ra, rb = groups.find(a), groups.find(b)
         if ra == rb or len(groups.members[ra]) + len(groups.members[rb]) > GROUP_MAX:
@@ -442,6 +442,8 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
                                                    margin, common))
                for x in groups.members[ra] for y in groups.members[rb]):
             groups.union(ra, rb)
+        else:  # the pair is near, but another member of one group is not one fact with the other
+            out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": LINKED_APART})
     # What the rules leave apart that may still be one fact, for the agent's plan: two texts
     # in two groups that share two kinds of measured value ("Rotorua half – bib #3307 – Sat
     # 22/11 – 0730 gun" / "Race: … | Date: 22 Nov 2025 | Start: 7:30 a.m. | Bib: 3307").
