@@ -78,15 +78,20 @@ def load(store, data: dict) -> dict:
     return out
 
 
+def tally(rows: dict, part: str, lang: str, metric: str, ok: bool) -> None:
+    """Count one item of `part` and `lang` for `metric` (ok or not) in `rows`."""
+    r = rows.setdefault((part, lang), {})
+    n, k = r.get(metric, (0, 0))
+    r[metric] = (n + 1, k + int(ok))
+
+
 def score(store, data: dict, ids: dict) -> dict:
     every = {m.id: m for m in store.list()}
     sup = {s: m.id for m in every.values() for s in m.supersedes}  # old id -> who names it
     rows: dict = {}
 
     def add(part, lang, metric, ok):
-        r = rows.setdefault((part, lang), {})
-        n, k = r.get(metric, (0, 0))
-        r[metric] = (n + 1, k + int(ok))
+        tally(rows, part, lang, metric, ok)
 
     for g in data["clusters"]:
         live = [i for i in ids[("clusters", g["id"])] if i in every]
@@ -161,9 +166,7 @@ def plan_reach(plan: dict, data: dict, ids: dict) -> dict:
     rows: dict = {}
 
     def add(part, lang, metric, ok):
-        r = rows.setdefault((part, lang), {})
-        n, k = r.get(metric, (0, 0))
-        r[metric] = (n + 1, k + int(ok))
+        tally(rows, part, lang, metric, ok)
 
     for g in data["clusters"]:
         add(g["part"], g["lang"], "clusters within reach", len({find(i) for i in ids[("clusters", g["id"])]}) == 1)
@@ -175,21 +178,19 @@ def plan_reach(plan: dict, data: dict, ids: dict) -> dict:
 
 
 def report_reach(rows: dict) -> str:
-    metrics = ("clusters within reach", "look-alikes shown together")
-    out = ["the agent's plan (`dream --plan --json`), every group answered right", "",
-           "| part | lang | " + " | ".join(metrics) + " |", "|---|---|" + "---|" * len(metrics)]
-    for key in sorted(k for k in rows if k != "groups"):
-        r = rows[key]
-        cells = [f"{r[m][1]}/{r[m][0]} = {r[m][1] / r[m][0]:.2f}" if m in r else "-" for m in metrics]
-        out.append(f"| {key[0]} | {key[1]} | " + " | ".join(cells) + " |")
-    n, k = rows["groups"]
-    return "\n".join(out + ["", f"{n} group(s) quoting {k} memories"])
+    n, k = rows.pop("groups")
+    table = _table(rows, ("clusters within reach", "look-alikes shown together"),
+                   "the agent's plan (`dream --plan --json`), every group answered right")
+    return table + f"\n\n{n} group(s) quoting {k} memories"
 
 
 def report(rows: dict, model: str) -> str:
-    metrics = ("clusters collapsed", "look-alikes kept", "updates superseded", "unrelated touched")
-    out = [f"consolidation set, one scope, `dream --force`, model `{model}`", "",
-           "| part | lang | " + " | ".join(metrics) + " |", "|---|---|" + "---|" * len(metrics)]
+    return _table(rows, ("clusters collapsed", "look-alikes kept", "updates superseded", "unrelated touched"),
+                  f"consolidation set, one scope, `dream --force`, model `{model}`")
+
+
+def _table(rows: dict, metrics: tuple[str, ...], title: str) -> str:
+    out = [title, "", "| part | lang | " + " | ".join(metrics) + " |", "|---|---|" + "---|" * len(metrics)]
     for (part, lang) in sorted(rows):
         r = rows[(part, lang)]
         cells = [f"{r[m][1]}/{r[m][0]} = {r[m][1] / r[m][0]:.2f}" if m in r else "-" for m in metrics]
