@@ -9,8 +9,9 @@ keys), and faded memories (weight below `dream.archive_below`). Duplicates and p
 apart that share a memory are one group (at most GROUP_MAX memories): a rewording the rules
 left out of a merge is shown beside it, with `held_apart` saying which pairs the rules kept
 apart and why, so the agent can take it in with one decision. Each group carries the
-memories' ids, texts, dates and the similarity, with the decision the rules would take. The agent answers with decisions (gitmem.lifecycle.
-decisions), which land as one dream commit."""
+memories' ids, texts, dates and the similarity, with the decision the rules would take.
+The agent answers with decisions (gitmem.lifecycle.decisions), which land as one dream
+commit."""
 
 from __future__ import annotations
 

@@ -450,4 +450,6 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
     for s, a, b in shared_values:
         if groups.find(a) != groups.find(b) and apart(a, b, s) is None:
             out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": SHARED_VALUES})
+    at = {i: n for n, i in enumerate(ids)}  # a pair held apart early may end in one group by other links
+    out.held_apart = [p for p in out.held_apart if groups.find(at[p["a"]]) != groups.find(at[p["b"]])]
     return out
