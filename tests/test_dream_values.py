@@ -88,3 +88,21 @@ def test_an_older_text_never_survives_a_much_newer_one(store):
                               {"text": texts[1], "created": "2024-05-05", "importance": 9}]).created
     plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, EqualCosine(0.75, 2))
     assert [(m["survivor"], m["merged"]) for m in plan.merges] == [(ids[1], [ids[0]])]
+
+
+@pytest.mark.parametrize("texts", [
+    ["盛达物流为暖冬行动认捐了两万元。", "暖冬行动 认捐：恒远建材 2万"],  # two donors
+    ["《宏观经济学》的期末卷子要在1月8号前改完。", "微观 期末阅卷 1月8日截止"],  # macro / micro
+    ["iOS 企业版签名证书 2026-05-30 到期", "iOS 推送证书（APNs）2026年5月30日到期"],  # two certificates
+    ["腾讯视频会员每月5号从招行卡自动扣费。", "网易云音乐 5号 招行卡 自动扣"],  # two subscriptions
+], ids=["donors", "macro-micro", "certificates", "subscriptions"])
+def test_two_chinese_texts_sharing_a_value_in_few_words_are_left_for_the_agent(store, texts):
+    """Chinese look-alikes of clean halves that dream merged (heldout37, 39, 43): under
+    CJK_CONTAINED of the shorter text's words shared, dream lists the pair for the agent
+    (FEW_WORDS) and merges nothing."""
+    from gitmem.lifecycle import grouping
+
+    ids, plan = plan_for(store, texts, 0.75)
+    assert plan.merges == []
+    assert [(p["a"], p["b"], p["why"]) for p in plan.possible_updates] in (
+        [(ids[0], ids[1], grouping.FEW_WORDS)], [(ids[1], ids[0], grouping.FEW_WORDS)])
