@@ -193,3 +193,14 @@ def test_a_paraphrase_the_rules_hold_apart_is_shown_with_their_merge_and_one_dec
     done = store.dream_apply({"scope": "main", "decisions": [{"merge": ids, "into": ids[0]}]})
     assert done["commit"]
     assert [m.id for m in store.list() if m.id in ids] == [ids[0]]
+
+
+def test_the_plan_as_text_says_which_pairs_the_rules_held_apart_and_why():
+    from gitmem.frontends.commands.lifecycle import _plan_text
+
+    plan = {"scopes": {"main": {"groups": [{
+        "kind": "duplicates", "similarity": 0.8, "rules": {"merge": ["a", "b"], "into": "a"},
+        "memories": [{"id": i, "created": "2024-05-01", "summary": t} for i, t in (("a", "x"), ("b", "y"), ("c", "z"))],
+        "held_apart": [{"a": "a", "b": "c", "why": "values differ"}]}]}}}
+    text = _plan_text(plan)
+    assert "    c  2024-05-01  z" in text and "held apart: a / c (values differ)" in text

@@ -178,6 +178,8 @@ def _plan_text(plan: dict) -> str:
             lines.append(f"  {g['kind']}{sim}: rules say {g['rules']}")
             for m in g["memories"]:
                 lines.append(f"    {m['id']}  {(m['created'] or '')[:10]}  {m['summary']}")
+            for h in g.get("held_apart", []):
+                lines.append(f"    held apart: {h['a']} / {h['b']} ({h['why']})")
     lines.append("(--json gives the texts, the instructions and the decision schema)")
     return "\n".join(lines)
 
