@@ -90,24 +90,21 @@ def score(store, data: dict, ids: dict) -> dict:
     sup = {s: m.id for m in every.values() for s in m.supersedes}  # old id -> who names it
     rows: dict = {}
 
-    def add(part, lang, metric, ok):
-        tally(rows, part, lang, metric, ok)
-
     for g in data["clusters"]:
         live = [i for i in ids[("clusters", g["id"])] if i in every]
-        add(g["part"], g["lang"], "clusters collapsed", len(live) == 1)
+        tally(rows, g["part"], g["lang"], "clusters collapsed", len(live) == 1)
     for g in data["lookalikes"]:
         a, b = ids[("lookalikes", g["id"])]
         ok = a in every and b in every and a not in every[b].supersedes and b not in every[a].supersedes
-        add(g["part"], g["lang"], "look-alikes kept", ok)
+        tally(rows, g["part"], g["lang"], "look-alikes kept", ok)
     for g in data["updates"]:
         old, new = ids[("updates", g["id"])]
-        add(g["part"], g["lang"], "updates superseded", old not in every and sup.get(old) is not None
+        tally(rows, g["part"], g["lang"], "updates superseded", old not in every and sup.get(old) is not None
             and (sup[old] == new or new not in every))
     for g in data["unrelated"]:
         (i,) = ids[("unrelated", g["id"])]
         touched = i not in every or i in sup or bool(every[i].supersedes)
-        add("all", g["lang"], "unrelated touched", touched)
+        tally(rows, "all", g["lang"], "unrelated touched", touched)
     return rows
 
 
@@ -152,27 +149,26 @@ def explain(store, data: dict, ids: dict, merges: list) -> str:
 
 def plan_reach(plan: dict, data: dict, ids: dict) -> dict:
     """The agent's plan read as if every group were answered right (module docstring)."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
+    from gitmem.lifecycle.grouping import Groups
 
     groups = plan["groups"]
+    every = list(dict.fromkeys(i for g in groups for i in g["ids"]))
+    at = {i: n for n, i in enumerate(every)}
+    joined = Groups(len(every))
     for g in groups:
         for i in g["ids"][1:]:
-            parent[find(i)] = find(g["ids"][0])
+            joined.union(at[g["ids"][0]], at[i])
+
+    def find(x: str) -> int | str:  # a memory in no group is its own
+        return joined.find(at[x]) if x in at else x
+
     rows: dict = {}
 
-    def add(part, lang, metric, ok):
-        tally(rows, part, lang, metric, ok)
-
     for g in data["clusters"]:
-        add(g["part"], g["lang"], "clusters within reach", len({find(i) for i in ids[("clusters", g["id"])]}) == 1)
+        tally(rows, g["part"], g["lang"], "clusters within reach", len({find(i) for i in ids[("clusters", g["id"])]}) == 1)
     for g in data["lookalikes"]:
         a, b = ids[("lookalikes", g["id"])]
-        add(g["part"], g["lang"], "look-alikes shown together", find(a) == find(b))
+        tally(rows, g["part"], g["lang"], "look-alikes shown together", find(a) == find(b))
     rows["groups"] = (len(groups), sum(len(g["ids"]) for g in groups))
     return rows
 

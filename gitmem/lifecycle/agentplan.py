@@ -20,6 +20,7 @@ from typing import Any
 from gitmem.core import model
 from gitmem.core.errors import NotFound
 from gitmem.lifecycle.consolidate import make_plan
+from gitmem.lifecycle.grouping import Groups
 from gitmem.memories.service import Memories
 from gitmem.policy.weight import Counts
 
@@ -72,53 +73,39 @@ def scope_plan(svc: Memories, scope: str, now: float, counts: Counts) -> dict[st
     # Duplicates and pairs held apart join into one group wherever they share a memory: a
     # paraphrase the rules left out of a merge ("Oduya - RCT - Thu 06/03 14:15" beside the
     # sentences they merged) is shown with the merge, so one decision can take it in.
-    held = [p for p in plan.possible_updates if p["a"] in mems and p["b"] in mems]
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.get(x, x) != x:
-            parent[x] = x = parent.get(parent[x], parent[x])
-        return x
-
-    size: dict[str, int] = {}
-    for e in plan.merges:
-        ids = [e["survivor"], *e["merged"]]
-        for i in ids:
-            parent[i] = ids[0]
-        size[ids[0]] = len(ids)
     in_update = {i for s in plan.supersessions for i in (s["old"], s["by"])}
+    held = [p for p in plan.possible_updates
+            if p["a"] in mems and p["b"] in mems and not in_update & {p["a"], p["b"]}]
+    order = list(dict.fromkeys([i for e in plan.merges for i in (e["survivor"], *e["merged"])]
+                               + [i for p in held for i in (p["a"], p["b"])]))
+    at = {i: n for n, i in enumerate(order)}
+    joined = Groups(len(order))
+    for e in plan.merges:
+        for i in e["merged"]:
+            joined.union(at[e["survivor"]], at[i])
     for p in held:
-        if in_update & {p["a"], p["b"]}:
-            continue
-        ra, rb = find(p["a"]), find(p["b"])
-        if ra != rb and size.get(ra, 1) + size.get(rb, 1) <= GROUP_MAX:
-            parent[rb] = ra
-            size[ra] = size.get(ra, 1) + size.pop(rb, 1)
-    members: dict[str, list[str]] = {}
-    for i in dict.fromkeys(list(parent) + [i for p in held for i in (p["a"], p["b"])]):
-        if i not in in_update:
-            members.setdefault(find(i), []).append(i)
-    merge_of = {find(e["survivor"]): e for e in plan.merges}
-    apart_in: dict[str, list[dict[str, Any]]] = {}
+        ra, rb = joined.find(at[p["a"]]), joined.find(at[p["b"]])
+        if ra != rb and len(joined.members[ra]) + len(joined.members[rb]) <= GROUP_MAX:
+            joined.union(ra, rb)
+    merge_of = {joined.find(at[e["survivor"]]): e for e in plan.merges}
+    apart_in: dict[int, list[dict[str, Any]]] = {}
     for p in held:
-        if find(p["a"]) == find(p["b"]) and not in_update & {p["a"], p["b"]}:
-            apart_in.setdefault(find(p["a"]), []).append({"a": p["a"], "b": p["b"], "why": p["why"]})
-    for root, ids in members.items():
-        apart = apart_in.get(root, [])
-        e = merge_of.get(root)
+        if joined.find(at[p["a"]]) == joined.find(at[p["b"]]):
+            apart_in.setdefault(joined.find(at[p["a"]]), []).append(p)
+    for root, idx in joined.members.items():
+        ids, apart, e = [order[k] for k in idx], apart_in.get(root, []), merge_of.get(root)
         if e is not None:
             merged = [e["survivor"], *e["merged"]]
             ids = merged + [i for i in ids if i not in merged]
             group = {"kind": "duplicates", "ids": ids, "memories": show(ids), "similarity": e.get("cosine", 1.0),
                      "rules": {"merge": merged, "into": e["survivor"]}}
-        elif len(ids) > 1:
+        elif apart:
             group = {"kind": "held_apart", "ids": ids, "memories": show(ids),
-                     "similarity": max(p.get("cosine", 0.0) for p in held if find(p["a"]) == root and p["a"] in ids),
-                     "why": apart[0]["why"] if apart else "", "rules": {"keep": ids}}
+                     "similarity": max(p["cosine"] for p in apart), "why": apart[0]["why"], "rules": {"keep": ids}}
         else:
             continue
         if apart:
-            group["held_apart"] = apart
+            group["held_apart"] = [{"a": p["a"], "b": p["b"], "why": p["why"]} for p in apart]
         groups.append(group)
     for s in plan.supersessions:
         ids = [s["old"], s["by"]]

@@ -52,7 +52,7 @@ class Groups:
 
 @dataclass
 class Near:
-    """The outcome: groups, and pairs held apart (with why) at or above the threshold."""
+    """The outcome: groups, and the near pairs held apart (with why), for the agent's plan."""
 
     groups: Groups
     held_apart: list[dict[str, Any]] = field(default_factory=list)
