@@ -297,7 +297,8 @@ DAY = 86400.0
 
 
 @pytest.mark.parametrize("pair", [
-    ["The mobile app is written in Xamarin.", "We rewrote the mobile app in Flutter and retired the Xamarin codebase."],
+    # (not "... rewrote it in Flutter and retired the Xamarin codebase": "retired" is a change cue, apart at any gap)
+    ["The mobile app is written in Xamarin.", "Our mobile app is a Xamarin codebase shared with the tablet build."],
     ["我们公司是大小周。", "公司取消大小周了，现在正常双休。"],
 ])
 def test_texts_written_months_apart_join_only_at_the_threshold(pair):

@@ -73,6 +73,21 @@ def test_change_cues_in_both_languages():
     assert updates.strong_cue("These days I use Neovim; Sublime is gone.") == "is gone"
 
 
+@pytest.mark.parametrize("text, cue", [
+    ("女儿看牙改去瑞尔齿科了", "改去"), ("体检改约到下周三", "改约"), ("周会调到周四下午", "调到"),
+    ("儿子转学去了外国语小学", "转学"), ("我妈搬过来和我们一起住了", "搬过来"), ("每月捐款加到五百", "加到"),
+    ("The water rates went up to £41 a month", "went up"), ("Swapped the Brita for a Zerowater jug", "swapped"),
+    ("We rewrote the app in Flutter and retired the Xamarin codebase.", "retired"),
+])
+def test_change_verbs_that_take_any_object(text, cue):
+    assert updates.strong_cue(text) == cue
+
+
+@pytest.mark.parametrize("text", ["我的作业改完了", "期末卷子要在周五前改完", "论文修改了三遍", "这个方案还要改进"])
+def test_mending_and_grading_are_no_change(text):
+    assert updates.strong_cue(text) is None
+
+
 class SameVector:
     """An embedder that finds every text identical: only the guard tells them apart."""
 

@@ -38,6 +38,10 @@ CUES_EN = (
     "quit", "left", "these days", "from now on", "nowadays", "used to", "gave up", "upgraded", "migrated",
     "raised to", "lowered to", "increased to", "reduced to", "bumped to",
     "raised", "is gone", "bumped", "started using", "cancelled", "canceled", "upgrade",
+    # read off every set's newer statements that held none of the above (consolidation_v3
+    # to v44), each absent from the sets' other texts
+    "went up", "gone up", "went down", "gone down", "down to", "swapped",
+    "transferred", "retired", "promoted",
 )
 CUES_ZH = (
     "改成", "改为", "改用", "改喝", "改到", "换成", "换了", "换工作", "换到", "搬到", "搬去", "搬家", "现在",
@@ -48,7 +52,7 @@ CUES_ZH = (
 # Cues that say little alone ("I have a new idea", "now I see"): dream supersedes on them
 # only at its full update threshold (gitmem.lifecycle.updates), and recall's stricter
 # judgement counts them only between texts much closer than the subject test asks.
-WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "from now on",
+WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "from now on", "down to",
                        "现在", "新的", "新来", "已经", "如今", "以后"})
 # Cues that a statement means as a change but chat uses for anything else ("she left
 # early", "I won't quit"): weak in recall's strict judgement (which also sees chat
@@ -75,6 +79,10 @@ NEAR = 1               # strict: or right next to a word of the shared subject (
 # 以后 after a time or a date is "after" (下午两点以后可以入场, 3/20以后), no change; after an
 # event it is one (换届以后, 搬家以后).
 _AFTER_CHANGE = re.compile(r"(?<![点分号日半时\d:：])以后")
+# Chinese verbs of change that take any object (改去, 改吃, 改约, 调去, 转学, 搬过来, 加到, 延到),
+# read off the same statements; 改 as mending or grading (修改, 批改, 改完, 改卷) is no change.
+_ZH_VERB_RE = re.compile(r"(?<![修批更])改(?![善革进良正错造装编写动变完卷作])[\u4e00-\u9fff]"
+                         r"|调去|转(?:到|去|学|入|户|投)|搬(?:过来|过去|来|回)|(?:加|减|延|升|降)到")
 _EN_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in sorted(CUES_EN, key=len, reverse=True))
                     + r")\b", re.IGNORECASE)
 
@@ -129,7 +137,9 @@ class Found:
 def cues(text: str) -> tuple[str, ...]:
     """The change cues in a text, lowercased, in order of appearance."""
     out = [m.group(0).lower() for m in _EN_RE.finditer(text)]
-    out += sorted((c for c in CUES_ZH if c in text and (c != "以后" or _AFTER_CHANGE.search(text))), key=text.find)
+    zh = [c for c in CUES_ZH if c in text and (c != "以后" or _AFTER_CHANGE.search(text))]
+    zh += [m.group(0) for m in _ZH_VERB_RE.finditer(text)]
+    out += sorted(zh, key=text.find)
     return tuple(dict.fromkeys(out))
 
 
