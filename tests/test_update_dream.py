@@ -221,6 +221,8 @@ def test_two_of_a_kind_said_together_are_two_facts_whatever_the_cue():
     ("My gym membership at Corefit is £31 a month.", "Corefit have put the membership up to £36 a month from June."),
     ("The kids' guitar lessons cost £12 a session.", "Guitar lessons for the kids: £15 per session now."),
     ("女儿的钢琴课一节课两百块。", "女儿钢琴课 每节240元"),
+    # a terse note writes the amount as a rate, with no currency
+    ("爸爸每月的退休金4100元。", "爸爸退休金 4350/月"),
 ])
 def test_a_value_said_again_in_other_words_is_restated(old, new):
     assert dream_updates.restated(old, new)
@@ -231,6 +233,7 @@ def test_a_value_said_again_in_other_words_is_restated(old, new):
     ("三号楼的电梯每月十五号检修。", "五号楼的电梯每月十五号检修。"),
     ("老家的宽带每个月一百二十九。", "去年春节回老家的高铁票是五百四十三块一张。"),  # whose thing, not the thing
     ("物业费 2.6元/平", "上次物业费交了一千二百六。"),                                  # a rate against what was paid
+    ("Flat 2 rent is £990 pcm.", "unit B rent 4.5k/月"),                              # pounds, and yuan by its script
     ("Our cleaner Rosa comes on Wednesdays at 9am.", "Our gardener Tom comes on Fridays at 2pm."),  # another person
     ("The boiler was serviced for £90.", "The boiler was serviced for £90."),         # the same value
 ])
@@ -245,3 +248,33 @@ def test_a_restated_value_supersedes_only_months_later_and_alone():
     assert [(p["old"], p["by"], p["cue"]) for p in got] == [("a", "b", "value changed")]
     weeks = _items(("a", old, 0.0), ("b", new, 20 * DAY))
     assert dream_updates.update_pairs(weeks, [(0.8, 0, 1)], 0.55) == []   # said weeks apart: not yet SLOT_DAYS
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Our team's scrum master is Priya Nair.", "Scrum master: Tomasz Wojcik"),
+    ("Moira Bell is treasurer of the youth football club.", "Youth football club treasurer: Dilip Chandra"),
+])
+def test_another_name_for_the_same_role_is_renamed(old, new):
+    assert dream_updates.renamed(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("The Leeds depot closes at 6pm.", "The York depot closes at 6pm."),              # one value said of two things
+    ("Mia's piano teacher is Mrs Chen.", "Leo's piano teacher is Mr Grant."),         # whose it is differs
+    ("The Leeds depot is managed by Tom Hardy.", "The York depot is managed by Sarah Jones."),
+    ("王奶奶的降压药找刘医生开。", "李爷爷的降压药找周医生开。"),
+    ("My dentist is Dr Lee.", "My GP is Dr Patel."),                                  # another role
+    ("My cousin Ines is training to be a nurse.", "My cousin Bea is training to be a nurse."),  # one template
+    ("我家的仓鼠叫豆豆，是灰色的。", "我家的仓鼠叫团团，是灰色的。"),
+])
+def test_two_things_or_two_roles_are_not_renamed(old, new):
+    assert not dream_updates.renamed(old, new)
+
+
+def test_a_renamed_role_supersedes_only_months_later():
+    old, new = "Our team's scrum master is Priya Nair.", "Scrum master: Tomasz Wojcik"
+    months = _items(("a", old, 0.0), ("b", new, 120 * DAY))
+    got = dream_updates.update_pairs(months, [(0.7, 0, 1)], 0.55)
+    assert [(p["old"], p["by"], p["cue"]) for p in got] == [("a", "b", "value changed")]
+    together = _items(("a", old, 0.0), ("b", new, 2 * DAY))   # two facts said together, or a correction
+    assert dream_updates.update_pairs(together, [(0.7, 0, 1)], 0.55) == []

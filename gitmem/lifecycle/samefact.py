@@ -271,9 +271,11 @@ def _normalised(a: str, b: str) -> tuple[Fact, Fact]:
 
 
 @lru_cache(maxsize=65536)
-def conflict(a: str, b: str, beside_values: bool = False) -> str | None:
+def conflict(a: str, b: str, beside_values: bool = False, beside_names: bool = False) -> str | None:
     """Why `a` and `b` state different facts ("values differ", "names differ", "entities
-    differ"), or None when nothing tells them apart; `beside_values`: their values unread."""
+    differ"), or None when nothing tells them apart; `beside_values`: their values unread;
+    `beside_names`: their names unread, nor a stretch one swaps for another (where a name
+    stands: "跟陈老师学钢琴" / "跟许老师学钢琴")."""
     fa, fb = _normalised(a, b)
     for kind in fa.values.keys() & fb.values.keys() if not beside_values else ():
         # Known against known: each side states a value of this kind the other does not.
@@ -299,7 +301,7 @@ def conflict(a: str, b: str, beside_values: bool = False) -> str | None:
     shared_numbers -= with_units[0] & with_units[1]
     if shared_numbers and not is_cjk(a) and not is_cjk(b) and quantities.units_differ(a, b, shared_numbers):
         return "units differ"
-    if (_names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a)))
+    if not beside_names and (_names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a)))
             or identifiers_differ(a, fa.words, b, fb.words) or zh_names.titles_differ(a, b)) and not _one_record(a, b, fa, fb):
         return "names differ"
     if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a) \
@@ -307,6 +309,8 @@ def conflict(a: str, b: str, beside_values: bool = False) -> str | None:
         return "entities differ"
     # Content words alone, or in English one sentence with one short stretch swapped where the
     # content words are too few to share half ("I had my Covid booster / my flu jab at Boots").
+    if beside_names:
+        return None
     swapped = alignment.substitution(fa.tokens, fb.tokens) or (
         not is_cjk(a) and not is_cjk(b) and alignment.swaps(_plain(fa.full), _plain(fb.full), STOP))
     if swapped and not _reworded(fa, fb, a, b):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
-from gitmem.lifecycle import kinds, samefact
+from gitmem.lifecycle import alignment, kinds, samefact
 from gitmem.memories import updates as judged
 
 
@@ -77,6 +77,25 @@ def value_changed(old: str, new: str) -> bool:
 # A value said anew with no cue (`restated`) only between texts sharing this share of their
 # words: "物业费 2.6元/平" / "上次物业费交了一千二百六" share 物业费 and are two facts.
 RESTATED_SHARED = 0.5
+# A number written as a rate: 3410/月, 398/年, 0.28/度, 45/hr (the unit is what it is per).
+_RATE = re.compile(r"\d\s?/\s?(?:[\u3400-\u9fff]|[A-Za-z]{1,5}\b)")
+# What an amount is per, as the two languages say it: the unit it names.
+_PER = {
+    "month": re.compile(r"每个?月|月租|月费|一个月|/\s?月|\b(?:a|per|each|every) month\b|\bmonthly\b|/\s?mo(?:nth)?\b|\bpcm\b", re.I),
+    "year": re.compile(r"每年|一年|年费|/\s?年|\b(?:a|per|each|every) year\b|\b(?:yearly|annual(?:ly)?)\b|/\s?yr\b|\bp\.?a\.?\b", re.I),
+    "week": re.compile(r"每周|每星期|一周|/\s?周|\b(?:a|per|each|every) week\b|\bweekly\b|/\s?wk\b|\bpw\b", re.I),
+    "day": re.compile(r"每天|每日|一天|/\s?天|\b(?:a|per|each|every) day\b|\bdaily\b", re.I),
+    "hour": re.compile(r"每小时|一小时|/\s?小时|\b(?:an|per|each|every) hour\b|\bhourly\b|/\s?hr\b|/\s?h\b", re.I),
+    "time": re.compile(r"每次|一次|/\s?次|每节|一节|/\s?节|每课|\b(?:a|per|each) (?:session|lesson|class|visit)\b", re.I),
+    "words": re.compile(r"千字|\b(?:a|per) (?:word|1,?000 words)\b", re.I),
+    "area": re.compile(r"每平|/\s?平|平米|\b(?:per|a) (?:square|sq)\b", re.I),
+    "unit": re.compile(r"每度|一度|/\s?度|\bper kwh\b|/\s?kwh\b", re.I),
+}
+
+
+def per(text: str) -> frozenset[str]:
+    """What the amounts of `text` are per ("month" for 每月, "/mo", "a month"), if it says."""
+    return frozenset(k for k, rx in _PER.items() if rx.search(text))
 
 
 def restated(old: str, new: str) -> bool:
@@ -90,13 +109,64 @@ def restated(old: str, new: str) -> bool:
     # ... of one kind on both sides: not an amount against a bare number (a rate of 2.6元/平
     # against 交了一千二百六, what was paid). The cheap tests first: dream asks every pair.
     changed = {k for k in fo.values.keys() & fn.values.keys() if fo.values[k] != fn.values[k]}
-    if not changed or fo.full == fn.full or not (changed - {"num"} or "qty" not in fo.values.keys() | fn.values.keys()):
+    if not changed or fo.full == fn.full:
         return False
+    if not changed - {"num"} and "qty" in fo.values.keys() | fn.values.keys():
+        # ... unless the bare number is written as a rate, as terse notes write an amount
+        # ("奶奶每月养老金3260元" / "奶奶养老金 3410/月", "£6.50 an hour" / "£7.25/hr" is read already)
+        # or both say what the amount is per ("车位月租280元" / "车位月租 350"; not
+        # "物业费 2.6元/平" / "上次物业费交了一千二百六", a rate and what was paid)
+        # The bare number's currency is its text's: yuan in Chinese, never yuan beside English
+        # ("Flat 2 rent - £990 pcm" / "unit A rent 4.5k/月": two flats)
+        bare, amount = (new, fo) if "qty" in fo.values else (old, fn)
+        if ("qty" in fo.values) == ("qty" in fn.values) or not (_RATE.search(bare) or per(old) & per(new)):
+            return False
+        yuan = any(v.endswith(" cny") for v in amount.values["qty"])
+        if yuan != bool(_CJK_UNIT.search(bare)):
+            return False
     if samefact.overlap(old, new)[0] < RESTATED_SHARED:
         return False
     # (nor whose thing both name: 老家的宽带 / 回老家的高铁票 share 老家, not the thing)
     subject = {w for w in judged.subject(old, new) if not (w + "的" in old and w + "的" in new)}
     return bool(subject) and value_changed(old, new)
+
+
+# ... and at least this many words: a name and a word are a unit's label and its kind
+# ("A单元的燃气安全证书…" / "B单元 押金 两个月": two units, two facts)
+RENAMED_SHARED = 2
+_POSSESSOR = re.compile(r"\b([A-Z][\w-]*)['’]s\b")
+
+
+def renamed(old: str, new: str) -> bool:
+    """Whether `new` says `old`'s fact again with another name in it, however worded
+    ("Tilly's vet is Dr Harrow at Bayside" / "vet for Tilly: Dr Yusuf, Hampton Vet Clinic",
+    "服务注册中心用的是 Eureka" / "注册中心：Nacos 2.2"): the guard finds their names
+    differ and, beside the names, nothing (no value, owner, room or kind: samefact.conflict),
+    no value stands on both sides, they are not one template with the names swapped, and
+    they share a subject and RESTATED_SHARED of their words (RENAMED_SHARED at least)."""
+    if samefact.conflict(old, new) != "names differ" or samefact.conflict(old, new, beside_names=True) is not None:
+        return False
+    # A value both state is said of two things ("The Leeds depot closes at 6pm" / "The York
+    # depot closes at 6pm"): the name that differs is what each is about, not a new value.
+    fo, fn = samefact.read(old), samefact.read(new)
+    if any(fo.values[k] & fn.values[k] for k in fo.values.keys() & fn.values.keys()):
+        return False
+    # A letter is a label, and labels name what a text is about ("A单元" / "B单元", flat A / B)
+    if any(len(n) == 1 for n in fo.names ^ fn.names):
+        return False
+    # One template with the names swapped is `slot_change`'s to judge, which knows where the
+    # name stands ("My cousin Barnaby / Rupert is training to be a pilot": two cousins)
+    if alignment.substitution(fo.tokens, fn.tokens):
+        return False
+    # ... and whose it is, by name, is another's ("Mia's piano teacher" / "Leo's piano teacher")
+    whose = [{w.casefold() for w in _POSSESSOR.findall(t)} for t in (old, new)]
+    if whose[0] and whose[1] and not whose[0] & whose[1]:
+        return False
+    share, shared = samefact.overlap(old, new)
+    if share < RESTATED_SHARED or shared < RENAMED_SHARED:
+        return False
+    subject = {w for w in judged.subject(old, new) if not (w + "的" in old and w + "的" in new)}
+    return bool(subject)
 
 
 @dataclass(frozen=True)
@@ -239,7 +309,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     held = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c, "held": True}
             for o, (s, n, c) in best.items() if claims[items[n].id] > 1]
     best = {o: v for o, v in best.items() if claims[items[v[1]].id] == 1}
-    reworded = {o: [(s, n) for s, n in found if restated(items[o].text, items[n].text)]
+    reworded = {o: [(s, n) for s, n in found if restated(items[o].text, items[n].text)
+                    or renamed(items[o].text, items[n].text)]
                 for o, found in reworded.items() if o not in best and o not in slots}
     for o in slots.keys() | reworded.keys():
         # Only where no cued successor claims it and one later statement alone fits: one
