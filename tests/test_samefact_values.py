@@ -99,6 +99,8 @@ def test_a_date_in_every_usual_form_is_one_value(mo, d):
     ("两年", "2 years"), ("十一月十三号", "11/13"), ("Dec. 12", "12 December"), ("2024年十一月八号", "2024-11-08"),
     ("一百万", "1,000,000"), ("20/10/2024", "October 20, 2024"), ("20.10.2024", "2024-10-20"),
     ("https://Staging.Acme-Shop.io/", "staging.acme-shop.io"), ("Mail First.Last@Example.com", "first.last@example.com"),
+    ("补助2w块", "补助两万块"), ("the 24 thou service", "the 24,000 service"),
+    ("配额A100 1200卡时", "配额 1200 卡时 A100"),  # a number after a model code is a measure of its own
 ])
 def test_one_value_written_two_ways(a, b):
     assert vals(a) and vals(a) == vals(b)

@@ -100,8 +100,8 @@ _THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
 _SPACED_THOUSANDS = _re(r"(?<![\d×x] )(?<![\d.,×x])(\d{1,3}(?: \d{3})+)"
                         r"(?=\s?(?:km|kms|kilomet|miles?\b|kg|m²|m2|sq|square|ft|lbs?\b|l\b|litres?|liters?|ml\b))")  # not "×2 360"
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
-_MULTIPLIER = _re(rf"({_N})\s*(k|grand|lakhs?|lacs?|crores?|千|万|萬|亿)(?![a-z0-9]|[克米])")  # 25 千克 is 25 kg; 3k729 a code
-_MULT = {"k": 1000, "grand": 1000, "千": 1000, "万": 10000, "萬": 10000, "亿": 100000000, **money.LAKH}
+_MULTIPLIER = _re(rf"({_N})\s*(k|grand|thou|lakhs?|lacs?|crores?|千|万|萬|亿|w(?=\s?[块元]))(?![a-z0-9]|[克米])")  # 25 千克: kg; 3k729 a code; 2w块 2万
+_MULT = {"k": 1000, "grand": 1000, "thou": 1000, "千": 1000, "万": 10000, "萬": 10000, "w": 10000, "亿": 100000000, **money.LAKH}
 
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATES = [
@@ -143,10 +143,11 @@ _BY = _re(rf"(?<![\d.])({_N})\s*(?:[×x*]|by)\s*({_N})\s*({_UNIT_WORDS})(?![a-z]
 _QTY_SUFFIX = _re(rf"(?<![\d.])(?<![a-z]-)({_N})(?:\s|-)?({_UNIT_WORDS})(?![a-z])")  # 13 hours, 13h, 13-hour
 _NUM = _re(_N)
 # A reference code (a booking, a permit, a train): letters then a digit, or letters, a
-# hyphen and digits, with a group of digits after a space ("KX7 4418", "RP-20931", "G1372"),
-# or keyed one character at a time ("K X 7 4 4 1 8"): `code:` as one string, separators
-# dropped, so "KX7-4418" / "kx74418" / "K X 7 4 4 1 8" are one code (and "X50" / "X60" two).
-_CODE = re.compile(r"(?<![a-z0-9])(?:[a-z]+\d[a-z0-9]*|[a-z]{1,3}-\d{3,}[a-z0-9]*)(?:[ -]\d{3,}(?: \d{4})*)?(?![a-z0-9])")
+# hyphen and digits, with a group of digits after a space ("KX7 4418", "RP-20931", "G1372";
+# not "A100 1200卡时", a measure), or keyed one character at a time ("K X 7 4 4 1 8"): `code:` as
+# one string, separators dropped: "KX7-4418" / "kx74418" / "K X 7 4 4 1 8" one code, "X50" / "X60" two.
+_CODE = re.compile(r"(?<![a-z0-9])(?:[a-z]+\d[a-z0-9]*|[a-z]{1,3}-\d{3,}[a-z0-9]*)"
+                   r"(?:-\d{3,}(?: \d{4})*|\s\d{3,}(?![\d\u3400-\u9fff])(?: \d{4})*)?(?![a-z0-9])")
 _CODE_CAPS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,4}[ -]\d{3,}(?:-\d{2,}|(?<=\d{4}) \d{4})*(?![A-Za-z0-9])")
 _CODE_KEYED = re.compile(r"(?<![a-z0-9])[a-z0-9](?: [a-z0-9]){4,}(?![a-z0-9])")
 # A measure in two units, the larger first: "7lb 8oz", "5 ft 10 in", "1 m 80 cm", "3 kg 400 g".
@@ -159,8 +160,7 @@ _DIGIT = _re(r"\d")
 _HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a half ml: n.5
 # 4小时30分钟, 1 hour 30 minutes: one duration, in hours
 _H_MM = _re(r"\b(\d{1,2})h(\d{2})\b")  # 2h30: two and a half hours
-# 24m37s, 24 minutes 37 seconds, and 24:37 where no clock reads it (24 and over): minutes
-# and seconds, one duration
+# 24m37s, 24 minutes 37 seconds, 24:37 where no clock reads it (24 and over): one duration
 _MIN_SEC = _re(r"(?<![\d.])(\d+)\s*(?:m|mins?|minutes?)\s*(?:and\s+)?(\d{1,2})\s*(?:s|secs?|seconds?)\b")
 _MM_SS = _re(r"(?<![\d.:])(24(?!:00)|2[5-9]|[3-9]\d)(?::|m\s*)([0-5]\d)(?![\d:])")  # 24:00 is midnight
 # "296 pounds 80" (two hundred and ninety-six pounds eighty), "5 dollars and 5 cents": one amount
