@@ -41,7 +41,7 @@ CUES_EN = (
     # read off every set's newer statements that held none of the above (consolidation_v3
     # to v44), each absent from the sets' other texts
     "went up", "gone up", "went down", "gone down", "down to", "swapped",
-    "transferred", "retired", "promoted",
+    "transferred", "retired", "promoted to", "was promoted", "got promoted", "been promoted",
 )
 CUES_ZH = (
     "改成", "改为", "改用", "改喝", "改到", "换成", "换了", "换工作", "换到", "搬到", "搬去", "搬家", "现在",
