@@ -108,16 +108,36 @@ def score(store, data: dict, ids: dict) -> dict:
     return rows
 
 
+def _group_of(ids: dict) -> dict:
+    """Memory id -> the group of the set it states: a cluster, or one fact of a look-alike
+    pair or an update (an update's two statements are two facts), or an unrelated note."""
+    return {i: (key if key[0] not in ("lookalikes", "updates") else (key, n))
+            for key, members in ids.items() for n, i in enumerate(members)}
+
+
 def false_merges(merges: list, ids: dict) -> int:
     """Merges whose memories come from more than one group of the set (two clusters, a
     look-alike's two facts, an update's two statements, unrelated notes)."""
-    group_of = {i: (key if key[0] != "lookalikes" and key[0] != "updates" else (key, n))
-                for key, members in ids.items() for n, i in enumerate(members)}
+    group_of = _group_of(ids)
     return sum(len({group_of.get(i) for i in (m["survivor"], *m["merged"])}) > 1 for m in merges)
 
 
-def explain(store, data: dict, ids: dict, merges: list) -> str:
-    """The clusters left at more than one memory and the false merges, with their texts."""
+def false_supersessions(sups: list, ids: dict) -> list[dict]:
+    """Supersessions other than an update's older statement by its newer one (or by a
+    rewording of one cluster within it): a memory retired by a text of another group."""
+    group_of = _group_of(ids)
+
+    def right(s: dict) -> bool:
+        a, b = group_of.get(s["old"]), group_of.get(s["by"])
+        if a is not None and a[0] == "clusters":
+            return a == b
+        return a is not None and a[0][0] == "updates" and a[1] == 0 and b == (a[0], 1)
+    return [s for s in sups if not right(s)]
+
+
+def explain(store, data: dict, ids: dict, merges: list, sups: list = ()) -> str:
+    """The clusters left at more than one memory, the false merges and the false
+    supersessions, with their texts."""
     every = {m.id: m for m in store.list()}
     text = {i: t for kind in ("clusters", "lookalikes") for g in data[kind]
             for i, t in zip(ids[(kind, g["id"])], g["texts"])}
@@ -137,13 +157,15 @@ def explain(store, data: dict, ids: dict, merges: list) -> str:
         if gone or named:
             why = "superseded or merged" if named else "archived (decay)"
             out.append(f"look-alike {g['id']} lost, {why}: " + " | ".join(g["texts"]))
-    group_of = {i: (key if key[0] not in ("lookalikes", "updates") else (key, n))
-                for key, members in ids.items() for n, i in enumerate(members)}
+    group_of = _group_of(ids)
     name = {i: key[1] for key, members in ids.items() for i in members}
     for m in merges:
         members = (m["survivor"], *m["merged"])
         if len({group_of.get(i) for i in members}) > 1:
             out.append("false merge: " + " | ".join(f"[{name[i]}] {text.get(i, i)}" for i in members))
+    for x in false_supersessions(sups, ids):
+        out.append(f"false supersession: [{name.get(x['old'])}] {text.get(x['old'], x['old'])} -> "
+                   f"[{name.get(x['by'])}] {text.get(x['by'], x['by'])} ({x['cue']})")
     return "\n".join(out)
 
 
@@ -262,8 +284,10 @@ def main(argv=None) -> int:
     print(f"\nmerged {sum(len(g['merged']) for g in out['merges'])} in {len(out['merges'])} group(s), "
           f"superseded {len(out['supersessions'])}, archived {len(out['archive'])}")
     print(f"false merges (a merge joining texts of two groups of the set): {false_merges(out['merges'], ids)}")
+    print(f"false supersessions (a memory superseded by a text of another group): "
+          f"{len(false_supersessions(out['supersessions'], ids))}")
     if args.why:
-        print(explain(store, data, ids, out["merges"]))
+        print(explain(store, data, ids, out["merges"], out["supersessions"]))
     if reach:
         print("\n" + reach)
     return 0
