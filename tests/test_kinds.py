@@ -33,6 +33,10 @@ LOOK_ALIKES = [
     ("The fence on the left-hand side of the garden is 1.8 m high.", "right side fence: 1.8m", "side"),
     ("苏州园区班车 7:40发", "公司杭州园区的班车早上七点四十发车。", "city"),  # no capitals: a closed list
     ("建行信用卡 每月8号还款", "招商银行信用卡的还款日是每月8号。", "bank"),
+    ("car insurance renews 12 mar, $980/yr, Bayline", "Our home contents policy with Bayline renews on 12 March, $980 a year.",
+     "cover"),
+    ("The rear tyre is a GP5000 28c, fitted in May.", "new front tyre: Conti GP5000 28c (May)", "side"),
+    ("后轮也换了 GP5000 28c", "公路车前轮换了新的 Continental GP5000 28c 外胎。", "side"),
 ]
 
 

@@ -70,7 +70,7 @@ _EN_INSTRUMENTS = {**{w: w for w in "guitar piano violin viola cello flute clari
                       "ukulele harp oboe keyboard harmonium tabla sitar veena recorder".split()},
                    **dict.fromkeys(("drum", "drums", "drum kit"), "drums"), "sax": "saxophone", "uke": "ukulele"}
 _ZH_PETS = {"猫": "猫", "猫咪": "猫", "狗": "狗", "狗狗": "狗", "兔子": "兔子", "仓鼠": "仓鼠", "鹦鹉": "鹦鹉", "乌龟": "乌龟"}
-_EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door",
+_EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door", "rear": "back",
              # which way a bus or a train goes (northbound / southbound, nthbound in a note)
              **{f"{w}bound": w for w in ("north", "south", "east", "west")}, "nthbound": "north",
              "sthbound": "south",
@@ -116,6 +116,8 @@ _ZH_ROOMS = {"厨房": "厨房", "客厅": "客厅", "卧室": "卧室", "主卧
              **dict.fromkeys("车库 地库 地下车库".split(), "车库")}
 _ZH_SIDES = {**{w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西门 南门 北门 东边 西边 南边 北边 东侧 西侧".split()},
              **dict.fromkeys("左边 左侧 左手边".split(), "左边"), **dict.fromkeys("右边 右侧 右手边".split(), "右边"),
+             # the front or the back one of a pair (前轮的外胎 / 后轮, 前灯 / 后灯)
+             **{f"{w}{part}": w for w in "前后" for part in ("轮", "胎", "灯", "刹", "座")},
              # a side of the body (左眼的眼药水 / 右眼)
              **{f"{w}{part}": f"{w}边" for w in "左右" for part in ("眼", "耳", "膝", "腿", "脚", "手", "肩", "臂", "腕")},
              # which way a line goes (4号线往南 / 往北)
@@ -179,7 +181,7 @@ _EN_SPORTS = {w: w for w in ("badminton tennis squash football netball rugby cri
 _ZH_SPORTS = {w: w for w in "羽毛球 乒乓球 篮球 足球 网球 排球 高尔夫 台球 壁球 围棋 象棋".split()}
 # What a policy covers ("travel insurance" / "gadget insurance": two policies)
 _EN_COVER = {f"{w} {x}": w for w in ("travel gadget home car motor pet contents buildings life health dental phone "
-                                     "breakdown boiler van bike landlord").split() for x in ("insurance", "ins", "cover")}
+                                     "breakdown boiler van bike landlord").split() for x in ("insurance", "ins", "cover", "policy")}
 _ZH_COVER = {**dict.fromkeys("医疗险 医疗保险 百万医疗".split(), "医疗"), **dict.fromkeys("意外险 意外保险".split(), "意外"),
              **dict.fromkeys("重疾险 重疾 重大疾病险 重大疾病保险".split(), "重疾"), "防癌险": "防癌",
              **dict.fromkeys("寿险 人寿保险".split(), "寿险"), **dict.fromkeys("车险 车辆保险 汽车保险".split(), "车险"),
