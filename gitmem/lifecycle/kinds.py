@@ -274,7 +274,7 @@ def named(text: str) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def _owners(text: str) -> frozenset[str]:
+def owners(text: str) -> frozenset[str]:
     """Who owns what `text` says: an English name with 's, a Chinese person by surname (老王)."""
     return frozenset(m[1].lower() for m in _EN_OWNER.finditer(text)) - _EN_PEOPLE.keys() \
         | {m[0] for m in zh_names.SHORT_NAME.finditer(text)}
@@ -295,8 +295,8 @@ def differ(a: str, b: str) -> str | None:
         if only_a and only_b:
             return kind
     for x, nx, y, ny in ((a, na, b, nb), (b, nb, a, na)):
-        others = {o for o in _owners(y) if not re.search(rf"\b{re.escape(o)}\b", x, re.I)}
-        if nx.get("people") == {"me"} and "me" not in ny.get("people", ()) and others and not _owners(x):
+        others = {o for o in owners(y) if not re.search(rf"\b{re.escape(o)}\b", x, re.I)}
+        if nx.get("people") == {"me"} and "me" not in ny.get("people", ()) and others and not owners(x):
             return "people"
     if branches.differ(a, b):
         return "branch"

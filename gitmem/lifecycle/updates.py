@@ -126,15 +126,18 @@ def restated(old: str, new: str) -> bool:
             return False
     if samefact.overlap(old, new)[0] < RESTATED_SHARED:
         return False
-    # (nor whose thing both name: 老家的宽带 / 回老家的高铁票 share 老家, not the thing)
-    subject = {w for w in judged.subject(old, new) if not (w + "的" in old and w + "的" in new)}
-    return bool(subject) and value_changed(old, new)
+    return _subject(old, new) and value_changed(old, new)
+
+
+def _subject(old: str, new: str) -> bool:
+    """Whether the texts share a subject (memories.updates.subject), not only whose thing
+    both name: 老家的宽带 / 回老家的高铁票 share 老家, not the thing."""
+    return any(not (w + "的" in old and w + "的" in new) for w in judged.subject(old, new))
 
 
 # ... and at least this many words: a name and a word are a unit's label and its kind
 # ("A单元的燃气安全证书…" / "B单元 押金 两个月": two units, two facts)
 RENAMED_SHARED = 2
-_POSSESSOR = re.compile(r"\b([A-Z][\w-]*)['’]s\b")
 
 
 def renamed(old: str, new: str) -> bool:
@@ -154,7 +157,7 @@ def renamed(old: str, new: str) -> bool:
     if any(len(n) == 1 for n in fo.names ^ fn.names):
         return False
     # ... and whose it is, by name, is another's ("Mia's piano teacher" / "Leo's piano teacher")
-    whose = [{w.casefold() for w in _POSSESSOR.findall(t)} for t in (old, new)]
+    whose = kinds.owners(old), kinds.owners(new)
     if whose[0] and whose[1] and not whose[0] & whose[1]:
         return False
     share, shared = samefact.overlap(old, new)
@@ -166,8 +169,7 @@ def renamed(old: str, new: str) -> bool:
         return False
     if samefact.conflict(old, new) != "names differ" or samefact.conflict(old, new, beside_names=True) is not None:
         return False
-    subject = {w for w in judged.subject(old, new) if not (w + "的" in old and w + "的" in new)}
-    return bool(subject)
+    return _subject(old, new)
 
 
 @dataclass(frozen=True)
