@@ -23,6 +23,7 @@ part "held_out11", measured once in BENCHMARKS.md). Reported per half at the shi
     .venv/bin/python benchmarks/abstain.py [--model-path DIR] [--set v1|...|v11|everyday|all|every]
         [--data FILE] [--write]
     .venv/bin/python benchmarks/abstain.py --fit --set every   # refit the Chinese gate (tuning sets)
+    .venv/bin/python benchmarks/abstain.py --fit --rows /tmp/every.json   # the same from a dump
     .venv/bin/python benchmarks/abstain.py --set every --dump /tmp/every.json
     .venv/bin/python benchmarks/abstain.py --analyse /tmp/every.json   # pooled floors, prompt by rank vs relevance
     .venv/bin/python benchmarks/abstain.py --retrieval ../shared/data/locomo-dev.json --floor 0.25   # another floor
@@ -44,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import gitmem  # noqa: E402
+from gitmem.recall.relevance import question_form  # noqa: E402
 from _report import write_section  # noqa: E402
 from recall_english_dialogue import build  # noqa: E402
 from recall_locomo import DEFAULT_MODEL  # noqa: E402
@@ -96,7 +98,7 @@ SETS = {"v1": ["abstain.json"], "v2": ["abstain_v2.json"], "v3": ["abstain_v3.js
                   "abstain_v10.json", "abstain_v11.json", "abstain_v12.json", "abstain_v13.json",
                   "abstain_v14.json", "abstain_v15.json", "abstain_v16.json", "abstain_v17.json",
                   "abstain_v18.json", "abstain_v19.json", "abstain_v20.json", "abstain_v21.json",
-                  "abstain_v22.json"]}
+                  "abstain_v22.json", "abstain_v23.json", "abstain_v24.json"]}
 
 
 def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Path] | None = None) -> list[dict]:
@@ -206,20 +208,30 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.n
     return beta
 
 
-# Every part of abstain.json and abstain_v2.json to abstain_v22.json (their figures are in
+# Every part of abstain.json and abstain_v2.json to abstain_v24.json (their figures are in
 # BENCHMARKS.md, so they are tuning data now) and abstain_everyday.json (written as tuning
 # data): --set every.
 TUNING_PARTS = ("tuning", "held_out", "held_out2", "held_out3", "held_out4", "tuning_everyday", "held_out5",
                 "held_out6", "held_out7", "held_out8", "held_out9", "held_out10", "held_out11", "held_out12",
                 "held_out13", "held_out14", "held_out15", "held_out16", "held_out17", "held_out18", "held_out19",
-                "held_out20", "held_out21", "held_out22")
+                "held_out20", "held_out21", "held_out22", "held_out23", "held_out24")
 HYBRID_TERMS = ("cov", "cos", "both", "tcov", "tcos")
 CJK_WORDS_TERMS = ("cov", "known", "tcov")   # cjk: the hit's words model (relevance.CJK_WORDS)
 GATE_TERMS = ("tcov", "tcos", "run")          # cjk with vectors: the query's gate (relevance.CJK_GATE)
+FORM_TERMS = GATE_TERMS + ("own", "general")   # ... and the gate with the question's form (relevance.CJK_FORM)
+# CJK_GATE was fitted on these parts (the tuning sets of its round) and is kept as it was;
+# CJK_FORM on every tuning part.
+GATE_PARTS = ("tuning", "held_out", "held_out2", "held_out3", "held_out4", "tuning_everyday")
 # The gate's two anchors are moved down by this much of its log-odds: the margin a
 # leave-one-part-out check on the tuning parts needed for every left-out part to keep
 # the evidence of every on-topic question (BENCHMARKS.md, Issue 19, fifth round).
 GATE_MARGIN = 0.2
+# CJK_FORM's prompt anchor is this quantile of the on-topic questions whose evidence the
+# words model puts in the prompt, not their minimum (CJK_GATE's, quantile 0): the few
+# on-topic questions asked in a general form with no word of the asker (有机精料每吨比普通
+# 精料贵多少钱?) would otherwise set its whole slope (BENCHMARKS.md, Issue 19: the
+# question's form).
+FORM_PROMPT_QUANTILE = 0.02
 # The floors' rules: recall keeps the evidence of every on-topic question of each
 # language (the retrieval benchmarks must not drop, and a paraphrase that shares no word
 # with its evidence must pass); the prompt path is where the most tuning parts meet issue
@@ -237,47 +249,58 @@ def design(row: dict, hit: dict, names: tuple[str, ...]) -> list[float]:
     return [1.0] + [vals[n] for n in names]
 
 
-def gate_design(row: dict) -> list[float]:
+def gate_design(row: dict, terms: tuple[str, ...] = GATE_TERMS) -> list[float]:
     v = row["view"]
-    return [1.0, v["top_cov"], v["top_cos"], v.get("run", 0.0)]
+    own, general = question_form(row["q"])  # from the text: dumps written before the form was read
+    vals = {"tcov": v["top_cov"], "tcos": v["top_cos"], "run": v.get("run", 0.0), "own": own, "general": general}
+    return [1.0] + [vals[t] for t in terms]
 
 
-def fit_gate(rows: list[dict], floors: tuple[float, float] = (0.15, 0.4)) -> tuple[np.ndarray, tuple[float, float]]:
-    """CJK_GATE from the cjk rows: a query-level logistic model (questions the store
-    holds, with their evidence found, against every question it does not hold) over
-    GATE_TERMS, then placed (z -> a z + b) so that it crosses the recall floor at the
-    lowest on-topic question and the prompt floor at the lowest on-topic question whose
-    evidence the words model (CJK_WORDS) puts in the prompt, both less GATE_MARGIN: so
-    min(CJK_WORDS, CJK_GATE) keeps every on-topic question's evidence in recall and
-    everything the words model put in the prompt. Returns the placed coefficients and
+def fit_gate(rows: list[dict], terms: tuple[str, ...] = GATE_TERMS, quantile: float = 0.0,
+             floors: tuple[float, float] = (0.15, 0.4)) -> tuple[np.ndarray, tuple[float, float]]:
+    """A query-level gate from the cjk rows (CJK_GATE over GATE_TERMS, CJK_FORM over
+    FORM_TERMS): a logistic model (questions the store holds, with their evidence found,
+    against every question it does not hold), then placed (z -> a z + b) so that it
+    crosses the recall floor at the lowest on-topic question and the prompt floor at the
+    `quantile` quantile (0: the lowest) of the on-topic questions whose evidence the words
+    model (CJK_WORDS) puts in the prompt, both less GATE_MARGIN: so the lesser of
+    CJK_WORDS and the gate keeps every on-topic question's evidence in recall and all (or
+    nearly all) the words model put in the prompt. Returns the placed coefficients and
     the two anchors as fitted."""
     from gitmem.recall.relevance import CJK_WORDS
 
     b_w = np.asarray([CJK_WORDS.bias, CJK_WORDS.w_cov, CJK_WORDS.w_known, CJK_WORDS.w_tcov])
     on = [r for r in rows if r["kind"] == "on_topic" and any(h["evidence"] for h in r["hits"])]
     qs = on + [r for r in rows if r["kind"] != "on_topic"]
-    beta = fit(np.asarray([gate_design(r) for r in qs]), np.asarray([float(r["kind"] == "on_topic") for r in qs]))
+    beta = fit(np.asarray([gate_design(r, terms) for r in qs]),
+               np.asarray([float(r["kind"] == "on_topic") for r in qs]))
 
     def shown(r: dict) -> list[dict]:
         p = [1 / (1 + np.exp(-np.dot(design(r, h, CJK_WORDS_TERMS), b_w))) for h in r["hits"]]
         return [h for h, x in zip(r["hits"], p) if x >= floors[1] and (h.get("score") or 0.0) >= 0.2][:3]
 
-    t1 = min(float(np.dot(gate_design(r), beta)) for r in on)
-    t2 = min(float(np.dot(gate_design(r), beta)) for r in on if any(h["evidence"] for h in shown(r)))
+    t1 = min(float(np.dot(gate_design(r, terms), beta)) for r in on)
+    t2s = sorted(float(np.dot(gate_design(r, terms), beta)) for r in on if any(h["evidence"] for h in shown(r)))
+    t2 = t2s[int(quantile * len(t2s))]
     p1, p2 = (float(np.log(f / (1 - f))) for f in floors)
     a = (p2 - p1) / max(1e-6, t2 - t1)
-    return a * beta + np.r_[p1 - a * (t1 - GATE_MARGIN), np.zeros(len(GATE_TERMS))], (t1, t2)
+    return a * beta + np.r_[p1 - a * (t1 - GATE_MARGIN), np.zeros(len(terms))], (t1, t2)
 
 
 def fit_all(rows: list[dict]) -> str:
-    """CJK_GATE's coefficients from the tuning sets (TUNING_PARTS; see fit_gate), and
-    the floors the rules give at the shipped coefficients. HYBRID and CJK_WORDS keep
+    """CJK_GATE's coefficients from the parts it was fitted on (GATE_PARTS) and CJK_FORM's
+    from every tuning part (TUNING_PARTS; see fit_gate), and the floors the rules give at
+    the shipped coefficients. HYBRID and CJK_WORDS keep
     theirs (a refit on more rows is a recalibration, not a gain); WORDS (BM25 mode on a
     query without CJK) and MEANING (vector mode) have no rows of their own in these sets."""
-    tune = [r for r in rows if r["part"] in TUNING_PARTS]
-    beta, (t1, t2) = fit_gate([r for r in tune if r["side"] == "cjk"])
-    line = "CJK_GATE = Model(bias={:.3f}, w_tcov={:.3f}, w_tcos={:.3f}, w_run={:.3f})".format(*beta)
-    return line + f"  # anchors as fitted {t1:.3f}, {t2:.3f}, less {GATE_MARGIN:g}"
+    cjk = [r for r in rows if r["side"] == "cjk"]
+    beta, (t1, t2) = fit_gate([r for r in cjk if r["part"] in GATE_PARTS])
+    gate = "CJK_GATE = Model(bias={:.3f}, w_tcov={:.3f}, w_tcos={:.3f}, w_run={:.3f})".format(*beta)
+    gate += f"  # anchors as fitted {t1:.3f}, {t2:.3f}, less {GATE_MARGIN:g}"
+    beta, (t1, t2) = fit_gate([r for r in cjk if r["part"] in TUNING_PARTS], FORM_TERMS, FORM_PROMPT_QUANTILE)
+    form = ("CJK_FORM = Model(bias={:.3f}, w_tcov={:.3f}, w_tcos={:.3f}, w_run={:.3f}, w_own={:.3f}, "
+            "w_general={:.3f})").format(*beta)
+    return gate + "\n" + form + f"  # anchors as fitted {t1:.3f}, {t2:.3f}, less {GATE_MARGIN:g}"
 
 
 def choose_floor(rows: list[dict]) -> float:
@@ -437,6 +460,8 @@ def main(argv=None) -> int:
     ap.add_argument("--block", default="abstain",
                     help="With --write: the marked block of BENCHMARKS.md to write (<!-- BLOCK:begin -->).")
     ap.add_argument("--dump", help="Also write the per-question rows to this JSON file.")
+    ap.add_argument("--rows", metavar="DUMP", help="Read the per-question rows from a --dump file of --set every "
+                    "instead of running recall (with --fit: refit the gate without rebuilding the stores).")
     ap.add_argument("--analyse", metavar="DUMP", help="Instead: read a --dump file and print, per language, the "
                     "figures at a few recall floors and the prompt's hits by rank against by relevance.")
     ap.add_argument("--set", dest="sets", choices=tuple(SETS), default="v1",
@@ -461,9 +486,10 @@ def main(argv=None) -> int:
             write_section("<!-- abstain-retrieval:begin -->", "<!-- abstain-retrieval:end -->", text,
                           "Issue 19: retrieval with the floor")
         return 0
-    if args.fit and (args.data or args.sets not in ("v1", "v2", "v3", "all", "every")):
+    if args.fit and (args.data or args.sets not in ("v1", "v2", "v3", "all", "every")) and not args.rows:
         ap.error("--fit reads the tuning sets only: --set v1, v2, v3, all or every")
-    rows = collect(args.model_path, sets=args.sets, data=args.data)
+    rows = json.loads(Path(args.rows).read_text()) if args.rows else collect(args.model_path, sets=args.sets,
+                                                                               data=args.data)
     if args.dump:
         Path(args.dump).write_text(json.dumps(rows, ensure_ascii=False))
     if args.fit:

@@ -2,8 +2,10 @@
 `known`, the best coverage) and, when the vector side was read, capped by the query's
 gate: the store's best coverage, its best cosine and the content run (the longest
 stretch of the query, two characters or more, that some memory holds as it stands,
-counted in content characters). Nonsense and questions from other domains are left
-with nothing; a paraphrase about the store passes the floor."""
+counted in content characters); and by a second gate that also reads the question's
+form (whether it speaks of the asker, whether it asks in general). Nonsense and
+questions from other domains are left with nothing; a paraphrase about the store passes
+the floor."""
 
 from __future__ import annotations
 
@@ -43,7 +45,8 @@ def test_the_gate_caps_the_words_model_and_reads_the_run_and_the_best_cosine_onl
     for known, tcov, tcos, run in ((0.3, 0.1, 0.4, 0.0), (0.3, 0.1, 0.7, 2 / 3), (0.8, 0.9, 0.9, 1.0), (0.0, 0.05, 0.5, 0.0)):
         v = view(known, tcov, tcos, run, True)
         p = relevance.relevance("cjk", 0.1, 0.0, v)
-        assert 0.0 < p <= words(0.1, 0.0, v) and p == min(words(0.1, 0.0, v), relevance.CJK_GATE(0.1, 0.0, v))
+        assert 0.0 < p <= words(0.1, 0.0, v)
+        assert p == min(words(0.1, 0.0, v), relevance.CJK_GATE(0.1, 0.0, v), relevance.CJK_FORM(0.1, 0.0, v))
     # A question the store offers nothing (weak best coverage and cosine, no shared word)
     # is held under the recall floor though its words alone would pass it.
     weak = view(0.5, 0.06, 0.3, 0.0, True)
@@ -59,6 +62,42 @@ def test_the_gate_caps_the_words_model_and_reads_the_run_and_the_best_cosine_onl
     # words-only model judges, so BM25-only matches are not punished for a missing side.
     no_vec = {relevance.relevance("cjk", 0.1, 0.0, view(0.3, 0.1, c, r, False)) for c in (0.0, 0.9) for r in (0, 1)}
     assert no_vec == {words(0.1, 0.0, view(0.3, 0.1, 0.0, 0.0, False))}
+
+
+def test_the_question_form_reads_the_asker_and_a_general_question():
+    form = relevance.question_form
+    assert form("我女儿学小提琴多久了？") == (1.0, 0.0)
+    assert form("那趟远行要去哪几座城？") == (1.0, 0.0)           # points back at something said
+    assert form("学钢琴的孩子每天练多久合适？") == (0.0, 1.0)      # advice, no word of the asker
+    assert form("为什么铁会生锈？") == (0.0, 1.0)
+    assert form("我家孩子不爱吃青菜怎么办？") == (1.0, 1.0)
+    assert form("台风过后步道倒了多少棵树？") == (0.0, 0.0)
+    # Traditional script reads as Simplified; no Chinese at all, no form.
+    assert form("那個碗為什麼會裂？") == form("那个碗为什么会裂？") == (1.0, 1.0)
+    assert form("why does iron rust?") == (0.0, 0.0)
+
+
+def test_the_form_gate_leaves_a_general_question_out_of_the_prompt_before_one_of_the_asker():
+    """Same store evidence (best coverage, best cosine, run): a question in a general form
+    with no word of the asker falls under the prompt floor where the asker's own question
+    passes; a general question the store matches strongly still passes."""
+    from gitmem.core.schema import SCHEMA
+
+    floor = float(SCHEMA["recall"].keys["prompt_min_relevance"].default)
+    view = relevance.QueryView
+    mid = dict(known=0.6, top_cov=0.15, top_cos=0.6, run=2 / 3, vectors=True)
+    asker = relevance.relevance("cjk", 0.15, 0.0, view(**mid, own=1.0))
+    general = relevance.relevance("cjk", 0.15, 0.0, view(**mid, general=1.0))
+    plain = relevance.relevance("cjk", 0.15, 0.0, view(**mid))
+    assert general < floor <= asker and general < plain < asker
+    strong = dict(known=0.9, top_cov=0.6, top_cos=0.7, run=1.0, vectors=True)
+    assert relevance.relevance("cjk", 0.6, 0.0, view(**strong, general=1.0)) >= floor
+    # Recall's floor: the form gate leaves every gate-passing question where CJK_GATE put it.
+    assert relevance.CJK_FORM(0.15, 0.0, view(**mid, general=1.0)) > float(SCHEMA["recall"].keys["min_relevance"].default)
+    # Without vectors the words model alone judges: the form has no say.
+    bare = dict(mid, vectors=False)
+    assert relevance.relevance("cjk", 0.15, 0.0, view(**bare, general=1.0)) == \
+        relevance.relevance("cjk", 0.15, 0.0, view(**bare, own=1.0))
 
 
 def _zh_store(gm_home):
@@ -117,6 +156,25 @@ def test_chinese_with_the_english_model_abstains_and_keeps_a_paraphrase(real_mod
     small = store.recall("我爱人出差去哪儿了？", k=2, scopes=scope, record=False, min_relevance=0)
     large = store.recall("我爱人出差去哪儿了？", k=30, scopes=scope, record=False, min_relevance=0)
     assert [h.relevance for h in small] == [h.relevance for h in large[:2]]
+
+
+@pytest.mark.model
+def test_everyday_questions_in_a_general_form_stay_out_of_the_prompt(real_model, gm_home):
+    """Everyday questions that share a word with the chat (高铁, 酒店, 医院, 孩子) but ask in
+    general, with no word of the asker: the prompt gets nothing (before the question's
+    form was read, each of them put two or three turns in it). The asker's own questions,
+    paraphrased, still bring their evidence."""
+    items, _, _ = dialogue_set("zh_dialogue")
+    store = gitmem.init(gm_home)
+    store.import_items(items)
+    scope = ["channel/u1"]
+    for q in ("高铁上能带充电宝吗？", "酒店退房时间一般是几点？", "医院挂号一般要提前多久？", "孩子几岁开始学乐器比较合适？"):
+        hits = store.recall(q, scopes=scope, record=False)
+        assert store.prompt_hits(hits) == [], (q, [(h.text[:20], h.relevance) for h in hits[:3]])
+        assert store.recall(q, scopes=scope, record=False, min_relevance=0)  # ranked, only judged irrelevant
+    for q, word in (("我那辆车要修多久？", "十天"), ("我对什么水果过敏？", "芒果"), ("我爱人出差去哪儿了？", "成都")):
+        shown = store.prompt_hits(store.recall(q, scopes=scope, record=False))
+        assert any(word in h.text for h in shown), (q, [(h.text[:20], h.relevance) for h in shown])
 
 
 @pytest.mark.model

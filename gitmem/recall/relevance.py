@@ -33,7 +33,17 @@ the same for every hit of the query and for any -k):
   from another domain meets a dialogue store on characters scattered over its turns (水
   in 多喝水) or on function words (有什么), a question about the store on a word (出差,
   小提琴). Contiguous, not scattered: what bigram coverage alone cannot tell, since the
-  index also holds every character alone.
+  index also holds every character alone;
+- own, general (Chinese only): the form of the question. `own`: it speaks of the asker
+  or points back at something said (OWN_FORM: 我, 咱, 俺; 那个, 这次: a demonstrative with
+  a measure word); `general`: it asks in general, for advice or an explanation
+  (GENERAL_FORM: 怎么办, 要注意什么, 合适, 一般, 为什么, 可以…吗). Over the tuning sets a
+  question about a dialogue store is mostly the first (362 of 507) and rarely the second
+  (21); a question from another domain that shares everyday words with the store (红烧肉
+  怎么做才不腻? on a farmer's store) is rarely the first (27 of 2172) and often the second
+  (709). What the words and the English model's cosine cannot tell apart in Chinese, the
+  question's form partly can; a question with the store's own words still passes (the
+  gate weighs the form against top_cov, top_cos and run).
 
 Four models by the side that judges: hybrid (coverage, cosine, their product, top_cov,
 top_cos), words (BM25 mode: coverage, and whether any word matched), meaning (vector
@@ -41,8 +51,8 @@ mode: the cosine), and for a query with any CJK character judged by words (BM25 
 or an English-only model, which ranks Chinese poorly: BENCHMARKS.md, Issue 19) cjk:
 the words model CJK_WORDS (coverage, known, top_cov; the hit's own cosine has no say, so
 BM25-only matches are not punished), capped, when the vector side was read, by CJK_GATE,
-a query-level gate over top_cov, the English model's best cosine top_cos and run
-(cjk_relevance). The English model reads Chinese as characters, and what it says is weak
+a query-level gate over top_cov, the English model's best cosine top_cos and run, and by
+CJK_FORM, the same with the question's form (cjk_relevance). The English model reads Chinese as characters, and what it says is weak
 but real: its best cosine over the store separates other domains from questions the
 store holds (ROC area 0.89 alone over the tuning sets), though not other people's
 conversations (0.58).
@@ -51,9 +61,10 @@ The coefficients were fitted by benchmarks/abstain.py --fit with all-MiniLM-L6-v
 evidence hits against every hit of a question the store does not hold, classes weighted
 equally, so 0.5 means even odds between "evidence for a question the store holds" and "a
 hit for a question it does not hold". HYBRID and CJK_WORDS on tests/data/abstain.json
-(every user) and abstain_v2.json; CJK_GATE on every tuning set (abstain.json, v2, v3, v4
-and abstain_everyday.json), questions against questions, then placed on the floors
-(cjk_relevance). WORDS and MEANING have no rows of their own in these sets and keep
+(every user) and abstain_v2.json; CJK_GATE on the tuning sets of its round
+(abstain.json, v2, v3, v4 and abstain_everyday.json) and CJK_FORM on every tuning set
+(abstain.json, v2 to v24 and abstain_everyday.json), questions against questions, then
+placed on the floors (cjk_relevance). WORDS and MEANING have no rows of their own in these sets and keep
 their earlier fit (MEANING rewritten, same curve, for the cosine above MiniLM's floor
 0.2). A model the fit never saw (another embedder) has its cosine counted above its own
 vector floor, which carries the weights over only roughly: set [recall] min_relevance
@@ -75,7 +86,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-from gitmem.core.tokens import CJK_CHAR, CJK_STOP_CHARS
+from gitmem.core.tokens import CJK_CHAR, CJK_STOP_CHARS, simplified
 
 # Coverage is clipped here: BM25 saturates at (k1 + 1) x idf per term, and past this a
 # longer match says nothing more about relevance.
@@ -86,6 +97,12 @@ COVERAGE_CAP = 1.5
 RUN_CAP = 3
 CJK_RUN = re.compile(rf"(?:{CJK_CHAR.pattern})+")
 
+# The form of a Chinese question (read from its Simplified text): it speaks of the asker or
+# points back at something said before; it asks in general (advice, how, why).
+OWN_FORM = re.compile(r"我|咱|俺|那[个件条趟笔期场批天次位回只家所辆台本张份些]|这[个件条趟笔期场批次位回]")
+GENERAL_FORM = re.compile(r"为什么|为啥|怎么办|怎么做|注意(?:些)?什么|要不要|合适|比较好|最好|一般|怎么回事|怎么[^样]*才"
+                          r"|有什么(?:好)?(?:办法|点子)|需要.*吗|可以.*吗|能.*吗|该怎么|应该|会不会")
+
 
 @dataclass(frozen=True)
 class QueryView:
@@ -94,18 +111,22 @@ class QueryView:
     the hits shown): `known` (known_share; the cjk side only, else 0), `top_cov` (the
     best coverage of any BM25 candidate) and `top_cos` (the best cosine in the searched
     scopes, counted above the model's vector floor as in `features`; 0 without vectors),
-    `run` (content_run over BM25's candidates, as a share of RUN_CAP; the cjk side only)
-    and `vectors` (whether the vector side was read at all: which cjk model judges)."""
+    `run` (content_run over BM25's candidates, as a share of RUN_CAP; the cjk side only),
+    `own` and `general` (1 when the question has that form, else 0: question_form; the
+    cjk side only) and `vectors` (whether the vector side was read at all: which cjk
+    model judges)."""
 
     known: float = 0.0
     top_cov: float = 0.0
     top_cos: float = 0.0
     run: float = 0.0
     vectors: bool = False
+    own: float = 0.0
+    general: float = 0.0
 
     def as_dict(self) -> dict[str, float]:
         return {"known": round(self.known, 6), "top_cov": round(self.top_cov, 6), "top_cos": round(self.top_cos, 6),
-                "run": round(self.run, 6)}
+                "run": round(self.run, 6), "own": self.own, "general": self.general}
 
 
 NO_VIEW = QueryView()
@@ -114,7 +135,8 @@ NO_VIEW = QueryView()
 @dataclass(frozen=True)
 class Model:
     """p = 1 / (1 + exp(-(bias + w_cov x coverage + w_cos x cosine + w_both x coverage x cosine
-    + w_match x [coverage > 0] + w_known x known + w_tcov x top_cov + w_tcos x top_cos + w_run x run)))."""
+    + w_match x [coverage > 0] + w_known x known + w_tcov x top_cov + w_tcos x top_cos + w_run x run
+    + w_own x own + w_general x general)))."""
 
     bias: float
     w_cov: float = 0.0
@@ -125,11 +147,14 @@ class Model:
     w_tcov: float = 0.0
     w_tcos: float = 0.0
     w_run: float = 0.0
+    w_own: float = 0.0
+    w_general: float = 0.0
 
     def __call__(self, coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
         z = (self.bias + self.w_cov * coverage + self.w_cos * cosine + self.w_both * coverage * cosine
              + (self.w_match if coverage > 0 else 0.0) + self.w_known * view.known
-             + self.w_tcov * view.top_cov + self.w_tcos * view.top_cos + self.w_run * view.run)
+             + self.w_tcov * view.top_cov + self.w_tcos * view.top_cos + self.w_run * view.run
+             + self.w_own * view.own + self.w_general * view.general)
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
@@ -141,10 +166,15 @@ MEANING = Model(bias=-0.816, w_cos=7.667)
 # on abstain.json and abstain_v2.json (the earlier cjk model, unchanged). With the English
 # model's vectors read it is capped by CJK_GATE, the query's gate: a query-level model of
 # whether the store holds the question at all (the store's best coverage, its best cosine
-# and the content run), fitted on every tuning set (abstain.json, v2, v3, v4 and
-# abstain_everyday.json), then placed on the floors with a margin: see cjk_relevance.
+# and the content run), fitted on the tuning sets of its round (abstain.json, v2, v3, v4
+# and abstain_everyday.json), then placed on the floors with a margin: see cjk_relevance.
 CJK_WORDS = Model(bias=-1.786, w_cov=3.747, w_known=3.479, w_tcov=1.645)
 CJK_GATE = Model(bias=-27.932, w_tcov=47.313, w_tcos=46.666, w_run=28.712)
+# ... and by CJK_FORM, the same gate with the question's form (own, general), fitted on
+# every tuning part (abstain.json, v2 to v24 and abstain_everyday.json) and placed on the
+# floors as CJK_GATE is, but at the prompt floor below all but the lowest 2% of the
+# on-topic questions (benchmarks/abstain.py, FORM_PROMPT_QUANTILE).
+CJK_FORM = Model(bias=-1.508, w_tcov=1.380, w_tcos=0.568, w_run=1.035, w_own=0.779, w_general=-0.584)
 MODELS = {"hybrid": HYBRID, "words": WORDS, "meaning": MEANING, "cjk_words": CJK_WORDS}
 
 
@@ -163,17 +193,23 @@ def features(bm25: float | None, mass: float, cosine: float | None, cos_floor: f
 
 
 def cjk_relevance(coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
-    """A Chinese hit judged by words: CJK_WORDS, and with vectors read the lesser of it
-    and CJK_GATE. The gate is a conservative cap, never a lift: it can only leave out
-    what the words model would keep, so the prompt path keeps no more than the words
-    model alone let in, and a question the store does not hold (other domains, everyday
-    questions that share a word with a chat) is left out by the store's best coverage,
-    its best cosine and the content run together. Placed so that it crosses
-    min_relevance below every tuning on-topic question and prompt_min_relevance below
-    every one whose evidence the words model puts in the prompt (both with a margin):
-    a steep cap by construction, whose own probability means little between the floors."""
+    """A Chinese hit judged by words: CJK_WORDS, and with vectors read the least of it,
+    CJK_GATE and CJK_FORM. The gates are conservative caps, never a lift: they can only
+    leave out what the words model would keep, so the prompt path keeps no more than the
+    words model alone let in, and a question the store does not hold (other domains,
+    everyday questions that share a word with a chat) is left out by the store's best
+    coverage, its best cosine and the content run together (CJK_GATE), or by these and
+    the question's form (CJK_FORM: a general question with no word of the asker). Each
+    is placed so that it crosses min_relevance below every tuning on-topic question;
+    prompt_min_relevance below every one whose evidence the words model puts in the
+    prompt (CJK_GATE) or all but the lowest 2% of them (CJK_FORM), both with a margin:
+    caps placed on the floors, whose own probability means little away from them. CJK_GATE
+    is steep (it decides recall's floor); CJK_FORM is gentle and decides between the floors
+    (the prompt's), so recall leaves out what it did before and the prompt more."""
     words = CJK_WORDS(coverage, cosine, view)
-    return min(words, CJK_GATE(coverage, cosine, view)) if view.vectors else words
+    if not view.vectors:
+        return words
+    return min(words, CJK_GATE(coverage, cosine, view), CJK_FORM(coverage, cosine, view))
 
 
 def relevance(side: str, coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
@@ -227,21 +263,29 @@ def content_run(query: str, texts: Sequence[str]) -> int:
     return best
 
 
+def question_form(query: str) -> tuple[float, float]:
+    """(own, general) of a Chinese question: 1.0 where OWN_FORM / GENERAL_FORM occur in
+    its Simplified, NFKC-folded text (我的狗 / 我的狗: one question in two scripts)."""
+    norm = simplified(unicodedata.normalize("NFKC", query))
+    return float(OWN_FORM.search(norm) is not None), float(GENERAL_FORM.search(norm) is not None)
+
+
 def query_view(snap, terms: Sequence[str], scopes: Sequence[str] | None, bm: list[tuple[int, float]],
                mass: float, vec: list[tuple[int, float]], cos_floor: float = 0.0, known: bool = False,
                query: str = "") -> QueryView:
     """The QueryView of one query: `bm` BM25's top candidates (raw scores, best first),
     `vec` the vector side's (cosines, best first); `known` whether to work out
-    known_share and content_run (the cjk side's: one look-up of document frequencies,
-    and the text of BM25's candidates, held in memory)."""
+    known_share, content_run and question_form (the cjk side's: one look-up of document
+    frequencies, and the text of BM25's candidates, held in memory)."""
     top_cov = features(bm[0][1], mass, None)[0] if bm else 0.0
     top_cos = features(None, 0.0, vec[0][1], cos_floor)[1] if vec else 0.0
     run = 0.0
     if known and query and bm:
         texts = [str(r.get("text") or "") for r in snap.rows([d for d, _ in bm]).values()]
         run = min(RUN_CAP, content_run(query, texts)) / RUN_CAP
+    own, general = question_form(query) if known and query else (0.0, 0.0)
     return QueryView(known=known_share(snap, terms, scopes) if known else 0.0, top_cov=top_cov, top_cos=top_cos,
-                     run=run, vectors=bool(vec))
+                     run=run, own=own, general=general, vectors=bool(vec))
 
 
 def cjk_share(text: str) -> float:
