@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import dialogue_set
+from conftest import dialogue_set, invoke_cli
 
 import gitmem
 from gitmem.recall import relevance
@@ -175,6 +175,11 @@ def test_everyday_questions_in_a_general_form_stay_out_of_the_prompt(real_model,
     for q, word in (("我那辆车要修多久？", "十天"), ("我对什么水果过敏？", "芒果"), ("我爱人出差去哪儿了？", "成都")):
         shown = store.prompt_hits(store.recall(q, scopes=scope, record=False))
         assert any(word in h.text for h in shown), (q, [(h.text[:20], h.relevance) for h in shown])
+    # --explain says what it read of the question's form.
+    res = invoke_cli("recall", "酒店退房时间一般是几点？", "--scope", "channel/u1", "--explain", "--min-relevance", "0")
+    assert res.returncode == 0 and "the question asks in general" in res.stderr, res.stderr
+    res = invoke_cli("recall", "我对什么水果过敏？", "--scope", "channel/u1", "--explain")
+    assert res.returncode == 0 and "the question speaks of the asker" in res.stderr, res.stderr
 
 
 @pytest.mark.model

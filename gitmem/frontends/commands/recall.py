@@ -162,8 +162,10 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
     if explain and (info.get("relevance") or {}).get("side") == "cjk":
         rel = info["relevance"]
         cos = f", best cosine {rel.get('top_cos', 0):.2f}" if info.get("backend") != "bm25" else ""
+        form = [w for k, w in (("own", "speaks of the asker"), ("general", "asks in general")) if rel.get(k)]
+        form_note = f"; the question {' and '.join(form)}" if form and cos else ""
         click.echo(f"note: relevance judged by words: {rel['known']:.2f} of the query's content terms (by idf) "
-                   f"occur in these scopes; longest shared stretch {rel.get('run', 0):.2f} of the cap{cos}",
+                   f"occur in these scopes; longest shared stretch {rel.get('run', 0):.2f} of the cap{cos}{form_note}",
                    err=True)
     pending = (info.get("vectors") or {}).get("pending")
     if pending and not rt.hand_off_indexing(store.home):  # a warm daemon embeds them itself
