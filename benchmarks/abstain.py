@@ -219,6 +219,7 @@ HYBRID_TERMS = ("cov", "cos", "both", "tcov", "tcos")
 CJK_WORDS_TERMS = ("cov", "known", "tcov")   # cjk: the hit's words model (relevance.CJK_WORDS)
 GATE_TERMS = ("tcov", "tcos", "run")          # cjk with vectors: the query's gate (relevance.CJK_GATE)
 FORM_TERMS = GATE_TERMS + ("own", "general")   # ... and the gate with the question's form (relevance.CJK_FORM)
+HYBRID_FORM_TERMS = ("tcov", "tcos", "own", "general")  # hybrid: the query's gate with its form (relevance.HYBRID_FORM)
 # CJK_GATE was fitted on these parts (the tuning sets of its round) and is kept as it was;
 # CJK_FORM on every tuning part.
 GATE_PARTS = ("tuning", "held_out", "held_out2", "held_out3", "held_out4", "tuning_everyday")
@@ -257,26 +258,30 @@ def gate_design(row: dict, terms: tuple[str, ...] = GATE_TERMS) -> list[float]:
 
 
 def fit_gate(rows: list[dict], terms: tuple[str, ...] = GATE_TERMS, quantile: float = 0.0,
-             floors: tuple[float, float] = (0.15, 0.4)) -> tuple[np.ndarray, tuple[float, float]]:
+             floors: tuple[float, float] = (0.15, 0.4), hit_model: str = "cjk_words"
+             ) -> tuple[np.ndarray, tuple[float, float]]:
     """A query-level gate from the cjk rows (CJK_GATE over GATE_TERMS, CJK_FORM over
     FORM_TERMS): a logistic model (questions the store holds, with their evidence found,
     against every question it does not hold), then placed (z -> a z + b) so that it
     crosses the recall floor at the lowest on-topic question and the prompt floor at the
     `quantile` quantile (0: the lowest) of the on-topic questions whose evidence the words
-    model (CJK_WORDS) puts in the prompt, both less GATE_MARGIN: so the lesser of
-    CJK_WORDS and the gate keeps every on-topic question's evidence in recall and all (or
-    nearly all) the words model put in the prompt. Returns the placed coefficients and
-    the two anchors as fitted."""
-    from gitmem.recall.relevance import CJK_WORDS
+    model (CJK_WORDS; for HYBRID_FORM, `hit_model` "hybrid": HYBRID) puts in the prompt,
+    both less GATE_MARGIN: so the lesser of the hit's model and the gate keeps every
+    on-topic question's evidence in recall and all (or nearly all) the hit's model put in
+    the prompt. Returns the placed coefficients and the two anchors as fitted."""
+    from gitmem.recall.relevance import MODELS
 
-    b_w = np.asarray([CJK_WORDS.bias, CJK_WORDS.w_cov, CJK_WORDS.w_known, CJK_WORDS.w_tcov])
+    hit_terms = CJK_WORDS_TERMS if hit_model == "cjk_words" else HYBRID_TERMS
+    m = MODELS[hit_model]
+    b_w = np.asarray([m.bias] + [{"cov": m.w_cov, "cos": m.w_cos, "both": m.w_both, "known": m.w_known,
+                                  "tcov": m.w_tcov, "tcos": m.w_tcos}[t] for t in hit_terms])
     on = [r for r in rows if r["kind"] == "on_topic" and any(h["evidence"] for h in r["hits"])]
     qs = on + [r for r in rows if r["kind"] != "on_topic"]
     beta = fit(np.asarray([gate_design(r, terms) for r in qs]),
                np.asarray([float(r["kind"] == "on_topic") for r in qs]))
 
     def shown(r: dict) -> list[dict]:
-        p = [1 / (1 + np.exp(-np.dot(design(r, h, CJK_WORDS_TERMS), b_w))) for h in r["hits"]]
+        p = [1 / (1 + np.exp(-np.dot(design(r, h, hit_terms), b_w))) for h in r["hits"]]
         return [h for h, x in zip(r["hits"], p) if x >= floors[1] and (h.get("score") or 0.0) >= 0.2][:3]
 
     t1 = min(float(np.dot(gate_design(r, terms), beta)) for r in on)
@@ -300,7 +305,12 @@ def fit_all(rows: list[dict]) -> str:
     beta, (t1, t2) = fit_gate([r for r in cjk if r["part"] in TUNING_PARTS], FORM_TERMS, FORM_PROMPT_QUANTILE)
     form = ("CJK_FORM = Model(bias={:.3f}, w_tcov={:.3f}, w_tcos={:.3f}, w_run={:.3f}, w_own={:.3f}, "
             "w_general={:.3f})").format(*beta)
-    return gate + "\n" + form + f"  # anchors as fitted {t1:.3f}, {t2:.3f}, less {GATE_MARGIN:g}"
+    form += f"  # anchors as fitted {t1:.3f}, {t2:.3f}, less {GATE_MARGIN:g}"
+    hybrid = [r for r in rows if r["side"] == "hybrid" and r["part"] in TUNING_PARTS]
+    beta, (t1, t2) = fit_gate(hybrid, HYBRID_FORM_TERMS, FORM_PROMPT_QUANTILE, hit_model="hybrid")
+    hform = "HYBRID_FORM = Model(bias={:.3f}, w_tcov={:.3f}, w_tcos={:.3f}, w_own={:.3f}, w_general={:.3f})".format(*beta)
+    hform += f"  # anchors as fitted {t1:.3f}, {t2:.3f}, less {GATE_MARGIN:g}"
+    return "\n".join((gate, form, hform))
 
 
 def choose_floor(rows: list[dict]) -> float:

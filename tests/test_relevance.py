@@ -122,6 +122,62 @@ def test_the_prompt_hook_prints_nothing_when_nothing_is_relevant(gm_home):
     assert res.stdout.count("nightly job") == 3
 
 
+def test_the_question_form_in_english():
+    form = relevance.question_form
+    assert form("How do I tune JVM garbage collection?") == (0.0, 1.0)   # "I" in a general question
+    assert form("What is the boiling point of ethanol?") == (0.0, 1.0)
+    assert form("\u201cWhy do cats purr?\u201d") == form("Why do cats purr?") == (0.0, 1.0)
+    assert form("How long did I serve on the force before stepping down?") == (1.0, 0.0)  # the asker's past
+    assert form("When is my dentist appointment?") == (1.0, 1.0)
+    assert form("Which day did we fly to Lisbon?") == (1.0, 0.0)
+    assert form("Krebs cycle, explained") == (0.0, 0.0)
+
+
+def test_the_hybrid_gate_reads_the_form_only_with_vectors():
+    """Same store evidence: a general question with no word of the asker falls under the
+    prompt floor where the asker's own passes; a strong match passes whatever its form;
+    without a vector view the hit's model alone judges."""
+    from gitmem.core.schema import SCHEMA
+
+    floor = float(SCHEMA["recall"].keys["prompt_min_relevance"].default)
+    view = relevance.QueryView
+    mid = dict(top_cov=0.3, top_cos=0.2, vectors=True)
+    general = relevance.relevance("hybrid", 0.3, 0.2, view(**mid, general=1.0))
+    asker = relevance.relevance("hybrid", 0.3, 0.2, view(**mid, own=1.0))
+    assert general < floor <= asker
+    assert general == min(relevance.HYBRID(0.3, 0.2, view(**mid, general=1.0)),
+                          relevance.HYBRID_FORM(0.3, 0.2, view(**mid, general=1.0)))
+    strong = dict(top_cov=0.45, top_cos=0.7, vectors=True)
+    assert relevance.relevance("hybrid", 0.45, 0.7, view(**strong, general=1.0)) >= floor
+    # A memory that holds half the query's words or more settles it, whatever the form
+    # and however little the vector side says.
+    words = dict(top_cov=relevance.FORM_COVERAGE, top_cos=0.0, vectors=True)
+    assert relevance.relevance("hybrid", 0.5, 0.0, view(**words, general=1.0)) == relevance.HYBRID(
+        0.5, 0.0, view(**words)) > relevance.relevance("hybrid", 0.49, 0.0, view(**dict(words, top_cov=0.49), general=1.0))
+    bare = dict(mid, vectors=False)
+    assert relevance.relevance("hybrid", 0.3, 0.2, view(**bare, general=1.0)) == relevance.HYBRID(
+        0.3, 0.2, view(**bare))
+
+
+@pytest.mark.model
+def test_everyday_english_questions_in_a_general_form_stay_out_of_the_prompt(real_model, gm_home):
+    """Everyday questions sharing a word with the chat (plane, drive, audit) asked in
+    general: the prompt gets nothing (before the question's form was read, each put one
+    or two turns in it); the asker's own questions bring their evidence."""
+    items, _, _ = dialogue_set("en_dialogue")
+    store = gitmem.init(gm_home)
+    store.import_items(items)
+    scope = ["channel/u1"]
+    for q in ("Can you take a power bank on a plane?", "Is it safe to drive with a cracked windshield?",
+              "What is the difference between an audit and a review?"):
+        hits = store.recall(q, scopes=scope, record=False)
+        assert store.prompt_hits(hits) == [], (q, [(h.text[:30], h.relevance) for h in hits[:3]])
+    for q, word in (("Where is my husband flying for work?", "Chicago"), ("What fruit am I allergic to?", "mango"),
+                    ("How long will my car be in the shop?", "rear-ended")):
+        shown = store.prompt_hits(store.recall(q, scopes=scope, record=False))
+        assert any(word in h.text for h in shown), (q, [(h.text[:30], h.relevance) for h in shown])
+
+
 @pytest.mark.model
 def test_a_paraphrase_sharing_no_word_passes_and_unrelated_ones_do_not(real_model, gm_home):
     store = gitmem.init(gm_home)

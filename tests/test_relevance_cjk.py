@@ -46,7 +46,8 @@ def test_the_gate_caps_the_words_model_and_reads_the_run_and_the_best_cosine_onl
         v = view(known, tcov, tcos, run, True)
         p = relevance.relevance("cjk", 0.1, 0.0, v)
         assert 0.0 < p <= words(0.1, 0.0, v)
-        assert p == min(words(0.1, 0.0, v), relevance.CJK_GATE(0.1, 0.0, v), relevance.CJK_FORM(0.1, 0.0, v))
+        gates = [relevance.CJK_GATE(0.1, 0.0, v)] + ([relevance.CJK_FORM(0.1, 0.0, v)] if tcov < 0.5 else [])
+        assert p == min([words(0.1, 0.0, v)] + gates)
     # A question the store offers nothing (weak best coverage and cosine, no shared word)
     # is held under the recall floor though its words alone would pass it.
     weak = view(0.5, 0.06, 0.3, 0.0, True)
@@ -74,7 +75,7 @@ def test_the_question_form_reads_the_asker_and_a_general_question():
     assert form("台风过后步道倒了多少棵树？") == (0.0, 0.0)
     # Traditional script reads as Simplified; no Chinese at all, no form.
     assert form("那個碗為什麼會裂？") == form("那个碗为什么会裂？") == (1.0, 1.0)
-    assert form("why does iron rust?") == (0.0, 0.0)
+    assert form("铁为什么会生锈？") == (0.0, 1.0) and form("生锈") == (0.0, 0.0)
 
 
 def test_the_form_gate_leaves_a_general_question_out_of_the_prompt_before_one_of_the_asker():
@@ -94,6 +95,10 @@ def test_the_form_gate_leaves_a_general_question_out_of_the_prompt_before_one_of
     assert relevance.relevance("cjk", 0.6, 0.0, view(**strong, general=1.0)) >= floor
     # Recall's floor: the form gate leaves every gate-passing question where CJK_GATE put it.
     assert relevance.CJK_FORM(0.15, 0.0, view(**mid, general=1.0)) > float(SCHEMA["recall"].keys["min_relevance"].default)
+    # Where one memory holds half the query's idf mass, its words settle it: no form gate.
+    full = dict(mid, top_cov=relevance.FORM_COVERAGE)
+    assert relevance.relevance("cjk", 0.5, 0.0, view(**full, general=1.0)) == relevance.relevance(
+        "cjk", 0.5, 0.0, view(**full, own=1.0))
     # Without vectors the words model alone judges: the form has no say.
     bare = dict(mid, vectors=False)
     assert relevance.relevance("cjk", 0.15, 0.0, view(**bare, general=1.0)) == \

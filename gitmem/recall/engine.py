@@ -287,7 +287,7 @@ class Recaller:
         if side != "meaning" and has_cjk(query) and (side == "words" or self.model_languages() == "en"):
             side = "cjk"
         view = query_view(snap, terms, chosen, bm[:ref], mass, vec, self.vector_floor(), known=side == "cjk",
-                          query=query)
+                          query=query, form=side == "hybrid")
         floor = float(self.opt("min_relevance") if req.min_relevance is None else req.min_relevance)
         depth_hits = shown + currency.spare(set(hidden), shown)
         hits = finish(self.opt, snap, fused, bm, vec, qv, terms, depth_hits, want, req.mmr,
