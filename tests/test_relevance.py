@@ -176,6 +176,9 @@ def test_everyday_english_questions_in_a_general_form_stay_out_of_the_prompt(rea
                     ("How long will my car be in the shop?", "rear-ended")):
         shown = store.prompt_hits(store.recall(q, scopes=scope, record=False))
         assert any(word in h.text for h in shown), (q, [(h.text[:30], h.relevance) for h in shown])
+    res = invoke_cli("recall", "Can you take a power bank on a plane?", "--scope", "channel/u1", "--explain",
+                     "--min-relevance", "0")
+    assert res.returncode == 0 and "the question's form: it asks in general" in res.stderr, res.stderr
 
 
 @pytest.mark.model

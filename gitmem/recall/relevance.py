@@ -51,8 +51,8 @@ the same for every hit of the query and for any -k):
 Four models by the side that judges: hybrid (coverage, cosine, their product, top_cov,
 top_cos; with the vector side read, capped by HYBRID_FORM: top_cov, top_cos and the
 question's form), words (BM25 mode: coverage, and whether any word matched), meaning
-(vector mode: the cosine), and for a query with any CJK character judged by words (BM25 mode,
-or an English-only model, which ranks Chinese poorly: BENCHMARKS.md, Issue 19) cjk:
+(vector mode: the cosine), and for a query with any CJK character judged by words (BM25
+mode, or an English-only model, which ranks Chinese poorly: BENCHMARKS.md, Issue 19) cjk:
 the words model CJK_WORDS (coverage, known, top_cov; the hit's own cosine has no say, so
 BM25-only matches are not punished), capped, when the vector side was read, by CJK_GATE,
 a query-level gate over top_cov, the English model's best cosine top_cos and run, and by
@@ -69,8 +69,8 @@ hit for a question it does not hold". HYBRID and CJK_WORDS on tests/data/abstain
 (abstain.json, v2, v3, v4 and abstain_everyday.json) and CJK_FORM and HYBRID_FORM on
 every tuning set (abstain.json, v2 to v24 and abstain_everyday.json), questions against
 questions, then placed on the floors (cjk_relevance). WORDS and MEANING have no rows of
-their own in these sets and keep their earlier fit (MEANING rewritten, same curve, for the cosine above MiniLM's floor
-0.2). A model the fit never saw (another embedder) has its cosine counted above its own
+their own in these sets and keep their earlier fit (MEANING rewritten, same curve, for
+the cosine above MiniLM's floor 0.2). A model the fit never saw (another embedder) has its cosine counted above its own
 vector floor, which carries the weights over only roughly: set [recall] min_relevance
 and its vector floor for it by measurement. A multilingual model reads Chinese itself:
 its queries are judged by hybrid, as English ones.
@@ -127,7 +127,7 @@ class QueryView:
     scopes, counted above the model's vector floor as in `features`; 0 without vectors),
     `run` (content_run over BM25's candidates, as a share of RUN_CAP; the cjk side only),
     `own` and `general` (1 when the question has that form, else 0: question_form; the
-    cjk side only) and `vectors` (whether the vector side was read at all: which cjk
+    cjk and hybrid sides) and `vectors` (whether the vector side was read at all: which cjk
     model judges)."""
 
     known: float = 0.0
@@ -294,8 +294,8 @@ def content_run(query: str, texts: Sequence[str]) -> int:
 
 def question_form(query: str) -> tuple[float, float]:
     """(own, general) of a question: 1.0 where its language's own and general forms occur.
-    A question with Chinese is read in its Simplified, NFKC-folded text (我的狗 / 我的狗: one
-    question in two scripts); any other by EN_OWN_FORM and EN_GENERAL_FORM, the latter at
+    A question with Chinese is read in its Simplified, NFKC-folded text (這次 / 这次: one
+    word in two scripts); any other by EN_OWN_FORM and EN_GENERAL_FORM, the latter at
     its start (typographic apostrophes read as plain)."""
     norm = unicodedata.normalize("NFKC", query).strip()
     if has_cjk(norm):

@@ -167,6 +167,12 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         click.echo(f"note: relevance judged by words: {rel['known']:.2f} of the query's content terms (by idf) "
                    f"occur in these scopes; longest shared stretch {rel.get('run', 0):.2f} of the cap{cos}{form_note}",
                    err=True)
+    if explain and (info.get("relevance") or {}).get("side") == "hybrid":
+        rel = info["relevance"]
+        form = [w for k, w in (("own", "speaks of the asker"), ("general", "asks in general")) if rel.get(k)]
+        if form:
+            click.echo(f"note: relevance read the question's form: it {' and '.join(form)} (best coverage "
+                       f"{rel.get('top_cov', 0):.2f}, best cosine {rel.get('top_cos', 0):.2f})", err=True)
     pending = (info.get("vectors") or {}).get("pending")
     if pending and not rt.hand_off_indexing(store.home):  # a warm daemon embeds them itself
         _catch_up_in_background(store.home)
