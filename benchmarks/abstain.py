@@ -6,7 +6,7 @@ on-topic questions with evidence, the same questions asked in another user's sco
 tuning (u1-u3) and held-out (u4-u6) halves; --set v2 / all adds tests/data/abstain_v2.json,
 a second held-out half (new questions for u4-u6, part "held_out2"); --set v3 reads
 tests/data/abstain_v3.json (part "held_out3", same shape), --data FILE any file of that
-shape. --set every reads every tuning set: abstain.json, v2 to v10 (their figures are
+shape. --set every reads every tuning set: abstain.json, v2 to v24 (their figures are
 in BENCHMARKS.md) and abstain_everyday.json (everyday questions no store answers,
 written as tuning data); --set vN one of them, v11 the newest half (abstain_v11.json,
 part "held_out11", measured once in BENCHMARKS.md). Reported per half at the shipped defaults
