@@ -382,3 +382,19 @@ def test_a_count_or_a_frequency_is_no_chinese_subject():
     v = updates.judge("我和阿哲一般两个月见一次面。", "跟阿哲现在改成每月见一次面了", None,
                       older_created="2024-01-01", newer_created="2025-01-01", strict=True, named=q)
     assert v.kind == "update"
+
+
+def test_a_question_asked_in_general_still_puts_the_newer_first():
+    """The question's form (relevance.form_cap) caps what reaches a prompt, never what a
+    hit is about: with both hits capped under even odds by a general question ("Which
+    race is the user training for?"), the newer statement still goes first, by the
+    relevance each hit had before the cap (`topical`); without it, not."""
+    older = hit("a", "I'm training for a half marathon in April.", "2023-01-10T00:00:00Z", relevance=0.42)
+    newer = hit("n", "Signed up for the full Berlin Marathon in September, so no half this spring.",
+                "2023-06-02T00:00:00Z", relevance=0.42)
+    older.doc, newer.doc = 0, 1
+    terms = ["race", "user", "train"]
+    older.topical, newer.topical = 0.8, 0.8
+    assert [h.id for h in currency.newest_first([older, newer], _Snap(_pair_at(0.6)), terms)] == ["n", "a"]
+    older.topical, newer.topical = None, None  # judged by the capped relevance: not about the query
+    assert [h.id for h in currency.newest_first([older, newer], _Snap(_pair_at(0.6)), terms)] == ["a", "n"]

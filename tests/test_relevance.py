@@ -131,6 +131,8 @@ def test_the_question_form_in_english():
     assert form("When is my dentist appointment?") == (1.0, 1.0)
     assert form("Which day did we fly to Lisbon?") == (1.0, 0.0)
     assert form("Krebs cycle, explained") == (0.0, 0.0)
+    assert form("Which race is the user training for?") == (1.0, 1.0)  # an agent asks of the user
+    assert form("What is the user's sister called?") == (1.0, 1.0)
 
 
 def test_the_hybrid_gate_reads_the_form_only_with_vectors():
@@ -212,3 +214,19 @@ def test_mcp_search_returns_nothing_irrelevant_and_at_most_max_results(gm_home):
     assert out["xqzvblorft"]["results"] == []
     hits = out["when does the nightly build run"]["results"]
     assert len(hits) == 3 and all(h["relevance"] >= 0.5 for h in hits)   # [hooks] max_results
+
+
+@pytest.mark.model
+def test_a_general_question_of_the_user_keeps_the_newer_first_and_reaches_the_prompt(real_model, gm_home):
+    """An agent asks of "the user", in a general form: the store's answer still reaches the
+    prompt (the user is the asker's own), and the newer statement stays above the older
+    one (ranking reads a hit's relevance before the question's form is weighed)."""
+    store = gitmem.init(gm_home)
+    store.import_items([
+        {"text": "I'm training for a half marathon in April.", "created": "2023-01-10T00:00:00Z"},
+        {"text": "Signed up for the full Berlin Marathon in September, so no half this spring.",
+         "created": "2023-06-02T00:00:00Z"},
+        {"text": "My sister lives in Leeds.", "created": "2023-02-01T00:00:00Z"}])
+    hits = store.recall("Which race is the user training for?", record=False)
+    assert hits and "Berlin" in hits[0].text, [(h.text[:30], h.relevance) for h in hits]
+    assert any("Berlin" in h.text for h in store.prompt_hits(hits))

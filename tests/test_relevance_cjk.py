@@ -73,6 +73,7 @@ def test_the_question_form_reads_the_asker_and_a_general_question():
     assert form("为什么铁会生锈？") == (0.0, 1.0)
     assert form("我家孩子不爱吃青菜怎么办？") == (1.0, 1.0)
     assert form("台风过后步道倒了多少棵树？") == (0.0, 0.0)
+    assert form("用户的妹妹现在在哪个城市？") == (1.0, 0.0)  # an agent asks of the user
     # Traditional script reads as Simplified; no Chinese at all, no form.
     assert form("那個碗為什麼會裂？") == form("那个碗为什么会裂？") == (1.0, 1.0)
     assert form("铁为什么会生锈？") == (0.0, 1.0) and form("生锈") == (0.0, 0.0)

@@ -185,19 +185,25 @@ def carry(snap: "Snapshot", by_id: dict[str, list[int]], hidden: dict[str, tuple
 
 
 def inherit(rel: Any, lent: dict[int, int]) -> Any:
-    """`rel` (doc -> (relevance, coverage, cosine)) where an heir is at least as relevant
-    as the memory it supersedes (the query asked about that memory's subject)."""
+    """`rel` (doc -> (relevance, coverage, cosine, topical)) where an heir is at least as
+    relevant as the memory it supersedes (the query asked about that memory's subject)."""
     if not lent:
         return rel
 
-    def out(doc: int) -> tuple[float, float, float]:
+    def out(doc: int) -> tuple[float, float, float, float]:
         p = rel(doc)
         if doc in lent:
             q = rel(lent[doc])
-            if q[0] > p[0]:
-                return (q[0], p[1], p[2])
+            if q[0] > p[0] or q[3] > p[3]:
+                return (max(q[0], p[0]), p[1], p[2], max(q[3], p[3]))
         return p
     return out
+
+
+def _topical(h: "Hit") -> float:
+    """How far a hit is about what the query asks: its relevance before the query's form
+    gate (a question asked in general is as much about a hit as one asked of the asker)."""
+    return h.topical if h.topical is not None else (h.relevance or 0.0)
 
 
 def spare(hidden: set[str], k: int) -> int:
@@ -312,7 +318,7 @@ def newer_first(hits: "list[Hit]", snap: "Snapshot | None" = None,
                     continue
                 vi, vj = vec_of[id(old)], vec_of[id(new)]
                 sim = float(np.dot(vi, vj)) if vi is not None and vj is not None else None
-                on_topic = min(old.relevance or 0.0, new.relevance or 0.0) >= ON_TOPIC
+                on_topic = min(_topical(old), _topical(new)) >= ON_TOPIC
                 v = updates.judge(old.text or old.snippet, new.text or new.snippet, sim,
                                   older_created=old.created, newer_created=new.created, strict=True,
                                   on_topic=on_topic, named=named)
@@ -351,7 +357,7 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     skip = hidden.keys()
     top = list(hits[:WINDOW])
     dated = [(i, _days(h.created)) for i, h in enumerate(top)
-             if h.id not in skip and (h.relevance or 0.0) >= ON_TOPIC]
+             if h.id not in skip and _topical(h) >= ON_TOPIC]
     idx = [i for i, d in dated if d is not None]
     day = [d for _, d in dated if d is not None]
     if len(idx) < 2 or max(day) - min(day) < NEWEST_DAYS:

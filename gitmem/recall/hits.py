@@ -29,6 +29,9 @@ class Hit:
     relevance: float | None = None  # gitmem.recall.relevance: probability the hit is relevant
     explain: dict[str, Any] | None = field(default=None, repr=False)
     doc: int | None = field(default=None, repr=False, compare=False)  # its index row (in process only; not in JSON)
+    # Its relevance before the query's form gate (relevance.form_cap), in process only: what
+    # ranking asks of a hit ("is it about what the query asks?") is not the question's form.
+    topical: float | None = field(default=None, repr=False, compare=False)
 
     def redacted(self, red: Any) -> "Hit":
         """This hit with its snippet and text passed through a redact.Redactor."""
@@ -42,6 +45,7 @@ class Hit:
         d.pop("text")
         d.pop("explain")
         d.pop("doc")
+        d.pop("topical")
         if explain and self.explain is not None:
             d["explain"] = self.explain
         return d

@@ -93,10 +93,11 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
             mmr: bool | None, explain: bool, now: float | None = None, ref: int = 100,
             parts: dict[int, tuple[float, float]] | None = None, kept: set[int] | None = None,
             boosts: dict[int, str] | None = None, lang_note: str | None = None,
-            bm_scale: float = 1.0, rel: Callable[[int], tuple[float, float, float]] | None = None,
+            bm_scale: float = 1.0, rel: Callable[[int], tuple[float, float, float, float]] | None = None,
             floor: float = 0.0) -> list[Hit]:
     """The top `k` hits, best first, of the candidates at least `floor` relevant (`rel`:
-    doc -> (relevance, coverage, cosine)); each hit carries its relevance."""
+    doc -> (relevance, coverage, cosine, relevance before the form gate)); each hit
+    carries its relevance (and, in process, `topical`)."""
     if not fused:
         return []
     bm_s, vec_s = dict(bm), dict(vec)
@@ -126,7 +127,7 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
     scored: list = []
     uniq: list = []
     pos = 0
-    rels: dict[int, tuple[float, float, float]] = {}
+    rels: dict[int, tuple[float, float, float, float]] = {}
 
     def relevant(d: int) -> bool:
         if rel is None:
@@ -166,7 +167,7 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
     hits = []
     for final, d, row, rec, imp_f, base in uniq[:k]:
         r = dict(zip(snap.columns, row))
-        p, cov, cos = rels[d] if rel is not None else (None, None, None)
+        p, cov, cos, topical = rels[d] if rel is not None else (None, None, None, None)
         ex = None
         if explain:
             part = (parts or {}).get(d, (0.0, 0.0))
@@ -188,5 +189,6 @@ def finish(opt: Callable[[str], Any], snap: Snapshot, fused: dict[int, float], b
             scores={"bm25": rounded(bm_s.get(d)), "vector": rounded(vec_s.get(d)),
                     "recency": round(rec, 6), "importance": int(r["importance"] or DEFAULT_IMPORTANCE)},
             snippet=snippet(r["text"], terms), commit=snap.cursors.get(r["scope"]),
-            created=iso_time(r["created"]), text=r["text"], explain=ex, relevance=p, doc=int(d)))
+            created=iso_time(r["created"]), text=r["text"], explain=ex, relevance=p, doc=int(d),
+            topical=topical))
     return hits

@@ -105,11 +105,13 @@ CJK_RUN = re.compile(rf"(?:{CJK_CHAR.pattern})+")
 # (OWN); it asks in general, for advice, a how or a why (GENERAL). Chinese read from its
 # Simplified text; English from its words, the general form at its start (how do..., what
 # is a..., should I...) and the asker's own in the possessive or the past (my, our; did I,
-# I said), since "I" alone is as common in a general question (how do I...).
-OWN_FORM = re.compile(r"我|咱|俺|那[个件条趟笔期场批天次位回只家所辆台本张份些]|这[个件条趟笔期场批次位回]")
+# I said), since "I" alone is as common in a general question (how do I...). An agent asks
+# of "the user" (用户): the person the store's memories are about, the asker's own.
+OWN_FORM = re.compile(r"我|咱|俺|用户|那[个件条趟笔期场批天次位回只家所辆台本张份些]|这[个件条趟笔期场批次位回]")
 GENERAL_FORM = re.compile(r"为什么|为啥|怎么办|怎么做|注意(?:些)?什么|要不要|合适|比较好|最好|一般|怎么回事|怎么[^样]*才"
                           r"|有什么(?:好)?(?:办法|点子)|需要.*吗|可以.*吗|能.*吗|该怎么|应该|会不会")
-EN_OWN_FORM = re.compile(r"\b(?:my|mine|our|ours|we|us|me)\b|\b(?:did|was|were|had|have|has) (?:i|we)\b"
+EN_OWN_FORM = re.compile(r"\b(?:my|mine|our|ours|we|us|me)\b|\bthe user\b|\buser's\b"
+                         r"|\b(?:did|was|were|had|have|has) (?:i|we)\b"
                          r"|\bi (?:was|had|did|said|told|mentioned|went|got|bought|booked|decided|planned)\b", re.I)
 EN_GENERAL_FORM = re.compile(
     r"^(?:how(?: long| much| many| often| far)?|what|why|when|where|which(?: \w+)?|who)"
@@ -218,36 +220,46 @@ def features(bm25: float | None, mass: float, cosine: float | None, cos_floor: f
     return cov, cos
 
 
-def cjk_relevance(coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
+def cjk_relevance(coverage: float, cosine: float, view: QueryView = NO_VIEW, form: bool = True) -> float:
     """A Chinese hit judged by words: CJK_WORDS, and with vectors read the least of it,
-    CJK_GATE and CJK_FORM. The gates are conservative caps, never a lift: they can only
-    leave out what the words model would keep, so the prompt path keeps no more than the
-    words model alone let in, and a question the store does not hold (other domains,
-    everyday questions that share a word with a chat) is left out by the store's best
-    coverage, its best cosine and the content run together (CJK_GATE), or by these and
-    the question's form (CJK_FORM: a general question with no word of the asker). Each
-    is placed so that it crosses min_relevance below every tuning on-topic question;
-    prompt_min_relevance below every one whose evidence the words model puts in the
-    prompt (CJK_GATE) or all but the lowest 2% of them (CJK_FORM), both with a margin:
-    caps placed on the floors, whose own probability means little away from them. CJK_GATE
-    is steep (it decides recall's floor); CJK_FORM is gentle and decides between the floors
-    (the prompt's), so recall leaves out what it did before and the prompt more."""
+    CJK_GATE and CJK_FORM (form_cap; left out with `form` False). The gates are
+    conservative caps, never a lift: they can only leave out what the words model would
+    keep, so the prompt path keeps no more than the words model alone let in, and a
+    question the store does not hold (other domains, everyday questions that share a word
+    with a chat) is left out by the store's best coverage, its best cosine and the content
+    run together (CJK_GATE), or by these and the question's form (CJK_FORM: a general
+    question with no word of the asker). Each is placed so that it crosses min_relevance
+    below every tuning on-topic question; prompt_min_relevance below every one whose
+    evidence the words model puts in the prompt (CJK_GATE) or all but the lowest 2% of
+    them (CJK_FORM), both with a margin: caps placed on the floors, whose own probability
+    means little away from them. CJK_GATE is steep (it decides recall's floor); CJK_FORM
+    is gentle and decides between the floors (the prompt's), so recall leaves out what it
+    did before and the prompt more."""
     words = CJK_WORDS(coverage, cosine, view)
     if not view.vectors:
         return words
     gate = min(words, CJK_GATE(coverage, cosine, view))
-    return min(gate, CJK_FORM(coverage, cosine, view)) if view.top_cov < FORM_COVERAGE else gate
+    return min(gate, form_cap("cjk", view)) if form else gate
 
 
-def relevance(side: str, coverage: float, cosine: float, view: QueryView = NO_VIEW) -> float:
+def form_cap(side: str, view: QueryView) -> float:
+    """The query's form gate for `side` (CJK_FORM for "cjk", HYBRID_FORM for "hybrid"): the
+    same cap for every hit of the query, 1.0 where it has no say (another side, no vector
+    side read, or a memory holding FORM_COVERAGE of the query's idf mass)."""
+    if not view.vectors or view.top_cov >= FORM_COVERAGE or side not in ("cjk", "hybrid"):
+        return 1.0
+    return (CJK_FORM if side == "cjk" else HYBRID_FORM)(0.0, 0.0, view)
+
+
+def relevance(side: str, coverage: float, cosine: float, view: QueryView = NO_VIEW, form: bool = True) -> float:
     """The probability for one hit, by the sides the query used: "hybrid", "words"
     (BM25 alone), "cjk" (a query with Chinese judged by words: cjk_relevance) or
-    "meaning" (vector)."""
+    "meaning" (vector); capped by the query's form gate (form_cap) unless `form` is
+    False (what ranking asks of a hit: is it about what the query asks?)."""
     if side == "cjk":
-        return cjk_relevance(coverage, cosine, view)
-    if side == "hybrid" and view.vectors and view.top_cov < FORM_COVERAGE:  # the gate reads the best cosine
-        return min(HYBRID(coverage, cosine, view), HYBRID_FORM(coverage, cosine, view))
-    return MODELS[side](coverage, cosine, view)
+        return cjk_relevance(coverage, cosine, view, form)
+    p = MODELS[side](coverage, cosine, view)
+    return min(p, form_cap(side, view)) if form else p
 
 
 def has_cjk(query: str) -> bool:
@@ -335,7 +347,8 @@ def cjk_share(text: str) -> float:
 def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
            lent: dict[int, int] | None = None, share: float = 0.0, dated: set[int] | None = None,
            cos_floor: float = 0.0, view: QueryView = NO_VIEW, cjk_blind: bool = False):
-    """doc -> (relevance, coverage, cosine) for the hits of one query: `bm` is BM25's top
+    """doc -> (relevance, coverage, cosine, topical) for the hits of one query, `topical`
+    being the relevance before the query's form gate (form_cap): `bm` is BM25's top
     `candidates` (raw scores), `mass` the query's idf mass, `qv` the query vector (None
     without one), `view` its QueryView. A doc's cosine is read from its own vector, not
     from a ranking, and counted above the model's vector floor (`cos_floor`, what
@@ -355,7 +368,7 @@ def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
     lent = lent or {}
     dated = dated or set()
 
-    def own(doc: int) -> tuple[float, float, float]:
+    def own(doc: int) -> tuple[float, float, float, float]:
         cosine = None
         i = snap.row_of.get(doc)
         if qv is not None and snap.vectors is not None and i is not None and snap.has_vec[i] and not (
@@ -363,14 +376,16 @@ def scorer(snap, bm: list[tuple[int, float]], mass: float, qv, side: str,
             cosine = float(snap.vectors[i] @ qv)
         cov, cos = features(bm_s.get(doc), mass, cosine, cos_floor)
         hit_side = "words" if side == "hybrid" and cosine is None else side
-        return relevance(hit_side, cov, cos, view), cov, cos
+        plain = relevance(hit_side, cov, cos, view, form=False)
+        return min(plain, form_cap(hit_side, view)), cov, cos, plain
 
-    def rel(doc: int) -> tuple[float, float, float]:
-        p, cov, cos = own(doc)
+    def rel(doc: int) -> tuple[float, float, float, float]:
+        p, cov, cos, plain = own(doc)
         if doc in lent:
-            p = max(p, share * own(lent[doc])[0])
+            lender = own(lent[doc])
+            p, plain = max(p, share * lender[0]), max(plain, share * lender[3])
         if doc in dated:
-            p = max(p, DATED)
-        return round(p, 6), round(cov, 6), round(cos, 6)
+            p, plain = max(p, DATED), max(plain, DATED)
+        return round(p, 6), round(cov, 6), round(cos, 6), round(plain, 6)
 
     return rel
