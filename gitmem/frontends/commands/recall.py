@@ -159,20 +159,18 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
         click.echo(f"note: {info['note']}", err=True)
     if explain and info.get("language"):
         click.echo(f"note: {info['language']}", err=True)
-    if explain and (info.get("relevance") or {}).get("side") == "cjk":
-        rel = info["relevance"]
+    rel = (info.get("relevance") or {}) if explain else {}
+    # What relevance read of the question's form (gitmem.recall.relevance.question_form).
+    form = " and ".join(w for k, w in (("own", "speaks of the asker"), ("general", "asks in general")) if rel.get(k))
+    if rel.get("side") == "cjk":
         cos = f", best cosine {rel.get('top_cos', 0):.2f}" if info.get("backend") != "bm25" else ""
-        form = [w for k, w in (("own", "speaks of the asker"), ("general", "asks in general")) if rel.get(k)]
-        form_note = f"; the question {' and '.join(form)}" if form and cos else ""
+        form_note = f"; the question {form}" if form and cos else ""
         click.echo(f"note: relevance judged by words: {rel['known']:.2f} of the query's content terms (by idf) "
                    f"occur in these scopes; longest shared stretch {rel.get('run', 0):.2f} of the cap{cos}{form_note}",
                    err=True)
-    if explain and (info.get("relevance") or {}).get("side") == "hybrid":
-        rel = info["relevance"]
-        form = [w for k, w in (("own", "speaks of the asker"), ("general", "asks in general")) if rel.get(k)]
-        if form:
-            click.echo(f"note: relevance read the question's form: it {' and '.join(form)} (best coverage "
-                       f"{rel.get('top_cov', 0):.2f}, best cosine {rel.get('top_cos', 0):.2f})", err=True)
+    elif rel.get("side") == "hybrid" and form:
+        click.echo(f"note: relevance read the question's form: it {form} (best coverage "
+                   f"{rel.get('top_cov', 0):.2f}, best cosine {rel.get('top_cos', 0):.2f})", err=True)
     pending = (info.get("vectors") or {}).get("pending")
     if pending and not rt.hand_off_indexing(store.home):  # a warm daemon embeds them itself
         _catch_up_in_background(store.home)
