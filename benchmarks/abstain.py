@@ -24,6 +24,9 @@ part "held_out11", measured once in BENCHMARKS.md). Reported per half at the shi
         [--data FILE] [--write]
     .venv/bin/python benchmarks/abstain.py --fit --set every   # refit the Chinese gate (tuning sets)
     .venv/bin/python benchmarks/abstain.py --fit --rows /tmp/every.json   # the same from a dump
+    .venv/bin/python benchmarks/abstain.py --forms --rows /tmp/every.json  # the questions' forms
+    .venv/bin/python benchmarks/abstain.py --rows /tmp/every.json \
+        --leave-out tests/data/abstain_v20.json ... tests/data/abstain_v24.json  # the form gates on unseen halves
     .venv/bin/python benchmarks/abstain.py --set every --dump /tmp/every.json
     .venv/bin/python benchmarks/abstain.py --analyse /tmp/every.json   # pooled floors, prompt by rank vs relevance
     .venv/bin/python benchmarks/abstain.py --retrieval ../shared/data/locomo-dev.json --floor 0.25   # another floor
@@ -313,6 +316,53 @@ def fit_all(rows: list[dict]) -> str:
     return "\n".join((gate, form, hform))
 
 
+def form_counts(rows: list[dict]) -> str:
+    """The question's form over the tuning parts (relevance.question_form): per language,
+    how many on-topic and other-domain questions speak of the asker, ask in general, and
+    meet a memory holding FORM_COVERAGE of their idf mass (where the form has no say)."""
+    from gitmem.recall.relevance import FORM_COVERAGE
+
+    out = ["| language | questions | count | own | general | best coverage ≥ FORM_COVERAGE |", "|---|---|---|---|---|---|"]
+    for lang in ("en", "zh"):
+        for kind in ("on_topic", "unrelated"):
+            rs = [r for r in rows if r["lang"] == lang and r["kind"] == kind and r["part"] in TUNING_PARTS]
+            forms = [question_form(r["q"]) for r in rs]
+            out.append(f"| {lang} | {kind} | {len(rs)} | {sum(f[0] for f in forms):.0f} | {sum(f[1] for f in forms):.0f} "
+                       f"| {sum(r['view']['top_cov'] >= FORM_COVERAGE for r in rs)} |")
+    return "\n".join(out)
+
+
+def leave_out(model_path: str | None, rows: list[dict], files: list[Path]) -> str:
+    """The form gates fitted without `files`' parts (fit_gate on the other tuning parts of
+    `rows`), then `files` run with those gates in place of the shipped ones: how a half the
+    fit never saw fares, per language, on the prompt path at the shipped floor."""
+    from gitmem.recall import relevance
+
+    held = {next(iter(json.loads(Path(f).read_text())["nonsense"])) for f in files}
+    rest = [r for r in rows if r["part"] in TUNING_PARTS and r["part"] not in held]
+    b = [round(float(x), 3) for x in fit_gate([r for r in rest if r["side"] == "cjk"], FORM_TERMS,
+                                                FORM_PROMPT_QUANTILE)[0]]
+    cjk = relevance.Model(b[0], w_tcov=b[1], w_tcos=b[2], w_run=b[3], w_own=b[4], w_general=b[5])
+    b = [round(float(x), 3) for x in fit_gate([r for r in rest if r["side"] == "hybrid"], HYBRID_FORM_TERMS,
+                                                FORM_PROMPT_QUANTILE, hit_model="hybrid")[0]]
+    hyb = relevance.Model(b[0], w_tcov=b[1], w_tcos=b[2], w_own=b[3], w_general=b[4])
+    shipped_gates = relevance.CJK_FORM, relevance.HYBRID_FORM
+    relevance.CJK_FORM, relevance.HYBRID_FORM = cjk, hyb
+    try:
+        got = collect(model_path, data=files)
+    finally:
+        relevance.CJK_FORM, relevance.HYBRID_FORM = shipped_gates
+    floor = float(SCHEMA_DEFAULT("prompt_min_relevance"))
+    out = [f"form gates fitted without {', '.join(sorted(held))}: {cjk}, {hyb}", "",
+           "| part | language | unrelated empty | other empty | evidence kept |", "|---|---|---|---|---|"]
+    for part in sorted(held):
+        for lang in ("en", "zh", "both"):
+            rs = [r for r in got if r["part"] == part and lang in (r["lang"], "both")]
+            f = prompt_figures(rs, floor)
+            out.append(f"| {part} | {lang} | {f['unrelated empty']:.3f} | {f['other empty']:.3f} | {f['evidence kept']:.3f} |")
+    return "\n".join(out)
+
+
 def choose_floor(rows: list[dict]) -> float:
     """min_relevance by the rule in BENCHMARKS.md, at the shipped coefficients: the
     highest floor (steps of 0.025) at which each language of the tuning sets keeps the
@@ -484,6 +534,11 @@ def main(argv=None) -> int:
     ap.add_argument("--retrieval", metavar="LOCOMO_JSON",
                     help="Instead: LoCoMo (this file) and the dialogue sets with the floor off and on, per fold.")
     ap.add_argument("--floor", type=float, help="With --retrieval: this recall floor instead of the shipped one.")
+    ap.add_argument("--forms", action="store_true", help="Instead: count the questions' forms on the tuning parts "
+                    "(own, general, best coverage past FORM_COVERAGE).")
+    ap.add_argument("--leave-out", nargs="+", type=Path, metavar="FILE",
+                    help="With --rows (a dump of --set every): fit the form gates without these files' parts, "
+                         "then run them with those gates (abstain_v2.json's shape).")
     args = ap.parse_args(argv)
     os.environ.setdefault("GITMEM_FSYNC", "0")
     if args.analyse:
@@ -500,6 +555,12 @@ def main(argv=None) -> int:
         ap.error("--fit reads the tuning sets only: --set v1, v2, v3, all or every")
     rows = json.loads(Path(args.rows).read_text()) if args.rows else collect(args.model_path, sets=args.sets,
                                                                                data=args.data)
+    if args.forms:
+        print(form_counts(rows))
+        return 0
+    if args.leave_out:
+        print(leave_out(args.model_path, rows, args.leave_out))
+        return 0
     if args.dump:
         Path(args.dump).write_text(json.dumps(rows, ensure_ascii=False))
     if args.fit:
