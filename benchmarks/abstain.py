@@ -248,16 +248,17 @@ PROMPT_TARGETS = {"unrelated empty": 0.80, "other empty": 0.50, "evidence kept":
 def design(row: dict, hit: dict, names: tuple[str, ...]) -> list[float]:
     """One hit's row of the design matrix: a one, then the named features."""
     v = row["view"]
-    vals = {"cov": hit["cov"], "cos": hit["cos"], "both": hit["cov"] * hit["cos"], "known": v["known"],
+    vals = {"cov": hit.get("cov", 0.0), "cos": hit.get("cos", 0.0), "known": v["known"],
             "tcov": v["top_cov"], "tcos": v["top_cos"], "run": v.get("run", 0.0)}
+    vals["both"] = vals["cov"] * vals["cos"]
+    if {"own", "general"} & set(names):  # from the text: dumps written before the form was read
+        vals["own"], vals["general"] = question_form(row["q"])
     return [1.0] + [vals[n] for n in names]
 
 
 def gate_design(row: dict, terms: tuple[str, ...] = GATE_TERMS) -> list[float]:
-    v = row["view"]
-    own, general = question_form(row["q"])  # from the text: dumps written before the form was read
-    vals = {"tcov": v["top_cov"], "tcos": v["top_cos"], "run": v.get("run", 0.0), "own": own, "general": general}
-    return [1.0] + [vals[t] for t in terms]
+    """A question's row of a gate's design matrix (the query-level features alone)."""
+    return design(row, {}, terms)
 
 
 def fit_gate(rows: list[dict], terms: tuple[str, ...] = GATE_TERMS, quantile: float = 0.0,
