@@ -33,6 +33,8 @@ def test_a_time_with_no_part_of_the_day_agrees_with_either_and_am_and_pm_differ(
     ("we meet at 1830 hrs", {"time:18:30"}),
     ("nights commence 10/11/2025 @ 1930", {"time:19:30"}),  # after @: not the year 1930
     ("Rotorua half – bib #3307 – Sat 22/11 – 0730 gun", {"time:7:30"}),  # a note's field after a dash
+    ("Brookfield ESC - cataract surgery - 10/20/2025 - 0730", {"time:7:30"}),  # ... a hyphen too (heldout45)
+    ("Apiary visit: Gareth L., Tue Jun 3, 1400h", {"time:14:00"}),  # not 1400 hours
     ("twenty to five on 9 October", {"time:4:40", "time:16:40"}),
     ("Hernia repair for Dad: 3 June, ten to two in the afternoon", {"time:13:50"}),  # no span 10-2pm
     ("lesson 2-4pm on sat", {"time:14:00", "time:16:00"}),
@@ -47,7 +49,7 @@ def test_clock_forms(text, expected):
 
 
 @pytest.mark.parametrize("text", ["20 to 25 people came", "it costs 0610", "room 0610 is free", "built in 1930",
-                                  "@ 2460 a head"])
+                                  "@ 2460 a head", "ref - 0730291", "batch - 2460h"])
 def test_numbers_that_are_no_time(text):
     assert times(text) == set()
 

@@ -41,15 +41,16 @@ _TIME_DOT_DAY = _re(r"(\b(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|
 # "twenty to midnight", "quarter past noon": minutes from an hour named by a word
 _TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(past|after|to|before)\s+"
                       r"(noon|midday|midnight)\b")
-# "dep 0610", "at 0945", "1830 hrs", "@ 1930": a 24-hour clock in four digits
-# ... and with its leading zero after a word of arriving or leaving, or a comma in a list
-# ("Arrival: Manchester, 0740", "admit 0800"; not "it costs 0610", "room 0610")
+# "dep 0610", "at 0945", "1830 hrs", "1400h", "@ 1930": a 24-hour clock in four digits
+# ... and with its leading zero after a word of arriving or leaving, or a comma or a dash in a
+# list ("Arrival: Manchester, 0740", "admit 0800", "cataract surgery - 10/20/2025 - 0730"; not
+# "it costs 0610", "room 0610")
 _FOUR_AFTER = ("admit ", "admitted ", "arrive ", "arrives ", "lands ", "leaves ", "departs ", "depart ", "from ",
-               "until ", "till ", "by ", "off ", "up ", "in ", "starts ", "start ", ", ", "– ", "— ")
+               "until ", "till ", "by ", "off ", "up ", "in ", "starts ", "start ", ", ", "– ", "— ", " - ")
 _TIME_FOUR = _re(r"(?:(?:" + "|".join(rf"(?<={re.escape(w)})" for w in _FOUR_AFTER)
                  + r")0(\d)([0-5]\d)(?![\d:/]|[.,]\d)|"
                  r"(?:(?<=dep )|(?<=dep\. )|(?<=arr )|(?<=arr\. )|(?<=at )|(?<=@)|(?<=@ ))0(\d)([0-5]\d)(?![\d.,:/])|"
-                 r"(?<![\d.,:/$£€¥-])([01]\d|2[0-3])([0-5]\d)(?=\s*hrs?\b)(?![\d.,:/])|"
+                 r"(?<![\d.,:/$£€¥-])([01]\d|2[0-3])([0-5]\d)(?=\s*hrs?\b|h\b)(?![\d.,:/])|"
                  r"(?:(?<=@)|(?<=@ ))(1\d|2[0-3])([0-5]\d)(?![\d.,:/]))")  # "nights commence 10/11/2025 @ 1930"
 # "2-4pm", "10.30-12pm": the first hour of a span takes the second's part of the day
 _SPAN_EN = _re(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:-|–|—|to|till|until)\s*(?=\d{{1,2}}(?:[:.]\d{{2}})?\s*{_PERIOD})")
