@@ -682,3 +682,24 @@ def test_a_code_in_groups_and_the_same_code_keyed_whole_are_one_fact_and_a_digit
     a = "Order 10482 went out Australia Post Express, tracking AP7741 0963 2218."
     assert samefact.conflict(a, "order 10482, tracking AP774109632218") is None
     assert samefact.conflict(a, "order 10482, tracking AP774109632219") == "values differ"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=20), st.integers(min_value=0, max_value=20),
+       st.integers(min_value=1, max_value=30))
+def test_a_release_in_three_parts_is_one_code_and_its_trailing_zero_is_nothing(x, y, z):
+    """heldout45: "Patch 1.3.0 for Pocket Tides" / "PT v1.3.0" / "build 1.3.0" / "the 1.3 patch"
+    are one release; 1.3.1 is another (the digits were read as two numbers, 1.3 and 0)."""
+    zero = f"Patch {x}.{y}.0 for Pocket Tides ships on Thursday 4 December."
+    assert {v for v in values.extract(zero)[0] if v.startswith("code:")} == {f"code:v{x}.{y}"}
+    assert samefact.conflict(zero, f"PT v{x}.{y}.0 -> release Thu 4 Dec") is None
+    assert samefact.conflict(zero, f"Release plan: Pocket Tides / build {x}.{y}.0 / 2025-12-04") is None
+    assert samefact.conflict(zero, f"Patch {x}.{y}.{z} for Pocket Tides ships on Thursday 4 December.") == "values differ"
+    assert samefact.conflict(f"build {x}.{y}.{z} ships Thursday", f"build {x}.{y}.{z + 1} ships Thursday") == "values differ"
+
+
+def test_a_release_said_in_words_and_a_dotted_date_are_read_as_they_are():
+    assert "num:1.3" in values.extract("shipping Pocket Tides one-point-three on the fourth of December")[0]
+    assert samefact.conflict("Patch 1.3.0 for Pocket Tides ships on Thursday 4 December.",
+                             "shipping Pocket Tides one-point-three on the fourth of December") is None
+    assert {v for v in values.extract("boiler service 07.03.2025, AM slot")[0]} >= {"date:3-7", "year:2025"}

@@ -168,6 +168,12 @@ _MONEY_PARTS = _re(r"(?<![\d.])(\d+)\s*(pounds?|quid|dollars?|bucks|euros?)\s+(?
                    r"(?:(\d{2})|(\d{1,2})\s*(?:p|pence|cents?))\b(?![\d:/]|\.\d)")
 # "payments-api v4.2" / "payments api 4.2": one version; "yr5" / "Y5": one school year
 _VERSION = re.compile(r"\bv(\d+\.\d+(?:\.\d+)*)\b")
+# A release in three parts or more, after a "v" or a word that names a release ("patch
+# 1.3.0", "build 1.3.0", "PT v1.3.0"): one code, its trailing zeros dropped (1.3.0 is 1.3,
+# 1.3.1 another); not a dotted date ("07.03.2025"). "one-point-three" is 1.3.
+_VERSION_CODE = re.compile(r"(?:\b(?:version|ver|patch|build|release|firmware|update)\s*:?\s*|\bv)"
+                           r"(\d+\.\d+(?:\.\d+)+)(?![.\d])")
+_POINT = _re(r"\b(zero|one|two|three|four|five|six|seven|eight|nine)-point-(?=(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)")
 _SCHOOL_YEAR = re.compile(r"\b(?:yr|year)\s?(\d{1,2})\b(?![ -]\d)")  # yr 6, Year 11 / Y11 (not a code: YR1 1000)
 # "eight three one six", "six six two oh four four one nine": a number said digit by digit
 _DIGIT_WORD = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())} | {"oh": "0"}
@@ -241,12 +247,20 @@ def _alpha2digit():
     return alpha2digit
 
 
+def _release(v: str) -> str:
+    """A release's code: "1.3.0" is "v1.3", "2.0.0" "v2.0"."""
+    parts = v.split(".")
+    while len(parts) > 2 and parts[-1] == "0":
+        parts.pop()
+    return "code:v" + ".".join(parts)
+
+
 def _english_numbers(t: str) -> str:
     if not re.search(r"[a-z]", t):
         return t
     # A relative by marriage or a half or step relation is another person: one word
     # ("sister-in-law" is not "sister" with "in law" added).
-    t = _KIN.sub(lambda m: m[0].replace("-", ""), t)
+    t = _KIN.sub(lambda m: m[0].replace("-", ""), _POINT.sub(r"\1 point ", t))
     t = _REPEAT.sub(lambda m: "2 times" if m[1] == "twice" else "3 times", _HYPHEN.sub(" ", t))
     try:
         t = _alpha2digit()(t, "en", threshold=0)
@@ -392,6 +406,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _take(_CODE_CAPS, t, _code_caps, vals)
     t = t.casefold()
     if _DIGIT.search(t):
+        t = _take(_VERSION_CODE, t, lambda m: [_release(m[1])], vals)
         t = _VERSION.sub(r"\1", _SCHOOL_YEAR.sub(r"y\1", t))
         t = _take(_BIZ_QUARTER, t, lambda m: [f"quarter:{m[1] or m[4]}", f"year:{m[2] or m[3]}"], vals)
         t = _take(_CODE_KEYED, t, lambda m: _code(m) if sum(c.isdigit() for c in m[0]) >= 2 else None, vals)
