@@ -332,6 +332,8 @@ def test_a_group_takes_at_most_group_max_texts():
      "New EM, Platform squad: N. Fairweather-Adjei"),  # an initial before the same surname
     ("The new practice manager at the Linden Road surgery is Philomena Gathercole-Nkemelu.",
      "Linden Rd surgery practice manager: Mrs P. Gathercole-Nkemelu"),
+    ("The seasonal bee inspector, Gareth Lloyd, is coming to look at the hives on Tuesday 3 June at 2pm.",
+     "Apiary visit: Gareth L., Tue Jun 3, 1400h"),  # the surname's initial after the same first name
 ])
 def test_one_fact_in_an_acronym_a_possessive_or_two_units(a, b):
     assert samefact.conflict(a, b) is None
@@ -345,6 +347,8 @@ def test_one_fact_in_an_acronym_a_possessive_or_two_units(a, b):
     ("Stoke Row VH is booked on Sat 10/10.", "Stoke Row village school is booked on Sat 10/10."),  # VH spells no 'village school'
     ("The party is at 4 Elm Close.", "The party is at 4 Elm Ct."),  # Ct is Court, not Close
     ("J. Smith chairs the board.", "Jane Jones chairs the board."),  # an initial before another surname
+    ("Gareth Lloyd chairs the board.", "Gareth M. chairs the board."),  # another surname's initial
+    ("Gareth Lloyd chairs the board.", "Owen L. chairs the board."),  # the initial after another name
 ])
 def test_look_alikes_stay_apart_beside_those_readings(a, b):
     assert samefact.conflict(a, b) is not None

@@ -50,7 +50,7 @@ _FOUR_AFTER = ("admit ", "admitted ", "arrive ", "arrives ", "lands ", "leaves "
 _TIME_FOUR = _re(r"(?:(?:" + "|".join(rf"(?<={re.escape(w)})" for w in _FOUR_AFTER)
                  + r")0(\d)([0-5]\d)(?![\d:/]|[.,]\d)|"
                  r"(?:(?<=dep )|(?<=dep\. )|(?<=arr )|(?<=arr\. )|(?<=at )|(?<=@)|(?<=@ ))0(\d)([0-5]\d)(?![\d.,:/])|"
-                 r"(?<![\d.,:/$£€¥-])([01]\d|2[0-3])([0-5]\d)(?=\s*hrs?\b|h\b)(?![\d.,:/])|"
+                 r"(?<![\d.,:/$£€¥-])([01]\d|2[0-3])([0-5]\d)(?:(?=\s*hrs?\b)|h\b)(?![\d.,:/])|"
                  r"(?:(?<=@)|(?<=@ ))(1\d|2[0-3])([0-5]\d)(?![\d.,:/]))")  # "nights commence 10/11/2025 @ 1930"
 # "2-4pm", "10.30-12pm": the first hour of a span takes the second's part of the day
 _SPAN_EN = _re(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:-|–|—|to|till|until)\s*(?=\d{{1,2}}(?:[:.]\d{{2}})?\s*{_PERIOD})")
