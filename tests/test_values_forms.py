@@ -703,3 +703,15 @@ def test_a_release_said_in_words_and_a_dotted_date_are_read_as_they_are():
     assert samefact.conflict("Patch 1.3.0 for Pocket Tides ships on Thursday 4 December.",
                              "shipping Pocket Tides one-point-three on the fourth of December") is None
     assert {v for v in values.extract("boiler service 07.03.2025, AM slot")[0]} >= {"date:3-7", "year:2025"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["ABJX", "PLC", "HK"]), st.integers(min_value=1000, max_value=9999),
+       st.integers(min_value=1000, max_value=9999), st.integers(min_value=10, max_value=98))
+def test_a_code_written_in_groups_of_digits_is_the_code_written_whole(letters, y, g, tail):
+    """heldout45: 保单号ABJX2025113857 / 保单：ABJX 2025 1138 57 (read as a code cut short and 57)."""
+    whole = f"家里的房屋财产险在太平洋保险，保单号{letters}{y}{g}{tail}。"
+    spaced = f"房屋保险保单：{letters} {y} {g} {tail}（太平洋）"
+    other = f"房屋保险保单：{letters} {y} {g} {tail + 1}（太平洋）"
+    assert samefact.conflict(whole, spaced) is None and samefact.conflict(spaced, whole) is None
+    assert samefact.conflict(whole, other) == "values differ"

@@ -268,11 +268,31 @@ def _spelled(fa: Fact, a: str, fb: Fact) -> Fact:
     return Fact(fb.values, fb.names, tokens, fb.words | set(tokens), fb.units, full)
 
 
+def _codes_joined(fa: Fact, fb: Fact) -> Fact:
+    """`fb` with a code its reader cut short before a group of digits ("ABJX 2025 1138 57":
+    code abjx20251138 and the number 57) read whole where `fa` writes it whole
+    (ABJX2025113857)."""
+    codes_a, codes_b, nums = fa.values.get("code"), fb.values.get("code"), fb.values.get("num", frozenset())
+    if not codes_a or not codes_b or not nums:
+        return fb
+    join = {(c, n) for c in codes_b - codes_a for n in nums if c + n[4:] in codes_a}
+    if not join:
+        return fb
+    vals = dict(fb.values)
+    vals["code"] = frozenset(codes_b - {c for c, _ in join} | {c + n[4:] for c, n in join})
+    left = nums - {n for _, n in join}
+    if left:
+        vals["num"] = frozenset(left)
+    else:
+        vals.pop("num")
+    return Fact(vals, fb.names, fb.tokens, fb.words, fb.units, fb.full)
+
+
 def _normalised(a: str, b: str) -> tuple[Fact, Fact]:
-    """Both texts read, each with the other's names, acronyms and compounds as it writes them."""
+    """Both texts read, each with the other's names, acronyms, compounds and codes as it writes them."""
     fa, fb = read(zh_names.unlabelled(a, b)), read(zh_names.unlabelled(b, a))  # 酒店：亚龙湾万豪 / 住进亚龙湾万豪
-    fb = _spelled(fa, a, _aliased(fa, fb))
-    return _spelled(fb, b, _aliased(fb, fa)), fb
+    fb = _codes_joined(fa, _spelled(fa, a, _aliased(fa, fb)))
+    return _codes_joined(fb, _spelled(fb, b, _aliased(fb, fa))), fb
 
 
 @lru_cache(maxsize=65536)
