@@ -334,6 +334,8 @@ def test_a_group_takes_at_most_group_max_texts():
      "Linden Rd surgery practice manager: Mrs P. Gathercole-Nkemelu"),
     ("The seasonal bee inspector, Gareth Lloyd, is coming to look at the hives on Tuesday 3 June at 2pm.",
      "Apiary visit: Gareth L., Tue Jun 3, 1400h"),  # the surname's initial after the same first name
+    ("The Year 7 excursion to the Melbourne Museum is on Wednesday 19 March.",
+     "Yr7 excursion - Melb Museum - Wed 19/3"),  # a name cut short before the same name
 ])
 def test_one_fact_in_an_acronym_a_possessive_or_two_units(a, b):
     assert samefact.conflict(a, b) is None
@@ -349,6 +351,8 @@ def test_one_fact_in_an_acronym_a_possessive_or_two_units(a, b):
     ("J. Smith chairs the board.", "Jane Jones chairs the board."),  # an initial before another surname
     ("Gareth Lloyd chairs the board.", "Gareth M. chairs the board."),  # another surname's initial
     ("Gareth Lloyd chairs the board.", "Owen L. chairs the board."),  # the initial after another name
+    ("Yr7 excursion - Melb Museum - Wed 19/3", "Y7 Melton Museum excursion, 19 Mar"),  # Melb is no Melton
+    ("Yr7 excursion - Melb Museum - Wed 19/3", "Y7 Melbourne Zoo excursion, 19 Mar"),  # nor a museum a zoo
 ])
 def test_look_alikes_stay_apart_beside_those_readings(a, b):
     assert samefact.conflict(a, b) is not None

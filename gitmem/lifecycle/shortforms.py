@@ -107,17 +107,20 @@ _CAPS = re.compile(r"(?<![A-Za-z])[A-Za-z&]*[A-Z][A-Za-z&]*[A-Z][A-Za-z&]*(?![A-
 @lru_cache(maxsize=65536)
 def cut_short(full_a: tuple[str, ...], names_a: frozenset[str], full_b: tuple[str, ...],
               names_b: frozenset[str]) -> dict[str, str]:
-    """Names of `full_b` that are a name of `full_a` cut short, each after the same name
-    (Ridgeway Vets / Ridgeway Veterinary Centre: vet is veterinary cut short), as {short:
-    full}: a word alone is too short a clue ("Vets" / "Veterans" at another place)."""
-    before_a = {w: full_a[i - 1] for i, w in enumerate(full_a) if i and w in names_a}
+    """Names of `full_b` that are a name of `full_a` cut short, each after or before the same
+    name (Ridgeway Vets / Ridgeway Veterinary Centre: vet is veterinary cut short; Melb Museum
+    / Melbourne Museum), as {short: full}: a word alone is too short a clue ("Vets" /
+    "Veterans" at another place)."""
     out = {}
-    for i, y in enumerate(full_b):
-        if not i or y not in names_b or full_b[i - 1] not in names_b:
-            continue
-        stem = y[:-1] if y.endswith("s") and len(y) > 3 else y
-        out |= {y: x for x, prev in before_a.items() if prev == full_b[i - 1] and x != y and len(stem) >= 3
-                and x.startswith(stem) and len(x) >= 2 * len(stem)}
+    for step in (-1, 1):
+        beside_a = {w: full_a[i + step] for i, w in enumerate(full_a)
+                    if w in names_a and 0 <= i + step < len(full_a)}
+        for i, y in enumerate(full_b):
+            if not 0 <= i + step < len(full_b) or y not in names_b or full_b[i + step] not in names_b:
+                continue
+            stem = y[:-1] if y.endswith("s") and len(y) > 3 else y
+            out |= {y: x for x, next_to in beside_a.items() if next_to == full_b[i + step] and x != y
+                    and len(stem) >= 3 and x.startswith(stem) and len(x) >= 2 * len(stem)}
     return out
 
 
