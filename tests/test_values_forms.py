@@ -715,3 +715,12 @@ def test_a_code_written_in_groups_of_digits_is_the_code_written_whole(letters, y
     other = f"房屋保险保单：{letters} {y} {g} {tail + 1}（太平洋）"
     assert samefact.conflict(whole, spaced) is None and samefact.conflict(spaced, whole) is None
     assert samefact.conflict(whole, other) == "values differ"
+
+
+@pytest.mark.parametrize("text, measure", [("race no. 412, RMG 100 km, 5/17", "qty:100000 [length]"),
+                                           ("Delivery: MSG 250 kg sacks", "qty:250 [mass]")])
+def test_capitals_before_a_number_with_a_unit_are_a_name_and_a_measure_not_a_code(text, measure):
+    got = values.extract(text)[0]
+    assert measure in got and not any(v.startswith("code:") for v in got)
+    assert samefact.conflict("race no. 412, RMG 100 km, 5/17", "Entry: Red Mesa Gravel | 100 km | 17 May | Bib 412") is None
+    assert {v for v in values.extract("Booking KX 4418 confirmed")[0]} == {"code:kx4418"}  # a code still

@@ -135,6 +135,7 @@ _EN_MONTH = _re(r"\b(" + "|".join(_LONG_MONTHS)
                 + "|".join(m for m in _SHORT_MONTHS if m != "may") + r"))\b\.?")
 _WEEKDAY = _re(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
 _ZH_WEEKDAY = _re(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天1-7])")
+_UNIT_AFTER = re.compile(r"\s*(?:km|kms|mi|miles?|kg|kgs|lbs?|m|cm|mm|ml|l|g|hrs?|mins?|ft|kw|kwh|mph|gb|tb|mb)\b", re.I)
 _UNIT_WORDS = "|".join(re.escape(w) for w in sorted(_UNIT_OF, key=len, reverse=True))
 _QTY_PREFIX = _re(rf"([$€£¥])\s?({_N})")
 _QTY_CODE = _re(rf"\b(usd|eur|gbp|cny|rmb)\s?({_N})")  # "GBP 1850": a currency code before the number
@@ -337,6 +338,8 @@ def _code_caps(m: re.Match) -> list[str] | None:
     letters = re.match(r"[A-Z]+", m[0])[0]
     if letters.casefold() in _UNIT_OF or re.fullmatch(r"[A-Z]+ (?:19|20)\d\d", m[0]):
         return None  # "GBP 1850": an amount; "UK 2024": a year
+    if " " in m[0] and _UNIT_AFTER.match(m.string, m.end()):
+        return None  # "RMG 100 km": a name and a measure
     return [f"code:{re.sub(r'[ -]', '', m[0]).casefold()}"]
 
 
