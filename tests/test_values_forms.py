@@ -714,6 +714,7 @@ def test_a_code_written_in_groups_of_digits_is_the_code_written_whole(letters, y
     spaced = f"房屋保险保单：{letters} {y} {g} {tail}（太平洋）"
     other = f"房屋保险保单：{letters} {y} {g} {tail + 1}（太平洋）"
     assert samefact.conflict(whole, spaced) is None and samefact.conflict(spaced, whole) is None
+    assert samefact.measured(whole, spaced) == 1 and samefact.anchors(spaced, whole)  # the code, shared
     assert samefact.conflict(whole, other) == "values differ"
 
 

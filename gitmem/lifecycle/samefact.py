@@ -368,7 +368,8 @@ def _tolerance(a: str, b: str) -> float:
 
 def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     """The values both texts state (a measure within ROUNDING where they wrote it in
-    different units)."""
+    different units; a code read whole on one side, cut short on the other: _codes_joined)."""
+    fa, fb = _codes_joined(fb, fa), _codes_joined(fa, fb)
     shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
     # A measure's number against a bare number where the other text gives no measure of
     # that dimension (its unit word unknown to the reader): "五十五升" / "五十五公斤".
