@@ -234,6 +234,7 @@ def test_plurals_the_rule_does_not_make_and_children_by_order(a, b, kind):
     ("今年种的辣椒一共收了两斤。", "菜园的辣椒 收了2斤", None),            # a time is no owner
     ("我的车险明年三月到期。", "老婆 车险 明年3月到期", "people"),         # the speaker's, a closed kind
     ("初三 数学期中 11/13 上午", "期中考 数学 11月13日 上午第一、二节", None),  # 期中 the other names: no owner
+    ("汤圆（豚鼠）每天两片生菜", "豚鼠芝麻每天喂两片生菜叶。", "owner"),  # two guinea pigs, one head run on
 ])
 def test_two_chinese_owners_by_their_names(a, b, kind):
     assert kinds.differ(a, b) == kind

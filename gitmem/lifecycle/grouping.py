@@ -232,7 +232,8 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         # on 21 January." / "contents ins renewal 21/01" share a date and "renew")
         shared = samefact.overlap(a, b, common)[1]
         amount = samefact.read(a).values.get("qty", frozenset()) & samefact.read(b).values.get("qty", frozenset())
-        return shared >= 2 or (shared >= 1 and bool(amount))
+        if shared >= 2 or (shared >= 1 and bool(amount)):
+            return True  # ... else two kinds of measured value may still say one fact (below)
     if not samefact.is_cjk(a) and not samefact.is_cjk(b) and s >= threshold - cjk_margin \
             and samefact.anchors(a, b, common) and not _bare_numbers_only(a, b) \
             and samefact.overlap(a, b, common)[1] >= 2 and capitals_shared(a, b):

@@ -307,10 +307,11 @@ def differ(a: str, b: str) -> str | None:
         return "people"
     # ... or with one thing of two owners by their names (橘子的驱虫药… / 小黑 驱虫药…: two
     # pets), the names sharing no character and not one relative said two ways (老公 / 爱人),
-    # neither named in the other text (初三 数学期中… / 期中考 数学…: 期中 is no owner).
+    # two notes' heads neither named in the other text (初三 数学期中… / 期中考 数学…: 期中 is no owner).
     ha, hb = zh_names.head(a), zh_names.head(b)
+    named_in_other = bool(ha and hb and (ha[0][:2] in b or hb[0][:2] in a))
     ha, hb = ha or (hb and zh_names.run_on_head(a, b)), hb or (ha and zh_names.run_on_head(b, a))
-    if ha and hb and ha[1] == hb[1] and not set(ha[0]) & set(hb[0]) and ha[0][:2] not in b and hb[0][:2] not in a \
+    if ha and hb and ha[1] == hb[1] and not set(ha[0]) & set(hb[0]) and not named_in_other \
             and not ((ka := named(ha[0])) and ka == named(hb[0])):
         return "owner"
     return None
