@@ -725,3 +725,12 @@ def test_capitals_before_a_number_with_a_unit_are_a_name_and_a_measure_not_a_cod
     assert measure in got and not any(v.startswith("code:") for v in got)
     assert samefact.conflict("race no. 412, RMG 100 km, 5/17", "Entry: Red Mesa Gravel | 100 km | 17 May | Bib 412") is None
     assert {v for v in values.extract("Booking KX 4418 confirmed")[0]} == {"code:kx4418"}  # a code still
+
+
+def test_a_note_and_a_sentence_sharing_a_date_a_time_and_a_word_are_near_far_below_the_threshold():
+    """heldout45: the note's one shared word was too few for the rule of one measured value,
+    which answered no before the rule of two kinds (a date and a time, and a word) was asked."""
+    note, said = "bee inspector Tues 3/6 14:00", "inspector's coming on the third of June, two o'clock"
+    assert close_enough(note, said, 0.58, 0.88, 0.25, 0.45)
+    assert not close_enough("dentist Tues 3/6 14:00", said, 0.58, 0.88, 0.25, 0.45)  # no word shared
+    assert not close_enough(note, "inspector's coming on the third of June", 0.58, 0.88, 0.25, 0.45)  # one kind
