@@ -66,8 +66,19 @@ def test_left_or_right_alone_is_no_side():  # "I left", "that's right"
     assert "side" not in kinds.named("I left my keys on the hook, right by the door.")
 
 
+@pytest.mark.parametrize("a, b, kind", [
+    ("妈妈每天早上吃一片氨氯地平，5毫克。", "mom 降压药 amlodipine 5 mg 每天早上一片", None),  # heldout45
+    ("初三数学期中考试在11月13日上午。", "Grade 9 math midterm：13号 morning", None),
+    ("妈妈每天早上吃一片氨氯地平，5毫克。", "dad 降压药 amlodipine 5 mg 每天早上一片", "people"),
+    ("初三数学期中考试在11月13日上午。", "Grade 9 physics midterm：13号 morning", "subject"),
+    ("老婆的体检在周五", "my husband's check-up is on Friday", "people"),  # 配偶 is no husband nor wife
+])
+def test_a_person_or_subject_said_in_chinese_and_in_english_is_one(a, b, kind):
+    assert kinds.differ(a, b) == kind
+
+
 def test_a_relative_is_not_the_speaker():
-    assert kinds.named("我妈的降压药")["people"] == {"妈"}
+    assert kinds.named("我妈的降压药")["people"] == {"mother"}  # as in English (_ACROSS)
     assert kinds.named("我的降压药")["people"] == {"me"}  # the speaker, as in English
     assert kinds.differ("我妈的降压药每天早上八点吃", "我的降压药早上8点吃") == "people"
 

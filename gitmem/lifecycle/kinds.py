@@ -271,7 +271,16 @@ def named(text: str) -> dict[str, frozenset[str]]:
     for kind, words, pattern in _EN:
         for m in pattern.finditer(low):
             out.setdefault(kind, set()).add(words[m[0]])
-    return {k: frozenset(v) for k, v in out.items()}
+    return {k: frozenset(_ACROSS.get(w, w) for w in v) for k, v in out.items()}
+
+
+# One person or subject said in Chinese and in English, where the two words mean one thing
+# ("mom 降压药 amlodipine" / "妈妈每天吃氨氯地平", "Grade 9 math midterm" / 初三数学期中): the
+# English word. Not 老公 / 老婆 (配偶: husband or wife), 哥 / 弟 (a brother, older or younger).
+_ACROSS = {"妈": "mother", "爸": "father", "儿子": "son", "女儿": "daughter", "邻居": "neighbour",
+           "房东": "landlord", "同事": "colleague", "朋友": "friend", "爷爷": "grandfather", "奶奶": "grandmother",
+           "数学": "maths", "英语": "english", "科学": "science", "物理": "physics", "化学": "chemistry",
+           "生物": "biology", "历史": "history", "地理": "geography"}
 
 
 def owners(text: str) -> frozenset[str]:
