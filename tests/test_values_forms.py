@@ -734,3 +734,35 @@ def test_a_note_and_a_sentence_sharing_a_date_a_time_and_a_word_are_near_far_bel
     assert close_enough(note, said, 0.58, 0.88, 0.25, 0.45)
     assert not close_enough("dentist Tues 3/6 14:00", said, 0.58, 0.88, 0.25, 0.45)  # no word shared
     assert not close_enough(note, "inspector's coming on the third of June", 0.58, 0.88, 0.25, 0.45)  # one kind
+
+
+def _ordinal(d: int) -> str:
+    return f"{d}{'th' if 10 <= d % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(d % 10, 'th')}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=1, max_value=27))
+def test_a_day_of_the_month_said_alone_is_that_date_and_another_day_differs(d):
+    """heldout45: "gas man coming the 7th for the boiler" / "... on Friday 7 March"; 周六21号 /
+    6月21日: the month goes without saying (read as a bare number before, shared with nothing)."""
+    full = f"The gas engineer is coming to service the boiler on Friday {d} March, between 8 and 12."
+    assert samefact.conflict(full, f"gas man coming the {_ordinal(d)} for the boiler, morning") is None
+    assert samefact.measured(full, f"gas man coming the {_ordinal(d)} for the boiler, morning") == 1
+    assert samefact.conflict(full, f"gas man coming the {_ordinal(d + 1)} for the boiler, morning") == "values differ"
+    zh = f"本周六（6月{d}日）上午九点在蜂场摇蜜。"
+    assert samefact.conflict(zh, f"honey extraction 周六{d}号 9am") is None
+    assert samefact.measured(zh, f"honey extraction 周六{d}号 9am") == 2  # the date and the time
+    assert samefact.conflict(zh, f"honey extraction 周六{d + 1}号 9am") == "values differ"
+
+
+@pytest.mark.parametrize("text", ["the 3rd floor", "my 2nd time", "on the 1st of the month", "3号楼", "坐2号线",
+                                  "首都机场3号航站楼", "每月15号还款",
+                                  "away the 20th and 21st of June"])
+def test_an_ordinal_or_a_number_that_is_no_day_of_the_month(text):
+    assert not any(v.startswith("mday:") for v in values.extract(text)[0])
+
+
+def test_a_day_of_the_month_against_no_date_is_the_number_it_says():
+    """consolidation_v10: two stalls, 十七号 / 七十一号, merged once 十七号 was read as a day."""
+    assert samefact.conflict("菜市场里卖豆腐的摊位是十七号。", "菜市场里卖鸡蛋的摊位是七十一号。") == "values differ"
+    assert samefact.conflict("菜市场里卖豆腐的摊位是十七号。", "卖豆腐的摊位 17") is None

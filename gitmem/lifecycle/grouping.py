@@ -167,6 +167,8 @@ def lexical_pairs(texts: list[str], vecs: Any, floor: float, known: list[tuple[f
             for v in fact.values[kind]:
                 if v.rsplit(" ", 1)[-1] not in values.COUNTERS:
                     posting.setdefault("\x00" + v, []).append(i)
+                if kind == "date":  # ... and its day, which "the 7th" / 21号 gives alone
+                    posting.setdefault("\x00mday:" + v.rsplit("-", 1)[-1], []).append(i)
     have = {(a, b) for _, a, b in known}
     extra: dict[tuple[int, int], float] = {}
     for term, members in posting.items():

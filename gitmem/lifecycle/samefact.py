@@ -45,7 +45,7 @@ ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间", *(d + m for d i
 PREFIX = 5
 _CJK = alignment.HAN
 # Values specific enough that two texts sharing one are likely about one fact.
-SPECIFIC = frozenset({"date", "time", "qty", "addr", "year", "code"})
+SPECIFIC = frozenset({"date", "time", "qty", "addr", "year", "code", "mday"})
 # Shared kinds of measured value that make two texts naming different things one record (_one_record)
 RECORD_KINDS = 2
 WEAK = frozenset({"day", "month"})
@@ -300,8 +300,10 @@ def conflict(a: str, b: str, beside_values: bool = False, beside_names: bool = F
     """Why `a` and `b` state different facts ("values differ", "names differ", "entities
     differ"), or None when nothing tells them apart; `beside_values`: their values unread;
     `beside_names`: their names unread, nor a stretch one swaps for another (where a name
-    stands: "跟陈老师学钢琴" / "跟许老师学钢琴")."""
+    stands: "跟陈老师学钢琴" / "跟许老师学钢琴"). Accents count for nothing (Siobhán / Siobhan)."""
+    a, b = shortforms.unaccented(a), shortforms.unaccented(b)
     fa, fb = _normalised(a, b)
+    fa, fb = _mday_as_number(fa, fb), _mday_as_number(fb, fa)
     for kind in fa.values.keys() & fb.values.keys() if not beside_values else ():
         # Known against known: each side states a value of this kind the other does not.
         # A value only one side states (or one the reader could not read on the other
@@ -317,6 +319,8 @@ def conflict(a: str, b: str, beside_values: bool = False, beside_names: bool = F
                 return "values differ"
         elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"
+    if not beside_values and (_days_differ(fa, fb) or _days_differ(fb, fa)):
+        return "values differ"
     if not beside_values and (values.code_against_number(fa.values, fb.values) or values.code_against_number(fb.values, fa.values)
                               or values.code_against_model(a, fa.values, b) or values.code_against_model(b, fb.values, a)):
         return "values differ"
@@ -371,6 +375,9 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     different units; a code read whole on one side, cut short on the other: _codes_joined)."""
     fa, fb = _codes_joined(fb, fa), _codes_joined(fa, fb)
     shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
+    # A day of the month with no month ("the 7th", 21号) against a date with that day: both
+    shared += sorted({v for x, y in ((fa, fb), (fb, fa)) for m in x.values.get("mday", frozenset())
+                      for d in y.values.get("date", frozenset()) if _day(d) == m[5:] for v in (m, d)} - set(shared))
     # A measure's number against a bare number where the other text gives no measure of
     # that dimension (its unit word unknown to the reader): "五十五升" / "五十五公斤".
     for x, fy in ((a, fb), (b, fa)):
@@ -386,6 +393,32 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
         shared += [x for x in fa.values.get("qty", frozenset()) - qb
                    if any(quantities.close_measure(x, y, tol) for y in qb)]
     return shared
+
+
+def _day(date: str) -> str:
+    """The day of the month of a `date:M-D` value."""
+    return date.rsplit("-", 1)[-1]
+
+
+def _days_differ(fx: Fact, fy: Fact) -> bool:
+    """Whether `fx` gives a day of the month with no month that none of `fy`'s dates has
+    ("the 7th" / "Friday 8 March"), `fy` giving no such day of its own."""
+    days = fx.values.get("mday", frozenset())
+    if not days or "mday" in fy.values or "date" not in fy.values:
+        return False
+    return not {d[5:] for d in days} & {_day(v) for v in fy.values["date"]}
+
+
+def _mday_as_number(fx: Fact, fy: Fact) -> Fact:
+    """`fx` with its days of the month as the bare numbers they were read as before, where
+    `fy` gives no date nor day: 摊位是十七号 / 摊位是七十一号 (a stall's number, said like a
+    day) compare as numbers."""
+    days = fx.values.get("mday")
+    if not days or "mday" in fy.values or "date" in fy.values:
+        return fx
+    vals = {k: v for k, v in fx.values.items() if k != "mday"}
+    vals["num"] = vals.get("num", frozenset()) | {"num:" + d[5:] for d in days}
+    return Fact(vals, fx.names, fx.tokens, fx.words, fx.units, fx.full)
 
 
 def anchors(a: str, b: str, common: frozenset[str] = frozenset()) -> bool:
@@ -494,7 +527,7 @@ def measured(a: str, b: str) -> int:
     unit, a date, a clock time, a year, an address or a code (not a bare number, a
     weekday or a count of people)."""
     fa, fb = read(a), read(b)
-    return len({v.split(":", 1)[0] for v in _shared_values(a, b, fa, fb)
+    return len({v.split(":", 1)[0].replace("mday", "date") for v in _shared_values(a, b, fa, fb)
                 if v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS})
 
 
