@@ -757,12 +757,26 @@ def test_a_day_of_the_month_said_alone_is_that_date_and_another_day_differs(d):
 
 @pytest.mark.parametrize("text", ["the 3rd floor", "my 2nd time", "on the 1st of the month", "3号楼", "坐2号线",
                                   "首都机场3号航站楼", "每月15号还款",
-                                  "away the 20th and 21st of June"])
+                                  "away the 20th and 21st of June", "the 2nd half of the season"])
 def test_an_ordinal_or_a_number_that_is_no_day_of_the_month(text):
     assert not any(v.startswith("mday:") for v in values.extract(text)[0])
+
+
+def test_a_day_of_the_month_before_a_time_said_in_words():
+    assert "mday:7" in values.extract("booked the tucson in at parkway, tuesday the 7th half seven")[0]
+    assert "mday:9" in values.extract("see you the 9th around 3")[0]
 
 
 def test_a_day_of_the_month_against_no_date_is_the_number_it_says():
     """consolidation_v10: two stalls, 十七号 / 七十一号, merged once 十七号 was read as a day."""
     assert samefact.conflict("菜市场里卖豆腐的摊位是十七号。", "菜市场里卖鸡蛋的摊位是七十一号。") == "values differ"
     assert samefact.conflict("菜市场里卖豆腐的摊位是十七号。", "卖豆腐的摊位 17") is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=100, max_value=998))
+def test_a_decimal_without_its_leading_zero_is_that_decimal(n):
+    """consolidation_v44: "scored an AUC of 0.873" / "holdout AUC .873" (read as 873 before)."""
+    full = f"Experiment exp-4471 scored an AUC of 0.{n} on the holdout set."
+    assert samefact.conflict(full, f"exp-4471 -> holdout AUC .{n}") is None
+    assert samefact.conflict(full, f"exp-4471 -> holdout AUC .{n + 1}") == "values differ"

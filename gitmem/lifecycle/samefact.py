@@ -91,7 +91,7 @@ def read(text: str) -> Fact:
         if _CJK.match(w):
             if w not in ZH_STOP:
                 tokens.append(w)
-        elif w not in STOP and not w.isdigit():
+        elif w not in STOP and not w.isdigit() and re.sub(r"'s?$", "", w) not in STOP:  # it's, that's: no word
             tokens.append(_stem(re.sub(r"'s?$", "", w)))  # clemmie's op / Clemmie op
     words = frozenset(tokens) - {"\x00"} | frozenset(re.findall(r"[a-z0-9]+", t + " " + written))
     units = {w[:PREFIX] for w in tokens if not _CJK.match(w) and len(w) >= 3}

@@ -108,9 +108,12 @@ _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
 # Chinese a number and 号 or 日 that no 月 comes before, then a time, a verb or the end (not
 # 3号楼, 2号线, 3号航站楼).
 _MDAY_EN = _re(r"\bthe\s+([1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b(?!\s*(?:and|or|to|till|until|&|-|–|—)\s*\d)(?=\s*(?:$|[,.;:!?)\-–—@]|\d|(?:for|at|in|from|"
-               r"to|till|until|and|or|is|was|morning|afternoon|evening|night|am|pm|then|so|but|when|we|i|he|she|they)\b))")
+               r"to|till|until|and|or|is|was|morning|afternoon|evening|night|am|pm|then|so|but|when|we|i|he|she|they|around|"
+               r"about|before|after|noon|midday)\b|(?:half|quarter)\s+(?:past|to|\d)))")
 _MDAY_ZH = _re(r"(?<![\d月/.\-])(?<!月 )([1-9]|[12]\d|3[01])\s*[号號日](?=$|[\s，,。.；;：:！!？?）)、\dA-Za-z]|"
                r"[上下中早晚凌傍夜前后後之那当當来來去取到开開考交还還出回见見截周星起])")
+# A decimal written without its leading zero ("holdout AUC .873", "a .5 mm nib"): 0.873
+_LEAD_DOT = _re(r"(?<![\w.,:/$£€¥])\.(\d+)\b(?![.,]\d)")
 _MONTH_BEFORE = _re(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s*$")
 _MULTIPLIER = _re(rf"({_N})\s*(k|grand|thou|lakhs?|lacs?|crores?|千|万|萬|亿|w(?=\s?[块元]))(?![a-z0-9]|[克米])")  # 25 千克: kg; 3k729 a code; 2w块 2万
 _MULT = {"k": 1000, "grand": 1000, "thou": 1000, "千": 1000, "万": 10000, "萬": 10000, "w": 10000, "亿": 100000000, **money.LAKH}
@@ -434,6 +437,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
     digits = _DIGIT.search(t) is not None  # most patterns need one: skip them on plain words
     if digits:
         t = _SPACED_THOUSANDS.sub(lambda m: m[1].replace(" ", ""), _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t))
+        t = _LEAD_DOT.sub(r"0.\1", t)
         t = _take(_MDAY_EN, t, lambda m: None if _MONTH_BEFORE.search(m.string, 0, m.start()) else [f"mday:{int(m[1])}"], vals)
         t = _ORDINAL.sub(r"\1", t)
         t = zh_numbers.mixed(t)
