@@ -246,6 +246,8 @@ def test_plurals_the_rule_does_not_make_and_children_by_order(a, b, kind):
     ("我的车险明年三月到期。", "老婆 车险 明年3月到期", "people"),         # the speaker's, a closed kind
     ("初三 数学期中 11/13 上午", "期中考 数学 11月13日 上午第一、二节", None),  # 期中 the other names: no owner
     ("汤圆（豚鼠）每天两片生菜", "豚鼠芝麻每天喂两片生菜叶。", "owner"),  # two guinea pigs, one head run on
+    ("伴娘小蕊的礼服是S码，藕粉色。", "伴娘佳佳 礼服 S码 藕粉", "owner"),  # one role, two names (heldout46)
+    ("伴娘小蕊的礼服是S码，藕粉色。", "伴娘小蕊 礼服 S码 藕粉", None),
 ])
 def test_two_chinese_owners_by_their_names(a, b, kind):
     assert kinds.differ(a, b) == kind

@@ -354,6 +354,8 @@ def test_one_fact_in_an_acronym_a_possessive_or_two_units(a, b):
     ("Yr7 excursion - Melb Museum - Wed 19/3", "Y7 Melton Museum excursion, 19 Mar"),  # Melb is no Melton
     # a name with an accent opens the sentence, another ends the note (heldout37)
     ("Siobhán is covering the Saturday morning clinic on the 8th.", "sat am clinic on the 8th - ciara covering"),
+    # a note that names its pet before a dash is a lower-case note, its month capitalised or not (heldout46)
+    ("Pickle is due her rabies booster on 12 May.", "noodle - rabies booster due 12 May"),
     ("Yr7 excursion - Melb Museum - Wed 19/3", "Y7 Melbourne Zoo excursion, 19 Mar"),  # nor a museum a zoo
 ])
 def test_look_alikes_stay_apart_beside_those_readings(a, b):

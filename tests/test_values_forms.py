@@ -756,10 +756,15 @@ def test_a_day_of_the_month_said_alone_is_that_date_and_another_day_differs(d):
 
 
 @pytest.mark.parametrize("text", ["the 3rd floor", "my 2nd time", "on the 1st of the month", "3号楼", "坐2号线",
-                                  "首都机场3号航站楼", "每月15号还款",
+                                  "首都机场3号航站楼",
                                   "away the 20th and 21st of June", "the 2nd half of the season"])
 def test_an_ordinal_or_a_number_that_is_no_day_of_the_month(text):
     assert not any(v.startswith("mday:") for v in values.extract(text)[0])
+
+
+def test_a_day_of_every_month_is_that_day():
+    assert "mday:15" in values.extract("每月15号还款")[0] and "mday:5" in values.extract("网易云音乐 5号 招行卡 自动扣")[0]
+    assert values.extract("6月21号上午")[0] == ("date:6-21",)
 
 
 def test_a_day_of_the_month_before_a_time_said_in_words():
@@ -780,3 +785,23 @@ def test_a_decimal_without_its_leading_zero_is_that_decimal(n):
     full = f"Experiment exp-4471 scored an AUC of 0.{n} on the holdout set."
     assert samefact.conflict(full, f"exp-4471 -> holdout AUC .{n}") is None
     assert samefact.conflict(full, f"exp-4471 -> holdout AUC .{n + 1}") == "values differ"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=2020, max_value=2030), st.integers(min_value=100, max_value=99998))
+def test_a_code_in_lower_case_letters_and_groups_of_digits_is_the_code(y, n):
+    """heldout46: "reference BP-2025-04471" / "bp 2025 04471 (ext., Alder Cl)" (read as one
+    number beside the word bp, and so another identifier than the code)."""
+    full = f"The building permit for our rear extension is reference BP-{y}-{n:05d}."
+    assert samefact.conflict(full, f"bp {y} {n:05d} (ext., Alder Cl)") is None
+    assert samefact.measured(full, f"bp {y} {n:05d} (ext., Alder Cl)") == 1
+    assert samefact.conflict(full, f"bp {y} {n + 1:05d} (ext., Alder Cl)") == "values differ"
+
+
+def test_an_amount_against_its_number_written_bare_is_a_shared_amount():
+    """heldout46: "wild fennel dep. 600 paid" / "Payment | Wild Fennel Flowers | florals deposit |
+    USD 600.00 | PAID" share the amount (a bare number of three digits or more, as a note writes it)."""
+    record = "Payment | Wild Fennel Flowers | florals deposit | USD 600.00 | PAID"
+    assert samefact.measured("wild fennel dep. 600 paid", record) == 1
+    assert samefact.measured("wild fennel dep. 60 paid", "florals deposit | USD 60.00 | PAID") == 0  # a small number
+    assert samefact.measured("wild fennel dep. £600 paid", record) == 0  # two amounts: compared as amounts

@@ -24,6 +24,7 @@ as no other thing (`attribute`: 沙发的长度 is the sofa's length)."""
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 
@@ -323,6 +324,12 @@ def differ(a: str, b: str) -> str | None:
     if ha and hb and ha[1] == hb[1] and not set(ha[0]) & set(hb[0]) and not named_in_other \
             and not ((ka := named(ha[0])) and ka == named(hb[0])):
         return "owner"
+    # ... or one role and two names after it (伴娘小蕊 礼服 / 伴娘佳佳 礼服: two bridesmaids)
+    if ha and hb and ha[1] == hb[1]:
+        k = len(os.path.commonprefix([ha[0], hb[0]]))
+        ra, rb = ha[0][k:], hb[0][k:]
+        if k >= 2 and len(ra) >= 2 and len(rb) >= 2 and not set(ra) & set(rb):
+            return "owner"
     return None
 
 

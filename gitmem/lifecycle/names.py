@@ -20,6 +20,10 @@ from gitmem.lifecycle.synonyms import NICKNAMES
 from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
 # Words that carry no entity: function words, light verbs, note-taking preambles.
+# Chinese is read a character at a time: particles, pronouns and the commonest function
+# verbs and adverbs carry no entity.
+ZH_STOP = frozenset("的了是在有会对和与也都就要把被给着吗呢吧啊呀我们你他她它这那个一每用使定律统总还已经将让请"
+                    "可能需必须应该得到从向于以及并或而且但所如果因为做里由去")
 STOP = frozenset("""a an the is are was were be been being am i i'm im me my mine we our us you your he she
 it its they them their his her this that these those of on in at to for from by with as and or but so
 do does did has have had having will would can could should must may might shall not no yes there here

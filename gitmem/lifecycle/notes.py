@@ -25,6 +25,11 @@ def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str], fi
     the reader cannot tell from a sentence's first word, the other lacks while it names
     what the note lacks ("Shark filter: wash every 3 months" / "The filter on the Dyson…")."""
     plain = _CURRENCY_COUNTRY.sub("$", y)  # "– kids bikes A$149" is a lower-case note
+    # ... and one that names whose it is by its head before a dash, its month or weekday
+    # capitalised ("noodle - rabies booster due 12 May" / "Pickle is due her rabies booster…")
+    dated = _CALENDAR.sub("", plain)
+    if plain != dated and dated == dated.lower() and note_against(y, fy.words, x, fx.words, stop):
+        return True
     if plain and plain == plain.lower():
         return bool(only and (lower_names_other(fy.full, stop, only, fx.full, fx.words, capitals(x), y)
                               or branch_in_head(y, stop, only - capitals(x), fx.words))) \
@@ -35,6 +40,9 @@ def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str], fi
 
 
 _CURRENCY_COUNTRY = re.compile(r"\b[A-Z]{1,3}\$")
+_CALENDAR = re.compile(r"\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+                       r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|Mon(?:day)?|Tue(?:s(?:day)?)?|"
+                       r"Wed(?:nesday)?|Thu(?:r(?:s(?:day)?)?)?|Fri(?:day)?|Sat(?:urday)?|Sun(?:day)?)\b\.?")
 _CAPITAL_RUN = re.compile(r"[A-Z][\w'’]*\.?(?:\s+[A-Z][\w'’]*\.?)+")  # "Pet Pantry Brunswick", "Queen St. West"
 _BRANCH_HEAD = re.compile(r"^([a-z][a-z'’ &]+?)\s+[–—-]\s")  # "chemist warehouse porirua – flu jab $35"
 

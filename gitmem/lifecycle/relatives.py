@@ -1,11 +1,16 @@
 """Someone's relative is someone else: "My neighbour Odile's husband is a porter at the
 Rosie" and "My neighbour Odile is a midwife at the Rosie" are two people, though they
 share the name, the place and the shape. gitmem.lifecycle.samefact keeps such texts
-apart (Chinese: zh_names.owner_in reads who owns what with 的)."""
+apart (Chinese: zh_names.owner_in reads who owns what with 的), and so are one thing and
+the same thing with an owner put before it (`owner_added`)."""
 
 from __future__ import annotations
 
+import difflib
 import re
+
+from gitmem.lifecycle import alignment, kinds, zh_names
+from gitmem.lifecycle.names import STOP, ZH_STOP
 
 # People someone has: kin, household, work and neighbours (British and American spellings).
 RELATIONS = ("husband wife partner spouse fiance fiancee boyfriend girlfriend son daughter child children kids "
@@ -24,3 +29,26 @@ def relative_added(a: str, b: str) -> bool:
         if re.search(rf"\b{re.escape(m[1])}\b", a) and not re.search(rf"\b{m[2]}s?\b", a, re.I):
             return True
     return False
+
+
+def owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether `b` is `a` with an owner put before what it says ("我的护照…" / "我老婆的护照…",
+    "My car is…" / "My wife's car is…"): the one stretch `b` adds, with content, ends in
+    a possessive (的, 's) and comes before the rest of the text, which both share."""
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not a or not b or len(ops) != 1 or ops[0][0] not in ("insert", "replace"):
+        return False
+    tag, i1, i2, j1, j2 = ops[0]
+    # ... or put for the speaker's own: "我的医保卡…" / "儿子的医保卡…", "My car…" / "Tom's car…"
+    if tag == "replace" and not all(t in STOP or t in ZH_STOP for t in a[i1:i2]):
+        return False
+    added = b[j1:j2]
+    # 我的老婆的护照 against 我的护照 may align as 我 + 的老婆 + 的护照: the 的 after it counts,
+    # and one character on (爸妈家的冰箱 / 我家的冰箱)
+    possessive = added[-1] == "的" or added[-1].endswith("'s") or "的" in b[j2:j2 + 2]
+    content = [t for t in added if t not in STOP and t not in ZH_STOP and t != "\x00"]
+    # ... or what someone has put after them: 小叔的儿子在宁波港 / 小叔在宁波港. In Chinese
+    # what is put before must be an owner: 书房的书架 / 书架 is one shelf (zh_names.owner_in).
+    possessed = tag == "insert" and added[0] == "的" and 0 < i1 < len(a) and not kinds.attribute("".join(added))
+    zh = "".join(t for t in content if alignment.HAN.match(t))
+    return (possessive or possessed) and bool(content) and (possessed or not zh or zh_names.owner_in(zh)) and i1 < len(a)

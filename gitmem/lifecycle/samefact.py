@@ -25,20 +25,15 @@ must share a content character too: two events on one morning share only the tim
 
 from __future__ import annotations
 
-import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from gitmem.lifecycle import alignment, kinds, notes, quantities, shortforms, synonyms, values, zh_names
-from gitmem.lifecycle.names import STOP, identifiers_differ, initialled, names_of
-from gitmem.lifecycle.relatives import relative_added
+from gitmem.lifecycle import alignment, codes, kinds, monthdays, notes, quantities, shortforms, synonyms, values, zh_names
+from gitmem.lifecycle.names import STOP, ZH_STOP, identifiers_differ, initialled, names_of
+from gitmem.lifecycle.relatives import owner_added, relative_added
 from gitmem.lifecycle.synonyms import NICKNAMES
 
-# Chinese is read a character at a time: particles, pronouns and the commonest function
-# verbs and adverbs carry no entity.
-ZH_STOP = frozenset("的了是在有会对和与也都就要把被给着吗呢吧啊呀我们你他她它这那个一每用使定律统总还已经将让请"
-                    "可能需必须应该得到从向于以及并或而且但所如果因为做里由去")
 ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间", *(d + m for d in "这那" for m in "台辆张本条件间部套双只"))  # 这台: "the"
 # The lexical channel (`overlap`): an English content word counts by its first letters
 # (allergy / allergic, approvals / approve), a light stemmer by truncation.
@@ -99,29 +94,6 @@ def read(text: str) -> Fact:
         units |= {x + y for x, y in zip(run, run[1:]) if x not in ZH_STOP and y not in ZH_STOP}
     full = tuple(re.findall(r"[\u3400-\u9fff]|[a-z0-9][a-z0-9'_.-]*[a-z0-9]|[a-z]|\x00", t))
     return Fact(values_by_kind, frozenset(names), tuple(tokens), words, frozenset(units), full)
-
-
-def _owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether `b` is `a` with an owner put before what it says ("我的护照…" / "我老婆的护照…",
-    "My car is…" / "My wife's car is…"): the one stretch `b` adds, with content, ends in
-    a possessive (的, 's) and comes before the rest of the text, which both share."""
-    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
-    if not a or not b or len(ops) != 1 or ops[0][0] not in ("insert", "replace"):
-        return False
-    tag, i1, i2, j1, j2 = ops[0]
-    # ... or put for the speaker's own: "我的医保卡…" / "儿子的医保卡…", "My car…" / "Tom's car…"
-    if tag == "replace" and not all(t in STOP or t in ZH_STOP for t in a[i1:i2]):
-        return False
-    added = b[j1:j2]
-    # 我的老婆的护照 against 我的护照 may align as 我 + 的老婆 + 的护照: the 的 after it counts,
-    # and one character on (爸妈家的冰箱 / 我家的冰箱)
-    possessive = added[-1] == "的" or added[-1].endswith("'s") or "的" in b[j2:j2 + 2]
-    content = [t for t in added if t not in STOP and t not in ZH_STOP and t != "\x00"]
-    # ... or what someone has put after them: 小叔的儿子在宁波港 / 小叔在宁波港. In Chinese
-    # what is put before must be an owner: 书房的书架 / 书架 is one shelf (zh_names.owner_in).
-    possessed = tag == "insert" and added[0] == "的" and 0 < i1 < len(a) and not kinds.attribute("".join(added))
-    zh = "".join(t for t in content if _CJK.match(t))
-    return (possessive or possessed) and bool(content) and (possessed or not zh or zh_names.owner_in(zh)) and i1 < len(a)
 
 
 def _reworded(fa: Fact, fb: Fact, a: str, b: str) -> bool:
@@ -269,23 +241,9 @@ def _spelled(fa: Fact, a: str, fb: Fact) -> Fact:
 
 
 def _codes_joined(fa: Fact, fb: Fact) -> Fact:
-    """`fb` with a code its reader cut short before a group of digits ("ABJX 2025 1138 57":
-    code abjx20251138 and the number 57) read whole where `fa` writes it whole
-    (ABJX2025113857)."""
-    codes_a, codes_b, nums = fa.values.get("code"), fb.values.get("code"), fb.values.get("num", frozenset())
-    if not codes_a or not codes_b or not nums:
-        return fb
-    join = {(c, n) for c in codes_b - codes_a for n in nums if c + n[4:] in codes_a}
-    if not join:
-        return fb
-    vals = dict(fb.values)
-    vals["code"] = frozenset(codes_b - {c for c, _ in join} | {c + n[4:] for c, n in join})
-    left = nums - {n for _, n in join}
-    if left:
-        vals["num"] = frozenset(left)
-    else:
-        vals.pop("num")
-    return Fact(vals, fb.names, fb.tokens, fb.words, fb.units, fb.full)
+    """`fb` with a code cut short read whole where `fa` writes it whole (codes.joined)."""
+    vals = codes.joined(fa.values, fb.values, fb.words)
+    return fb if vals is None else replace(fb, values=vals)
 
 
 def _normalised(a: str, b: str) -> tuple[Fact, Fact]:
@@ -319,10 +277,10 @@ def conflict(a: str, b: str, beside_values: bool = False, beside_names: bool = F
                 return "values differ"
         elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
             return "values differ"
-    if not beside_values and (_days_differ(fa, fb) or _days_differ(fb, fa)):
+    if not beside_values and (monthdays.differ(fa.values, fb.values) or monthdays.differ(fb.values, fa.values)):
         return "values differ"
-    if not beside_values and (values.code_against_number(fa.values, fb.values) or values.code_against_number(fb.values, fa.values)
-                              or values.code_against_model(a, fa.values, b) or values.code_against_model(b, fb.values, a)):
+    if not beside_values and (codes.against_number(fa.values, fb.values) or codes.against_number(fb.values, fa.values)
+                              or codes.against_model(a, fa.values, b) or codes.against_model(b, fb.values, a)):
         return "values differ"
     shared_numbers = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
     # quantulum3 is asked about a shared number the hand-written units read on one side at most
@@ -333,7 +291,7 @@ def conflict(a: str, b: str, beside_values: bool = False, beside_names: bool = F
     if not beside_names and (_names_differ(fa, fb, a, b) or (fa.names and fb.names and (_clause_names_differ(a, b) or _clause_names_differ(b, a)))
             or identifiers_differ(a, fa.words, b, fb.words) or zh_names.titles_differ(a, b)) and not _one_record(a, b, fa, fb):
         return "names differ"
-    if _owner_added(fa.full, fb.full) or _owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a) \
+    if owner_added(fa.full, fb.full) or owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a) \
             or zh_names.owners_differ(a, b) or kinds.differ(a, b):
         return "entities differ"
     # Content words alone, or in English one sentence with one short stretch swapped where the
@@ -375,9 +333,7 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     different units; a code read whole on one side, cut short on the other: _codes_joined)."""
     fa, fb = _codes_joined(fb, fa), _codes_joined(fa, fb)
     shared = [v for k in fa.values for v in fa.values[k] & fb.values.get(k, frozenset())]
-    # A day of the month with no month ("the 7th", 21号) against a date with that day: both
-    shared += sorted({v for x, y in ((fa, fb), (fb, fa)) for m in x.values.get("mday", frozenset())
-                      for d in y.values.get("date", frozenset()) if _day(d) == m[5:] for v in (m, d)} - set(shared))
+    shared += sorted(monthdays.shared(fa.values, fb.values) - set(shared))  # "the 7th" / 7 March: both
     # A measure's number against a bare number where the other text gives no measure of
     # that dimension (its unit word unknown to the reader): "五十五升" / "五十五公斤".
     for x, fy in ((a, fb), (b, fa)):
@@ -387,6 +343,13 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
         for dim, nums in values.raw_numbers(x).items():
             if dim not in dims:
                 shared += [n for n in nums & fy.values.get("num", frozenset()) - counted if n not in shared]
+    # An amount against its number written bare (100 or more), the other giving none: "dep. 600 paid" / "USD 600.00"
+    for fx, fy in ((fa, fb), (fb, fa)):
+        amounts = [q for q in fy.values.get("qty", frozenset()) if "[" not in q and q.rsplit(" ", 1)[-1] not in values.COUNTERS]
+        if amounts and not any("[" not in q for q in fx.values.get("qty", frozenset())):
+            bare = fx.values.get("num", frozenset())
+            shared += [q for q in amounts if q not in shared and "num:" + (n := q[4:].split(" ", 1)[0]) in bare
+                       and abs(float(n)) >= 100]
     tol = _tolerance(a, b)
     if tol:
         qb = fb.values.get("qty", frozenset())
@@ -395,30 +358,10 @@ def _shared_values(a: str, b: str, fa: Fact, fb: Fact) -> list[str]:
     return shared
 
 
-def _day(date: str) -> str:
-    """The day of the month of a `date:M-D` value."""
-    return date.rsplit("-", 1)[-1]
-
-
-def _days_differ(fx: Fact, fy: Fact) -> bool:
-    """Whether `fx` gives a day of the month with no month that none of `fy`'s dates has
-    ("the 7th" / "Friday 8 March"), `fy` giving no such day of its own."""
-    days = fx.values.get("mday", frozenset())
-    if not days or "mday" in fy.values or "date" not in fy.values:
-        return False
-    return not {d[5:] for d in days} & {_day(v) for v in fy.values["date"]}
-
-
 def _mday_as_number(fx: Fact, fy: Fact) -> Fact:
-    """`fx` with its days of the month as the bare numbers they were read as before, where
-    `fy` gives no date nor day: 摊位是十七号 / 摊位是七十一号 (a stall's number, said like a
-    day) compare as numbers."""
-    days = fx.values.get("mday")
-    if not days or "mday" in fy.values or "date" in fy.values:
-        return fx
-    vals = {k: v for k, v in fx.values.items() if k != "mday"}
-    vals["num"] = vals.get("num", frozenset()) | {"num:" + d[5:] for d in days}
-    return Fact(vals, fx.names, fx.tokens, fx.words, fx.units, fx.full)
+    """`fx` with its days of the month as numbers where `fy` gives no date (monthdays.as_number)."""
+    vals = monthdays.as_number(fx.values, fy.values)
+    return fx if vals is None else replace(fx, values=vals)
 
 
 def anchors(a: str, b: str, common: frozenset[str] = frozenset()) -> bool:

@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from gitmem.lifecycle import clock, money, quantities, zh_numbers
+from gitmem.lifecycle import clock, money, monthdays, quantities, zh_numbers
 from gitmem.lifecycle.quantities import COUNTERS, fmt as _fmt  # noqa: F401 (COUNTERS: read as values.COUNTERS)
 from gitmem.lifecycle.spans import BLANK, ascii_re as _re, take as _take
 
@@ -100,21 +100,8 @@ _THOUSANDS = _re(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+)(?![\d,]*\d)")
 _SPACED_THOUSANDS = _re(r"(?<![\d×x] )(?<![\d.,×x])(\d{1,3}(?: \d{3})+)"
                         r"(?=\s?(?:km|kms|kilomet|miles?\b|kg|m²|m2|sq|square|ft|lbs?\b|l\b|litres?|liters?|ml\b))")  # not "×2 360"
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
-# A day of the month with no month, said where the month goes without saying ("gas man
-# coming the 7th, morning", "on the nineteenth", 周六21号 9am, 十八号取): `mday:` the day,
-# one date with any month that has it. In English "the" and an ordinal before a word of
-# time or place, a comma or the end, no second day after it ("the 3rd floor", "the 2nd time"
-# are no day; "the 20th and 21st of June" is June's); in
-# Chinese a number and 号 or 日 that no 月 comes before, then a time, a verb or the end (not
-# 3号楼, 2号线, 3号航站楼).
-_MDAY_EN = _re(r"\bthe\s+([1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b(?!\s*(?:and|or|to|till|until|&|-|–|—)\s*\d)(?=\s*(?:$|[,.;:!?)\-–—@]|\d|(?:for|at|in|from|"
-               r"to|till|until|and|or|is|was|morning|afternoon|evening|night|am|pm|then|so|but|when|we|i|he|she|they|around|"
-               r"about|before|after|noon|midday)\b|(?:half|quarter)\s+(?:past|to|\d)))")
-_MDAY_ZH = _re(r"(?<![\d月/.\-])(?<!月 )([1-9]|[12]\d|3[01])\s*[号號日](?=$|[\s，,。.；;：:！!？?）)、\dA-Za-z]|"
-               r"[上下中早晚凌傍夜前后後之那当當来來去取到开開考交还還出回见見截周星起])")
 # A decimal written without its leading zero ("holdout AUC .873", "a .5 mm nib"): 0.873
 _LEAD_DOT = _re(r"(?<![\w.,:/$£€¥])\.(\d+)\b(?![.,]\d)")
-_MONTH_BEFORE = _re(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s*$")
 _MULTIPLIER = _re(rf"({_N})\s*(k|grand|thou|lakhs?|lacs?|crores?|千|万|萬|亿|w(?=\s?[块元]))(?![a-z0-9]|[克米])")  # 25 千克: kg; 3k729 a code; 2w块 2万
 _MULT = {"k": 1000, "grand": 1000, "thou": 1000, "千": 1000, "万": 10000, "萬": 10000, "w": 10000, "亿": 100000000, **money.LAKH}
 
@@ -438,7 +425,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
     if digits:
         t = _SPACED_THOUSANDS.sub(lambda m: m[1].replace(" ", ""), _THOUSANDS.sub(lambda m: m[1].replace(",", ""), t))
         t = _LEAD_DOT.sub(r"0.\1", t)
-        t = _take(_MDAY_EN, t, lambda m: None if _MONTH_BEFORE.search(m.string, 0, m.start()) else [f"mday:{int(m[1])}"], vals)
+        t = monthdays.read_en(t, vals)
         t = _ORDINAL.sub(r"\1", t)
         t = zh_numbers.mixed(t)
         t = money.half_thousands(_HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t)))
@@ -463,7 +450,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _take(_ZH_MONTH, t, lambda m: [f"month:{int(m[1])}"] if 1 <= int(m[1]) <= 12 else None, vals)
         t = _take(_ZH_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
         t = _take(_ZH_SHORT_YEAR, t, lambda m: [f"year:20{m[1]}"], vals)
-        t = _take(_MDAY_ZH, t, lambda m: [f"mday:{int(m[1])}"], vals)
+        t = monthdays.read_zh(t, vals)
     t = _take(_EN_MONTH, t, lambda m: [f"month:{MONTHS[m[1].rstrip('.')]}"], vals)
     t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{_zh_weekday(m[1])}"], vals)
     t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
@@ -507,30 +494,3 @@ def told_by(nums: frozenset[str], other: dict[str, frozenset[str]]) -> frozenset
         times |= {f"{h}.{m:02d}", f"{h}{m:02d}"} | ({str(h), str(h - 12) if h > 12 else str(h)} if m == 0 else set())
         times.add(_fmt(h + m / 100))  # 10.50 read as 10.5
     return frozenset(n for n in nums if n[4:] in days or n[4:] in times)
-
-
-_MODEL = re.compile(r"\b([A-Z][A-Za-z]+)\s+(\d{1,3})\b(?![.,:/]\d)")  # "OnePlus 12", "Pixel 8"
-
-
-def code_against_model(a: str, va: dict[str, frozenset[str]], b: str) -> bool:
-    """Whether `a` (values by kind `va`) gives a code ("s24 back cover") and `b` a name
-    with a model number ("OnePlus 12") the code does not hold and `a` does not name: two
-    models ("NZ531" / "Air New Zealand 531" is one flight)."""
-    codes = va.get("code", frozenset())
-    low = a.lower()
-    return bool(codes) and any(m[1].lower() not in low and not any(m[2] in c for c in codes)
-                               and m[1].lower() not in MONTHS and m[1].lower() not in WEEKDAYS for m in _MODEL.finditer(b))
-
-
-def code_against_number(va: dict[str, frozenset[str]], vb: dict[str, frozenset[str]]) -> bool:
-    """Values by kind (`by_kind`) of two texts: a code on one side ("RP 20931") and, where
-    the other has none, a number of three digits or more that is not in it ("permit
-    311"): two identifiers."""
-    codes = va.get("code", frozenset())
-    if not codes or "code" in vb:
-        return False
-    amounts = {v[4:].split(" ", 1)[0] for v in vb.get("qty", frozenset())}  # "£285" is no identifier
-    own = va.get("num", frozenset())  # "3U8886" and "川航3U8886" both hold 8886
-    nums = [v[4:] for v in vb.get("num", frozenset()) - own
-            if v[4:].isdigit() and len(v[4:]) >= 3 and v[4:] not in amounts]
-    return any(not any(n in c for c in codes) for n in nums)
