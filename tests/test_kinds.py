@@ -369,3 +369,13 @@ def test_one_environment_said_two_ways_is_no_difference(a, b):
 ])
 def test_a_branch_in_a_lower_case_notes_head(a, b, same):
     assert (samefact.conflict(a, b) is None) is same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a record's first field names what kind of record it is, not a subject swapped (heldout46)
+    ("合唱团新年音乐会在12月28日晚上七点半，市文化中心小剧场。", "演出｜新年音乐会｜2025-12-28｜19:30｜市文化中心·小剧场", True),
+    ("合唱团新年音乐会在12月28日晚上七点半，市文化中心小剧场。", "演出｜新年音乐会｜2025-12-29｜19:30｜市文化中心·小剧场", False),
+    ("猫粮一直买皇家的", "狗粮｜皇家", False),  # a label whose characters the other holds stays content
+])
+def test_a_chinese_records_first_field_after_a_bar_is_a_label(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same

@@ -239,9 +239,10 @@ def nickname(text: str) -> str | None:
     return m[0].strip() if m and m[1] not in _NOT_NICKNAME else None
 
 
-# A Chinese note's field name before a colon (酒店：亚龙湾万豪…, 车险：人保…): what kind of thing
-# the note is about, said by a word the other text need not use (住进亚龙湾万豪…).
-_LABEL = re.compile(r"^\s*([\u4e00-\u9fff]{2,4})\s*[：:]\s*")
+# A Chinese note's field name before a colon (酒店：亚龙湾万豪…, 车险：人保…), or a record's first
+# field before a bar (演出｜新年音乐会｜…): what kind of thing the note is about, said by a word
+# the other text need not use (住进亚龙湾万豪…, 合唱团新年音乐会在…).
+_LABEL = re.compile(r"^\s*([\u4e00-\u9fff]{2,4})\s*[：:｜|]\s*")
 
 
 def unlabelled(text: str, other: str) -> str:
