@@ -40,9 +40,7 @@ def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str], fi
 
 
 _CURRENCY_COUNTRY = re.compile(r"\b[A-Z]{1,3}\$")
-_CALENDAR = re.compile(r"\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-                       r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|Mon(?:day)?|Tue(?:s(?:day)?)?|"
-                       r"Wed(?:nesday)?|Thu(?:r(?:s(?:day)?)?)?|Fri(?:day)?|Sat(?:urday)?|Sun(?:day)?)\b\.?")
+_CALENDAR = re.compile(r"\b(?:" + "|".join(sorted({**MONTHS, **WEEKDAYS}, key=len, reverse=True)) + r")\b\.?", re.I)
 _CAPITAL_RUN = re.compile(r"[A-Z][\w'’]*\.?(?:\s+[A-Z][\w'’]*\.?)+")  # "Pet Pantry Brunswick", "Queen St. West"
 _BRANCH_HEAD = re.compile(r"^([a-z][a-z'’ &]+?)\s+[–—-]\s")  # "chemist warehouse porirua – flu jab $35"
 
