@@ -137,7 +137,10 @@ _EN_MONTH = _re(r"\b(" + "|".join(_LONG_MONTHS)
                 + "|".join(m for m in _SHORT_MONTHS if m != "may") + r"))\b\.?")
 _WEEKDAY = _re(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
 _ZH_WEEKDAY = _re(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天1-7])")
-_UNIT_AFTER = re.compile(r"\s*(?:km|kms|mi|miles?|kg|kgs|lbs?|m|cm|mm|ml|l|g|hrs?|mins?|ft|kw|kwh|mph|gb|tb|mb)\b", re.I)
+# A measure's unit word after a number ("RMG 100 km"), from UNITS
+_UNIT_AFTER = re.compile(r"\s*(?:" + "|".join(sorted((re.escape(w) for w, u in _UNIT_OF.items()
+                                                      if u in quantities.MEASURES and re.fullmatch(r"[a-z ]+", w)),
+                                                     key=len, reverse=True)) + r")\b", re.I)
 _UNIT_WORDS = "|".join(re.escape(w) for w in sorted(_UNIT_OF, key=len, reverse=True))
 _QTY_PREFIX = _re(rf"([$€£¥])\s?({_N})")
 _QTY_CODE = _re(rf"\b(usd|eur|gbp|cny|rmb)\s?({_N})")  # "GBP 1850": a currency code before the number
@@ -176,10 +179,11 @@ _VERSION = re.compile(r"\bv(\d+\.\d+(?:\.\d+)*)\b")
 # 1.3.1 another); not a dotted date ("07.03.2025"). "one-point-three" is 1.3.
 _VERSION_CODE = re.compile(r"(?:\b(?:version|ver|patch|build|release|firmware|update)\s*:?\s*|\bv)"
                            r"(\d+\.\d+(?:\.\d+)+)(?![.\d])")
-_POINT = _re(r"\b(zero|one|two|three|four|five|six|seven|eight|nine)-point-(?=(?:zero|one|two|three|four|five|six|seven|eight|nine)\b)")
 _SCHOOL_YEAR = re.compile(r"\b(?:yr|year)\s?(\d{1,2})\b(?![ -]\d)")  # yr 6, Year 11 / Y11 (not a code: YR1 1000)
 # "eight three one six", "six six two oh four four one nine": a number said digit by digit
 _DIGIT_WORD = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())} | {"oh": "0"}
+_DIGITS_SAID = "|".join(w for w in _DIGIT_WORD if w != "oh")
+_POINT = _re(rf"\b({_DIGITS_SAID})-point-(?=(?:{_DIGITS_SAID})\b)")
 _SPOKEN_DIGITS = re.compile(r"\b(?:(?:%s)\s+){3,}(?:%s)\b" % (("|".join(_DIGIT_WORD),) * 2))
 # "three eighty-five", "twenty-two ninety-nine": a price said as two numbers, 385 or 3.85,
 # 2299 or 22.99 (both kept: a text that writes either one agrees). Not after "at", "by",
