@@ -379,3 +379,37 @@ def test_a_branch_in_a_lower_case_notes_head(a, b, same):
 ])
 def test_a_chinese_records_first_field_after_a_bar_is_a_label(a, b, same):
     assert (samefact.conflict(a, b) is None) is same
+
+
+# One thing (a flat, an episode) and two things said of it, a held-out pair each that
+# merged (consolidation_v47): the same head up to 的, nothing shared after it.
+HEAD_APART = [
+    ("锦绣花园12栋302的新租客刘晨一次性交了一年房租42000元。", "锦绣花园12栋302的热水器是2021年换的。"),
+    ("《夜航船》第36期的嘉宾是作家沈一舟，6月21日下午2点录。", "《夜航船》第36期的封面是阿May做的。"),
+]
+
+
+@pytest.mark.parametrize("a, b", HEAD_APART + [("枫林路17号3单元的物业费每平米两块五。", "枫林路17号3单元的门禁卡放在王阿姨家。")])
+def test_one_thing_and_two_things_said_of_it_are_two_facts(a, b):
+    assert kinds.differ(a, b) == kinds.differ(b, a) == "attribute"
+    assert samefact.conflict(a, b) == "entities differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("老周的电话是138 1762 0459。", "老周的电话 13817620459"),  # the value again
+    ("我家的猫叫年糕，今年三岁。", "我家的猫年糕三岁了"),  # the word again
+    ("锦绣花园12栋302的房租是每月3500元。", "锦绣花园12栋302的租金一个月三千五"),  # the value in other digits
+    ("我的车是白色的。", "我的车是白色的。"),
+])
+def test_one_thing_and_one_thing_said_of_it_again_is_no_attribute_difference(a, b):
+    assert kinds.differ(a, b) is None
+
+
+@pytest.mark.parametrize("a, b", HEAD_APART)
+def test_dream_keeps_two_things_said_of_one_thing_apart(store, a, b):
+    from tests.test_samefact import _plan
+
+    store.import_items([{"text": a, "created": "2025-06-02", "importance": 9},
+                        {"text": b, "created": "2025-06-02T00:05:00", "importance": 9}])
+    plan = _plan(store)
+    assert plan.merges == [] and plan.supersessions == []

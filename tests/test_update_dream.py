@@ -269,6 +269,9 @@ def test_another_name_for_the_same_role_is_renamed(old, new):
     ("My dentist is Dr Lee.", "My GP is Dr Patel."),                                  # another role
     ("My cousin Ines is training to be a nurse.", "My cousin Bea is training to be a nurse."),  # one template
     ("我家的仓鼠叫豆豆，是灰色的。", "我家的仓鼠叫团团，是灰色的。"),
+    # where something is done, then one time it is done (a held-out pair dream superseded)
+    ("We record the Slow Burn Radio episodes at Halloway Sound on Fenwick Street.",
+     "The Slow Burn Radio episode 48 recording with guest Dr. Lucinda Obi is on Thursday, March 6 at 2 p.m."),
 ])
 def test_two_things_or_two_roles_are_not_renamed(old, new):
     assert not dream_updates.renamed(old, new)

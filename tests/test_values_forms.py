@@ -6,6 +6,7 @@ Chinese texts that share only a day and a time are two events."""
 
 from __future__ import annotations
 
+import datetime
 import subprocess
 import sys
 
@@ -140,6 +141,15 @@ def test_two_chinese_events_sharing_only_a_day_and_a_time_do_not_merge(a, b):
     assert not samefact.anchors(a, b)
     # the English model scores any two Chinese texts alike: within the anchored margin, no merge
     assert not close_enough(a, b, 0.75, 0.88, 0.25, 0.45)
+
+
+def test_one_chinese_event_with_its_person_named_two_ways_is_near_enough():
+    """A held-out cluster (consolidation_v47): a date, a time and one person, no word in common."""
+    a, b = "《夜航船》第36期的嘉宾是作家沈一舟，6月21日下午2点录。", "21号下午两点录沈老师那期，第三十六期"
+    assert close_enough(a, b, 0.52, 0.88, 0.25, 0.45)
+    assert not close_enough(a, b.replace("沈老师", "周老师"), 0.52, 0.88, 0.25, 0.45)  # another person
+    assert not close_enough(a, "6月21日下午2点沈老师来修水管", 0.52, 0.88, 0.25, 0.45)  # nothing beside the surname
+    assert not close_enough(a, b.replace("21号", "22号"), 0.52, 0.88, 0.25, 0.45)  # one kind of value: the time
 
 
 def test_one_chinese_fact_sharing_a_value_and_a_word_still_merges():
@@ -805,3 +815,43 @@ def test_an_amount_against_its_number_written_bare_is_a_shared_amount():
     assert samefact.measured("wild fennel dep. 600 paid", record) == 1
     assert samefact.measured("wild fennel dep. 60 paid", "florals deposit | USD 60.00 | PAID") == 0  # a small number
     assert samefact.measured("wild fennel dep. £600 paid", record) == 0  # two amounts: compared as amounts
+
+
+_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dates(min_value=datetime.date(2000, 1, 1), max_value=datetime.date(2099, 12, 31)), st.integers(0, 6))
+def test_a_weekday_against_a_date_with_its_year_is_its_weekday_or_another_fact(day, weekday):
+    """"Weds delivery" / "delivery 2025-11-07" (a Friday): a held-out look-alike (consolidation_v47) that merged."""
+    dated = f"Harlan & Pike flour delivery {day.isoformat()}, 25kg sacks"
+    said = f"Harlan & Pike flour delivery {_WEEKDAYS[weekday]}, 25kg sacks"
+    same = weekday == day.weekday()
+    assert (samefact.conflict(dated, said) is None) == same and (samefact.conflict(said, dated) is None) == same
+    # without its year the date has no weekday to differ from
+    assert samefact.conflict(f"Harlan & Pike flour delivery {day.day} {day:%B}, 25kg sacks", said) is None
+
+
+@pytest.mark.parametrize("text, has, lacks", [
+    # a booking's hours in four digits, the first with its leading zero (consolidation_v47)
+    ("Booking: flow cytometer | C107 | 21 May 2025 | 0900-1300", {"time:9:00", "time:13:00"}, {"num:900", "num:1300"}),
+    ("budget 1000-1500 words", {"num:1000", "num:1500"}, {"time:10:00"}),
+    # a weekday in brackets after a date: 10/16(四) is a Thursday
+    ("恒丰 奶油奶酪×20箱 10/16(四)上午到", {"date:10-16", "day:3"}, set()),
+    ("第(四)条", set(), {"day:3"}),
+    # a street's number is no day of the month; a day said alone still is
+    ("交房通知：枫林路17号3单元501室", {"num:17"}, {"mday:17"}),
+    ("十七号取", {"mday:17"}, set()),
+    # 年租 is a year's rent, not a number of years; a lease of five years is a duration
+    ("302 年租 42000 刘晨", {"num:302", "num:42000"}, {"qty:9530400000 [time]"}),
+    ("5年租期", {"qty:157788000 [time]"}, {"num:5"}),
+])
+def test_booking_hours_a_bracketed_weekday_a_street_number_and_a_years_rent(text, has, lacks):
+    got = vals(text)
+    assert has <= got and not lacks & got
+
+
+def test_the_same_delivery_written_as_a_note_with_its_weekday_and_as_an_order_is_one_fact():
+    note, order = "恒丰 奶油奶酪×20箱 10/16(四)上午到", "订单HF-1016-07：奶油奶酪二十箱，送货日期2025年10月16日上午"
+    assert samefact.conflict(note, order) is None
+    assert samefact.conflict(note.replace("(四)", "(五)"), order) == "values differ"  # 2025-10-16 is a Thursday

@@ -52,6 +52,9 @@ _TIME_FOUR = _re(r"(?:(?:" + "|".join(rf"(?<={re.escape(w)})" for w in _FOUR_AFT
                  r"(?:(?<=dep )|(?<=dep\. )|(?<=arr )|(?<=arr\. )|(?<=at )|(?<=@)|(?<=@ ))0(\d)([0-5]\d)(?![\d.,:/])|"
                  r"(?<![\d.,:/$£€¥-])([01]\d|2[0-3])([0-5]\d)(?:(?=\s*hrs?\b)|h\b)(?![\d.,:/])|"
                  r"(?:(?<=@)|(?<=@ ))(1\d|2[0-3])([0-5]\d)(?![\d.,:/]))")  # "nights commence 10/11/2025 @ 1930"
+# "0900-1300" (a booking's hours): two 24-hour times, the first with its leading zero ("1000-1200
+# words" is a range of numbers)
+_FOUR_SPAN = _re(r"(?<![\d.,:/$£€¥-])0(\d)([0-5]\d)\s*[-–—]\s*([01]\d|2[0-3])([0-5]\d)(?![\d.,:/])")
 # "2-4pm", "10.30-12pm": the first hour of a span takes the second's part of the day
 _SPAN_EN = _re(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:-|–|—|to|till|until)\s*(?=\d{{1,2}}(?:[:.]\d{{2}})?\s*{_PERIOD})")
 _ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|晚|早"  # 每晚21:30, 早8点
@@ -181,6 +184,7 @@ def read(t: str, vals: list[str]) -> str:
     t = _TIME_DOT_DAY.sub(lambda m: _kept_day(m, vals), t)
     t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
     t = _take(_TIME_OCLOCK, t, lambda m: either_half(int(m[1]), 0, None), vals)
+    t = _take(_FOUR_SPAN, t, lambda m: [x for x in [_time(int(m[1]), int(m[2])), _time(int(m[3]), int(m[4]))] if x] or None, vals)
     return _take(_TIME_FOUR, t, lambda m: [x for x in [_time(int(m[1] or m[3] or m[5] or m[7]), int(m[2] or m[4] or m[6] or m[8]))] if x] or None,
                  vals)
 

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gitmem.lifecycle import alignment, samefact, synonyms, updates, values
+from gitmem.lifecycle import alignment, samefact, synonyms, updates, values, zh_names
 from gitmem.memories import updates as judged
 
 
@@ -223,9 +223,9 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         if contained >= 1.0 and shared >= 2:
             return True
     if s >= threshold - cjk_margin and both_cjk:
-        return samefact.anchors(a, b, common) and samefact.overlap(a, b, common)[1] >= 1
+        return (samefact.anchors(a, b, common) and samefact.overlap(a, b, common)[1] >= 1) or _one_event(a, b)
     if s >= threshold - cjk_margin - CJK_MEASURED_MARGIN and both_cjk:
-        return samefact.measured(a, b) > 0 and samefact.overlap(a, b, common)[1] >= 1
+        return (samefact.measured(a, b) > 0 and samefact.overlap(a, b, common)[1] >= 1) or _one_event(a, b)
     if not samefact.is_cjk(a) and not samefact.is_cjk(b) and s >= threshold - cjk_margin - CJK_MEASURED_MARGIN \
             and samefact.measured(a, b) and capitals_shared(a, b):
         # A note and a sentence: "paid 485 quid for the crown today" / "The new crown at the
@@ -257,6 +257,16 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         contained, shared = samefact.overlap(a, b, common)
         return (contained >= 0.5 and shared >= 2) or (kinds >= 2 and shared >= 1)
     return False
+
+
+def _one_event(a: str, b: str) -> bool:
+    """Two Chinese texts sharing two kinds of measured value (a date and a time) and one
+    person, named two ways (沈一舟 / 沈老师, 欧阳雪 / 小雪): "《夜航船》第36期的嘉宾是作家沈一舟，
+    6月21日下午2点录。" / "21号下午两点录沈老师那期，第三十六期" share no word, but a character
+    besides the surname (cjk_beside: 录, 期)."""
+    return samefact.measured(a, b) >= 2 and cjk_beside(a, b) and any(
+        zh_names.titled_name_in(x, y) or zh_names.short_name_in(x, y) or zh_names.shared_full_name(x, y)
+        for x, y in ((a, b), (b, a)))
 
 
 def _chinese(text: str) -> bool:
@@ -435,7 +445,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
                 shared_values.append((s, a, b))
             continue
         few = samefact.is_cjk(texts[a]) and samefact.is_cjk(texts[b]) and \
-            samefact.overlap(texts[a], texts[b], common)[0] < CJK_CONTAINED
+            samefact.overlap(texts[a], texts[b], common)[0] < CJK_CONTAINED and not _one_event(texts[a], texts[b])
         why = apart(a, b, s) or (FEW_WORDS if few else None)
         if why is not None:  # near enough to be asked about: the agent's plan shows the pair with why
             out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": why})

@@ -28,7 +28,7 @@ import os
 import re
 from functools import lru_cache
 
-from gitmem.lifecycle import branches, zh_names
+from gitmem.lifecycle import attributes, branches, zh_names
 
 # Each kind: {word or phrase: the one it stands for}. English words are matched whole, lower
 # case; Chinese ones as they stand, the longest first.
@@ -330,6 +330,9 @@ def differ(a: str, b: str) -> str | None:
         ra, rb = ha[0][k:], hb[0][k:]
         if k >= 2 and len(ra) >= 2 and len(rb) >= 2 and not set(ra) & set(rb):
             return "owner"
+    # ... or one thing and two things said of it (…302的新租客… / …302的热水器…)
+    if attributes.differ(a, b):
+        return "attribute"
     return None
 
 

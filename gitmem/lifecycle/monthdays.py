@@ -2,9 +2,12 @@
 7th, morning", "on the nineteenth", 周六21号 9am, 十八号取): read as `mday:` the day, one date
 with any month that has that day (a date of another day differs); against a text with no
 date nor day it is the number it was read as before (摊位是十七号 / 摊位是七十一号). Values by
-kind are gitmem.lifecycle.values.by_kind's."""
+kind are gitmem.lifecycle.values.by_kind's. A weekday said against a date with its year is
+that date's weekday or another ("Weds delivery" / "delivery 2025-11-07", a Friday: two facts)."""
 
 from __future__ import annotations
+
+import datetime
 
 from gitmem.lifecycle.spans import ascii_re as _re, take as _take
 
@@ -16,7 +19,7 @@ from gitmem.lifecycle.spans import ascii_re as _re, take as _take
 _MDAY_EN = _re(r"\bthe\s+([1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b(?!\s*(?:and|or|to|till|until|&|-|–|—)\s*\d)(?=\s*(?:$|[,.;:!?)\-–—@]|\d|(?:for|at|in|from|"
                r"to|till|until|and|or|is|was|morning|afternoon|evening|night|am|pm|then|so|but|when|we|i|he|she|they|around|"
                r"about|before|after|noon|midday)\b|(?:half|quarter)\s+(?:past|to|\d)))")
-_MDAY_ZH = _re(r"(?:(?<=每月)|(?<=每个月)|(?<![\d月/.\-])(?<!月 ))([1-9]|[12]\d|3[01])\s*[号號日](?=$|[\s，,。.；;：:！!？?）)、\dA-Za-z]|"
+_MDAY_ZH = _re(r"(?:(?<=每月)|(?<=每个月)|(?<![\d月/.\-路街道巷弄])(?<!月 ))([1-9]|[12]\d|3[01])\s*[号號日](?=$|[\s，,。.；;：:！!？?）)、\dA-Za-z]|"
                r"[上下中早晚凌傍夜前后後之那当當来來去取到开開考交还還出回见見截周星起从從自扣缴繳付发發])")
 _MONTH_BEFORE = _re(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s*$")
 
@@ -46,7 +49,13 @@ def shared(vx: dict[str, frozenset[str]], vy: dict[str, frozenset[str]]) -> set[
 
 def differ(vx: dict[str, frozenset[str]], vy: dict[str, frozenset[str]]) -> bool:
     """Whether `vx` gives a day of the month with no month that none of `vy`'s dates has
-    ("the 7th" / "Friday 8 March"), `vy` giving no such day of its own."""
+    ("the 7th" / "Friday 8 March"), `vy` giving no such day of its own; or `vy` one date
+    with its year and no weekday, whose weekday is none of `vx`'s weekdays, `vx` giving no
+    year and no other date ("Weds delivery" or 10/16(五) / "delivery 2025-10-16")."""
+    weekday = _weekday(vy)
+    if weekday is not None and "day" in vx and "year" not in vx and "mday" not in vx \
+            and vx.get("date", vy["date"]) == vy["date"]:
+        return f"day:{weekday}" not in vx["day"]
     days = vx.get("mday", frozenset())
     if not days or "mday" in vy or "date" not in vy:
         return False
@@ -62,3 +71,17 @@ def as_number(vx: dict[str, frozenset[str]], vy: dict[str, frozenset[str]]) -> d
     vals = {k: v for k, v in vx.items() if k != "mday"}
     vals["num"] = vals.get("num", frozenset()) | {"num:" + d[5:] for d in days}
     return vals
+
+
+def _weekday(vals: dict[str, frozenset[str]]) -> int | None:
+    """The weekday (Monday 0, as `day:` values) of the one date of `vals` with its one year,
+    where they say no weekday of their own; None otherwise."""
+    dates, years = vals.get("date", frozenset()), vals.get("year", frozenset())
+    if len(dates) != 1 or len(years) != 1 or "day" in vals:
+        return None
+    (date,), (year,) = dates, years
+    try:
+        month, mday = (int(x) for x in date[5:].split("-"))
+        return datetime.date(int(year[5:]), month, mday).weekday()
+    except ValueError:
+        return None

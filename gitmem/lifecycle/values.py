@@ -136,7 +136,7 @@ _EN_MONTH = _re(r"\b(" + "|".join(_LONG_MONTHS)
                                                               "last", "this")) + r")(?:"
                 + "|".join(m for m in _SHORT_MONTHS if m != "may") + r"))\b\.?")
 _WEEKDAY = _re(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
-_ZH_WEEKDAY = _re(r"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天1-7])")
+_ZH_WEEKDAY = _re(rf"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天1-7])|(?<=[\d日号{BLANK}])\s*[（(]([一二三四五六日天])[)）]")  # 10/16(四)
 # A measure's unit word after a number ("RMG 100 km"), from UNITS
 _UNIT_AFTER = re.compile(r"\s*(?:" + "|".join(sorted((re.escape(w) for w, u in _UNIT_OF.items()
                                                       if u in quantities.MEASURES and re.fullmatch(r"[a-z ]+", w)),
@@ -146,7 +146,7 @@ _QTY_PREFIX = _re(rf"([$€£¥])\s?({_N})")
 _QTY_CODE = _re(rf"\b(usd|eur|gbp|cny|rmb)\s?({_N})")  # "GBP 1850": a currency code before the number
 # "200×300 厘米", "2 x 3 m": the unit after the second number is the first's too
 _BY = _re(rf"(?<![\d.])({_N})\s*(?:[×x*]|by)\s*({_N})\s*({_UNIT_WORDS})(?![a-z])")
-_QTY_SUFFIX = _re(rf"(?<![\d.])(?<![a-z]-)({_N})(?:\s|-)?({_UNIT_WORDS})(?![a-z])")  # 13 hours, 13h, 13-hour
+_QTY_SUFFIX = _re(rf"(?<![\d.])(?<![a-z]-)({_N})(?:\s|-)?({_UNIT_WORDS})(?![a-z])(?!(?<=年)(?:租(?!期)|[薪费终底初]))")  # 13 hours; not 302 年租
 _NUM = _re(_N)
 # A reference code (a booking, a permit, a train): letters then a digit, or letters, a
 # hyphen and digits, with a group of digits after a space ("KX7 4418", "RP-20931", "G1372";
@@ -456,7 +456,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _take(_ZH_SHORT_YEAR, t, lambda m: [f"year:20{m[1]}"], vals)
         t = monthdays.read_zh(t, vals)
     t = _take(_EN_MONTH, t, lambda m: [f"month:{MONTHS[m[1].rstrip('.')]}"], vals)
-    t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{_zh_weekday(m[1])}"], vals)
+    t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{_zh_weekday(m[1] or m[2])}"], vals)
     t = _take(_WEEKDAY, t, lambda m: [f"day:{WEEKDAYS[m[1]]}"], vals)
     if digits:
         t = _take(_QTY_PREFIX, t, lambda m: _qty(m[2], PREFIX_UNITS[m[1]]), vals)
