@@ -79,6 +79,28 @@ def test_the_question_form_reads_the_asker_and_a_general_question():
     assert form("铁为什么会生锈？") == (0.0, 1.0) and form("生锈") == (0.0, 0.0)
 
 
+@pytest.mark.parametrize("question", [
+    "医院药房的药和外面药店卖的有什么区别？",   # a comparison
+    "帮我解释一下Python里的装饰器",            # an explanation
+    "墙面返潮发霉了怎么处理？",                 # how to do something
+    "家里卫生间漏水漏到楼下，责任怎么划分？",
+    "水文站平时都是做什么的？",
+    "光合作用是什么？",
+])
+def test_a_general_question_by_comparison_explanation_or_how_to(question):
+    """Forms of held_out28's questions from other domains that passed the prompt floor."""
+    assert relevance.question_form(question)[1] == 1.0
+
+
+@pytest.mark.parametrize("question", [
+    "小雨和我是怎么认识的？",             # what happened: 是怎么…的
+    "半夜有人打我车上燃料的主意，单位后来怎么处理？",
+    "我女儿学小提琴多久了？",
+])
+def test_how_something_went_is_no_general_question(question):
+    assert relevance.question_form(question)[1] == 0.0
+
+
 def test_the_form_gate_leaves_a_general_question_out_of_the_prompt_before_one_of_the_asker():
     """Same store evidence (best coverage, best cosine, run): a question in a general form
     with no word of the asker falls under the prompt floor where the asker's own question
