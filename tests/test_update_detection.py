@@ -19,6 +19,10 @@ from conftest import invoke_cli
     ("Our database is MySQL.", "We migrated the database from MySQL to Postgres.", 0.7),
     ("The support rota is owned by Priya.", "Dan took over the support rota from Priya.", 0.5),
     ("I park in bay 12 behind the office.", "no reserved bay any more – whoever gets in first", 0.5),  # "any more"
+    # cues read off consolidation_v45 to v47's newer statements (sentences of our own)
+    ("The team stand-up is at 9:15 every morning.", "As of June the team stand-up is at 10.", 0.7),
+    ("The clinic gave me 50mg of sertraline.", "The GP upped the sertraline to 100mg.", 0.6),
+    ("The school play is on 3 March.", "The school play got pushed back to 17 March.", 0.7),
 ])
 def test_english_updates_are_found(older, newer, sim):
     v = updates.judge(older, newer, sim)
@@ -43,6 +47,8 @@ def test_an_update_never_runs_backwards_in_time():
 @pytest.mark.parametrize("older,newer", [
     ("我每天晚上跑步。", "我现在晚上不再跑步，改成游泳了。"),
     ("我们的代码放在 GitLab 上。", "我们的代码换成放在 GitHub 上了。"),
+    ("店面的租约到今年六月。", "店面续租了三年，租约到2028年六月。"),
+    ("物业的维修师傅是老马。", "物业维修师傅换人了，是小吴。"),
 ])
 def test_chinese_updates_are_found_by_shared_words_without_a_vector(older, newer):
     v = updates.judge(older, newer, None)

@@ -42,18 +42,22 @@ CUES_EN = (
     # to v44), each absent from the sets' other texts
     "went up", "gone up", "went down", "gone down", "down to", "swapped",
     "transferred", "retired", "promoted to", "was promoted", "got promoted", "been promoted",
+    # ... and from consolidation_v45 to v47, read since (each absent from every set's other texts)
+    "as of", "upped", "pushed back", "rises to", "agreed to", "went with", "going with", "for good",
 )
 CUES_ZH = (
     "改成", "改为", "改用", "改喝", "改到", "换成", "换了", "换工作", "换到", "搬到", "搬去", "搬家", "现在",
     "不再", "不学", "不用", "不喝", "新的", "新来", "卖掉", "接手", "接替", "取代", "替换", "以后", "如今",
     "已经", "改名", "迁到", "调到", "升级", "提高到", "降到", "降低到", "增加到", "减少到", "调整为", "调整到",
     "辞职", "涨了", "涨到", "别再", "不去了",
+    "换人", "续租", "延期", "今年开始",  # consolidation_v46, v47
 )
 # Cues that say little alone ("I have a new idea", "now I see"): dream supersedes on them
 # only at its full update threshold (gitmem.lifecycle.updates), and recall's stricter
 # judgement counts them only between texts much closer than the subject test asks.
 WEAK_CUES = frozenset({"now", "new", "newly", "these days", "nowadays", "from now on", "down to",
-                       "现在", "新的", "新来", "已经", "如今", "以后"})
+                       "agreed to", "went with", "going with", "for good",
+                       "现在", "新的", "新来", "已经", "如今", "以后", "今年开始"})
 # Cues that a statement means as a change but chat uses for anything else ("she left
 # early", "I won't quit"): weak in recall's strict judgement (which also sees chat
 # turns), strong for dream (which compares memories).
