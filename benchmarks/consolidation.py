@@ -68,15 +68,19 @@ def load(store, data: dict) -> dict[str, Any]:
         for c in data[kind]:
             items += [{"text": t, "created": d} for t, d in zip(c["texts"], c["created"])]
     items += [{"text": n["text"], "created": n["created"]} for n in data["unrelated"]]
-    store.import_items(items)
-    by_text = {m.text: m.id for m in store.list()}
+    # ids in the order given, not looked up by text: a text the store redacts on write
+    # ("Our wifi password is hunter22.", consolidation_hand0) is stored otherwise
+    created = store.import_items(items).created
+    if len(created) != len(items):
+        raise SystemExit(f"error: {len(items)} items imported as {len(created)} new memories")
+    ids = iter(created)
     ctx: dict[str, Any] = {"updates": [], "clusters": [], "lookalikes": [], "unrelated": []}
     for u in data["updates"]:
-        ctx["updates"].append({**u, "older_id": by_text[u["older"]["text"]], "newer_id": by_text[u["newer"]["text"]]})
+        ctx["updates"].append({**u, "older_id": next(ids), "newer_id": next(ids)})
     for kind in ("clusters", "lookalikes"):
         for c in data[kind]:
-            ctx[kind].append({**c, "ids": [by_text[t] for t in c["texts"]]})
-    ctx["unrelated"] = [{**n, "part": None, "ids": [by_text[n["text"]]]} for n in data["unrelated"]]
+            ctx[kind].append({**c, "ids": [next(ids) for _ in c["texts"]]})
+    ctx["unrelated"] = [{**n, "part": None, "ids": [next(ids)]} for n in data["unrelated"]]
     ctx["mems"] = {m.id: m for m in store.list()}
     return ctx
 
