@@ -42,7 +42,7 @@ def _mostly_han(text: str) -> bool:
 
 def _pairs(text: str) -> set[str]:
     """Pairs of adjacent content characters (one character alone is too common a match)."""
-    out = set()
+    out: set[str] = set()
     for run in re.findall(r"[\u3400-\u9fff]+", text):
         run = "".join(c for c in run if c not in CJK_STOP_CHARS)
         out |= {x + y for x, y in zip(run, run[1:])}
