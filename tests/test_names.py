@@ -27,7 +27,7 @@ from gitmem.lifecycle.names import names_of
     ("Jason 的程式课是星期六早上十点", {"jason"}),                    # in Chinese a capital is a name, first or not
     ("The user runs", set()),
     ("Mia's driving test, don't forget her L-plates and a T-shirt", {"mia"}),  # a letter before a word
-    ("Noor – swim meet – $35 CAD – Cedarbrae", {"cedarbrae"}),               # a currency's code by its amount
+    ("Noor – swim meet – $35 CAD – Cedarbrae", {"noor", "cedarbrae"}),       # a currency's code by its amount (Noor: whose note)
     ("Dr Menon – 10:45 AM – Sunrise Clinic", {"menon", "sunrise", "clinic"}),  # AM after a clock time
     ("S$300 into the Nikko AM STI ETF", {"nikko", "am", "sti", "etf"}),      # ... not a fund's name
     ("checkout 502s, INC 7741, 2:14-2:51am ET", set()),                      # capitals keyed before digits
@@ -103,3 +103,17 @@ def test_one_fact_beside_markers_currencies_and_time_zones(a, b, same):
 
 def test_the_speaker_is_me_in_both_languages():
     assert kinds.named("下周我值班")["people"] == kinds.named("on call next week: me")["people"] == {"me"}
+
+
+def test_a_note_that_opens_with_whose_it_is_before_a_dash_names_them():
+    """A held-out look-alike that merged (consolidation_v48): two people's fittings at one time."""
+    from gitmem.lifecycle import samefact
+    from gitmem.lifecycle.names import names_of
+
+    note = "Callum - costume fitting sat 10:30, Wendy"
+    assert names_of(note) == {"callum", "wendy"}
+    assert samefact.conflict("Priya's costume fitting is Saturday at 10:30 with Wendy in wardrobe.", note) == "names differ"
+    assert samefact.conflict("Callum's costume fitting is Saturday at 10:30 with Wendy in wardrobe.", note) is None
+    # a label before a dash with the note in capitals after it, or a line that is no note, names no one
+    assert "payment" not in names_of("Payment - Wild Fennel Flowers, USD 600")
+    assert "callum" not in names_of("Callum the cat sleeps all day")

@@ -54,6 +54,11 @@ _AMOUNT_BESIDE = (re.compile(r"[\d$€£¥]\s*$"), re.compile(r"^\s*[\d$€£¥]
 _BEFORE_DIGITS = re.compile(r"^[ -]?\d{3,}(?![/.:\d])")  # not a date: "MOT 19/3"
 
 
+# A note that opens with whose it is, then a dash and the note in lower case ("Callum - costume
+# fitting sat 10:30, Wendy"): the first word is a name though it starts the line
+_NOTE_OWNER = re.compile(r"\s+[-–—]\s+[a-z]")
+
+
 def _names(text: str) -> set[str]:
     names = set()
     for line in text.splitlines():
@@ -65,7 +70,8 @@ def _names(text: str) -> set[str]:
             # so is a title in quotes ("'Orbital' - hackney central library")
             starts = not re.search(r"\w", before) or (bool(_SENTENCE_END.search(before)) and not _TITLE.search(before))
             starts = starts and not _HAN_AFTER.match(line, m.end()) and not before.endswith(("'", '"', "‘", "“"))
-            if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1) or shortforms.OPENING_OWNER.match(w)):
+            if w[0].isupper() and (not starts or (w.isupper() and len(w) > 1) or shortforms.OPENING_OWNER.match(w)
+                                   or (w[1:].islower() and _NOTE_OWNER.match(line, m.end()))):
                 w = re.sub(r"'s$", "", w.casefold()).replace("-", "").rstrip("'’")  # Wi-Fi / WiFi; 'Orbital'
                 # KX7, Y6: codes (values); GBP: a unit; I, I'm: the speaker
                 pronoun = w.split("'")[0]  # "US" (all capitals) is a name, "I" / "Us" not
