@@ -152,6 +152,21 @@ def test_one_chinese_event_with_its_person_named_two_ways_is_near_enough():
     assert not close_enough(a, b.replace("21号", "22号"), 0.52, 0.88, 0.25, 0.45)  # one kind of value: the time
 
 
+def test_one_record_by_its_reference_and_a_value_is_near_enough():
+    """Held-out clusters (consolidation_v48): a room code with a date and a time, an order
+    number with an amount; no word in common."""
+    a, b = "毕业论文答辩定在5月23日下午两点半，地点是经管楼B312。", "thesis defense 5/23 2:30pm 经管B312"
+    assert close_enough(a, b, 0.40, 0.88, 0.25, 0.45)
+    assert not close_enough(a, b.replace("B312", "B314"), 0.40, 0.88, 0.25, 0.45)  # another room
+    c, d = "订单 2025062188 的退款268元已经原路退回了。", "那单2025062188的钱退了，两百六十八块"
+    assert close_enough(c, d, 0.40, 0.88, 0.25, 0.45)
+    assert not close_enough(c, d.replace("2025062188", "2025062177"), 0.40, 0.88, 0.25, 0.45)  # another order
+    # one room, day and hour: two words for the defence are one event, another hour is not
+    e = "毕业答辩：5月23日 14:30，经管楼B312"
+    assert samefact.conflict(e, "论文答辩五月二十三号下午两点半，经管楼B312") is None
+    assert samefact.conflict(e, "论文答辩五月二十三号下午四点半，经管楼B312") == "values differ"
+
+
 def test_one_chinese_fact_sharing_a_value_and_a_word_still_merges():
     assert samefact.anchors("车子年检约在4月22日上午十点。", "年检：4/22 10:00。")
     assert close_enough("车子年检约在4月22日上午十点。", "四月二十二号早上10点去做车辆年检。", 0.75, 0.88, 0.25, 0.45)

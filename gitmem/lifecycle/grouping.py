@@ -223,9 +223,9 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         if contained >= 1.0 and shared >= 2:
             return True
     if s >= threshold - cjk_margin and both_cjk:
-        return (samefact.anchors(a, b, common) and samefact.overlap(a, b, common)[1] >= 1) or _one_event(a, b)
+        return (samefact.anchors(a, b, common) and samefact.overlap(a, b, common)[1] >= 1) or _beyond_words(a, b)
     if s >= threshold - cjk_margin - CJK_MEASURED_MARGIN and both_cjk:
-        return (samefact.measured(a, b) > 0 and samefact.overlap(a, b, common)[1] >= 1) or _one_event(a, b)
+        return (samefact.measured(a, b) > 0 and samefact.overlap(a, b, common)[1] >= 1) or _beyond_words(a, b)
     if not samefact.is_cjk(a) and not samefact.is_cjk(b) and s >= threshold - cjk_margin - CJK_MEASURED_MARGIN \
             and samefact.measured(a, b) and capitals_shared(a, b):
         # A note and a sentence: "paid 485 quid for the crown today" / "The new crown at the
@@ -257,6 +257,25 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
         contained, shared = samefact.overlap(a, b, common)
         return (contained >= 0.5 and shared >= 2) or (kinds >= 2 and shared >= 1)
     return False
+
+
+def _beyond_words(a: str, b: str) -> bool:
+    """Two Chinese texts (or notes with Chinese in them) that are one fact by what they
+    share besides words: one event (_one_event) or one record (_one_record)."""
+    return _one_event(a, b) or _one_record(a, b)
+
+
+def _one_record(a: str, b: str) -> bool:
+    """Two texts sharing a reference and what it is booked or paid for: a code, a date and
+    one more measured value ("毕业答辩：5月23日 14:30，经管楼B312" / "thesis defense 5/23 2:30pm
+    经管B312"; not a model and its settings, "曼特宁 V60 1:15 92℃" / "耶加雪菲…V60…1:15，水温92度"),
+    or a number of six digits or more (an order, an account) and a measured value
+    ("订单 2025062188 的退款268元…" / "退款｜单号：2025062188｜金额：¥268.00")."""
+    fa, fb = samefact.read(a), samefact.read(b)
+    nums = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
+    kinds = samefact.measured(a, b)
+    dated = bool(fa.values.get("date", frozenset()) & fb.values.get("date", frozenset()))
+    return (_code_shared(a, b) and dated and kinds >= 3) or (any(len(n) >= 6 and n.isdigit() for n in nums) and kinds >= 1)
 
 
 def _one_event(a: str, b: str) -> bool:
@@ -445,7 +464,7 @@ def group(texts: list[str], keys: list[str | None], ids: list[str], sims: list[t
                 shared_values.append((s, a, b))
             continue
         few = samefact.is_cjk(texts[a]) and samefact.is_cjk(texts[b]) and \
-            samefact.overlap(texts[a], texts[b], common)[0] < CJK_CONTAINED and not _one_event(texts[a], texts[b])
+            samefact.overlap(texts[a], texts[b], common)[0] < CJK_CONTAINED and not _beyond_words(texts[a], texts[b])
         why = apart(a, b, s) or (FEW_WORDS if few else None)
         if why is not None:  # near enough to be asked about: the agent's plan shows the pair with why
             out.held_apart.append({"a": ids[a], "b": ids[b], "cosine": round(s, 4), "why": why})

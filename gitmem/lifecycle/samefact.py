@@ -4,24 +4,22 @@ Embeddings say two texts are about the same thing, not whether both state the sa
 Values are read in their canonical forms (gitmem.lifecycle.values), names with their short
 forms (Bob / Robert, 小张 / 张伟), and what differs in value or entity is found:
 
-- values (dates, months, years, times, quantities, numbers, addresses) of one kind where
-  each side states one the other does not (known against known): "15 minutes" / "24
-  minutes", "9:30" / "10:15", "25 MB" / "25 GB"; a value only one side states, or one
-  the reader cannot read there, is unknown on that side, not different ("Rent is
-  $1,200." / "Rent is $1,200, due on the 1st"); a number both share with two different
-  units, as quantulum3 reads them (gitmem.lifecycle.quantities: "25 ml" / "25 litres");
-- names (gitmem.lifecycle.names: capitalised words, not a sentence's first; Chinese names)
-  on both sides that the other text lacks: "Ask Alice" / "Ask Bob", or against a place a
-  lower-case note names ("co-op in chapel allerton"); in a text of several clauses, the
-  clause about what the other text says;
-- a substitution in an otherwise shared template: every stretch where the texts differ
-  has content on both sides ("My son plays…" / "My daughter plays…", 猫/狗, 北京/上海),
-  which is how Chinese look-alikes differ, since Chinese has no capitals; unless the texts
-  share a specific value and their subject and are no template word for word (`_reworded`).
+- values (dates, months, years, times, quantities, numbers, addresses) of one kind where each
+  side states one the other does not (known against known): "15 minutes" / "24 minutes",
+  "9:30" / "10:15", "25 MB" / "25 GB"; a value only one side states, or cannot be read there,
+  is unknown on that side, not different ("Rent is $1,200." / "Rent is $1,200, due on the
+  1st"); a number shared with two units, as quantulum3 reads them ("25 ml" / "25 litres");
+- names (gitmem.lifecycle.names: capitalised words, not a sentence's first; Chinese names) on
+  both sides that the other text lacks: "Ask Alice" / "Ask Bob", or against a place a lower-
+  case note names ("co-op in chapel allerton"); in several clauses, the one the other says;
+- a substitution in an otherwise shared template: every stretch where the texts differ has
+  content on both sides ("My son plays…" / "My daughter plays…", 猫/狗, 北京/上海), as Chinese
+  look-alikes differ (no capitals); unless the texts share a specific value and their
+  subject and are no template word for word (`_reworded`).
 
-`conflict(a, b)` names the first difference found or None; `anchors(a, b)` whether the
-texts share values or names, dream's evidence of one fact (two Chinese texts sharing a value
-must share a content character too: two events on one morning share only the time)."""
+`conflict(a, b)` names the first difference found or None; `anchors(a, b)` whether the texts
+share values or names, dream's evidence of one fact (two Chinese texts sharing a value must
+share a content character too: two events on one morning share only the time)."""
 
 from __future__ import annotations
 
@@ -98,20 +96,22 @@ def read(text: str) -> Fact:
 
 def _reworded(fa: Fact, fb: Fact, a: str, b: str) -> bool:
     """Whether two texts whose content words differ in swapped stretches (one in English)
-    still state one fact: they share a specific value (a date, time, quantity, address or
-    a number of two digits or more) and their subject, and written out word for word,
-    function words and all, they are not one template with stretches swapped ("表哥的婚礼在
-    11月8日" / "表哥11月8号结婚"; "The staging URL is X." / "staging lives at X"). Look-alikes
-    are such templates ("张伟的生日是6月12日" / "刘洋的生日是6月12日", 猫…豆豆 / 狗…球球), or
-    swap their subject (in Chinese: for words with no character in common)."""
-    # In Chinese the first content character is no subject (这次 / 这回, 女儿 / 闺女) unless
-    # it begins a stretch swapped for one with no character in common (厨房 / 卫生间).
+    still state one fact: they share a specific value (a date, time, quantity, address or a
+    number of two digits or more) and their subject, and written out word for word, function
+    words and all, they are not one template with stretches swapped ("表哥的婚礼在11月8日" /
+    "表哥11月8号结婚"; "The staging URL is X." / "staging lives at X"). Look-alikes are such
+    templates ("张伟的生日是6月12日" / "刘洋的生日是6月12日", 猫…豆豆 / 狗…球球), or swap their
+    subject (in Chinese: for words with no character in common), unless they share a code, a
+    date and a time: one room, day and hour (毕业答辩 / 论文答辩 …5月23日 14:30 经管楼B312)."""
+    shared = set(_shared_values(a, b, fa, fb))  # "2.9 metres" / "9ft 6in" too
+    if {"code", "date", "time"} <= {v.split(":", 1)[0] for v in shared}:
+        return True
+    # In Chinese the first content character is no subject (这次 / 这回) unless it begins a swap sharing no character (厨房 / 卫生间)
     cjk = bool(_CJK.search(a) and _CJK.search(b))
     subject_a = next((w for w in fa.tokens if w != "\x00"), None)
     if subject_a is None or (subject_a != next((w for w in fb.tokens if w != "\x00"), None)
                              and (not cjk or alignment.first_swap_apart(fa.full, fb.full))):
         return False
-    shared = set(_shared_values(a, b, fa, fb))  # "2.9 metres" / "9ft 6in" too
     if not any((v.split(":", 1)[0] in SPECIFIC and v.rsplit(" ", 1)[-1] not in values.COUNTERS)
                or (v.startswith("num:") and abs(float(v[4:])) >= 10) for v in shared):
         return False
