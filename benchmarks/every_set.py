@@ -8,12 +8,12 @@ change). The totals in BENCHMARKS.md ("Every set") are these sums.
     GITMEM_TREE=/tmp/base .venv/bin/python benchmarks/every_set.py run /tmp/d_old --bench dream   # another tree
     .venv/bin/python benchmarks/every_set.py sum /tmp/d_old /tmp/d_new           # totals, and the files that moved
 
-Each run is a process of its own (`--jobs` at once, 2 by default: the machine's cores)."""
+Each run is a process of its own (`--jobs` at once, 2 by default: the machine's cores), with
+this process's environment (GITMEM_TREE selects the tree)."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import subprocess
 import sys
@@ -50,8 +50,7 @@ def run(out: Path, bench: str, jobs: int, agent: bool, only: str = "") -> int:
 
     def one(path: Path) -> int:
         with open(out / f"{path.stem}.txt", "w") as fh:
-            return subprocess.run([*cmd, "--data", str(path)], stdout=fh, stderr=subprocess.STDOUT,
-                                  env=os.environ.copy()).returncode
+            return subprocess.run([*cmd, "--data", str(path)], stdout=fh, stderr=subprocess.STDOUT).returncode
 
     files = sets(only)
     with ThreadPoolExecutor(max_workers=jobs) as pool:

@@ -42,7 +42,7 @@ CUES_EN = (
     # to v44), each absent from the sets' other texts
     "went up", "gone up", "went down", "gone down", "down to", "swapped",
     "transferred", "retired", "promoted to", "was promoted", "got promoted", "been promoted",
-    # ... and from consolidation_v45 to v47, read since (each absent from every set's other texts)
+    # ... and from consolidation_v45 to v47 (benchmarks/cue_candidates.py: each absent from every set's other texts)
     "as of", "upped", "pushed back", "rises to", "agreed to", "went with", "going with", "for good",
 )
 CUES_ZH = (
