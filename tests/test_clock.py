@@ -123,3 +123,39 @@ def test_dotted_numbers_that_stay_numbers(text):
 def test_a_dotted_time_agrees_with_the_same_time_written_with_a_colon(a, b):
     assert samefact.conflict(a, b) is None
     assert samefact.conflict(a.replace("9.30", "9.45").replace("10.40", "11.40"), b) == "values differ"
+
+
+@pytest.mark.parametrize("text", ["lachie tweed half 1:38:42 👍", "Result - L. Ferris, Tweed Coast Half, chip time 01:38:42",
+                                  "Lachlan finished the Tweed Coast Half Marathon in 1:38:42."])
+def test_hours_minutes_and_seconds_are_one_duration(text):
+    """A race's chip time (heldout48): one duration, not "half 1" read as half past one."""
+    assert set(values.extract(text)[0]) == {"qty:5922 [time]"}
+
+
+@given(st.integers(0, 9), st.integers(0, 59), st.integers(0, 59))
+@settings(max_examples=60, deadline=None)
+def test_any_chip_time_reads_as_its_seconds(h, m, s):
+    text = f"parkrun result {h}:{m:02d}:{s:02d}"
+    assert values.extract(text)[0] == (f"qty:{h * 3600 + m * 60 + s} [time]",)
+
+
+def test_half_before_a_clock_time_is_no_half_hour():
+    assert times("the half 1:38:42") == set() and times("meet at half 7.") == {"time:7:30", "time:19:30"}
+
+
+@pytest.mark.parametrize("text, date", [
+    ("三舅的生日是农历八月十二。", "date:8-12"), ("三舅妈生日 农历腊月初六", "date:12-6"),
+    ("正月十五元宵节", "date:1-15"), ("八月廿三回老家", "date:8-23"), ("农历十一月初三", "date:11-3"),
+    ("腊月二十三小年", "date:12-23"), ("生日是八月十二号", "date:8-12"),
+])
+def test_a_lunar_date_is_a_month_and_a_day(text, date):
+    """Chinese birthdays are often lunar (heldout49): 腊月初六 is a date, not nothing."""
+    assert date in values.extract(text)[0]
+
+
+def test_two_lunar_birthdays_of_an_uncle_and_his_wife_are_two_facts():
+    """A heldout49 look-alike that merged: 三舅 and 三舅妈 are two people, their dates two days."""
+    assert samefact.conflict("三舅的生日是农历八月十二。", "三舅妈生日 农历腊月初六") is not None
+    assert samefact.conflict("三舅的生日是农历八月十二。", "三舅妈生日 农历八月十二") == "entities differ"
+    assert samefact.conflict("三舅的生日是农历八月十二。", "三舅生日 农历八月十二") is None
+    assert samefact.conflict("三舅的生日是农历八月十二。", "三舅生日 农历八月十三") == "values differ"

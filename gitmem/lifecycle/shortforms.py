@@ -233,9 +233,10 @@ def capitals(text: str) -> frozenset[str]:
 
 # "Florence's tutoring …": a possessive opening a sentence is someone's, a name the name
 # reader (samefact) takes though it starts the sentence (not "Today's", "Tomorrow's",
-# "Everyone's", nor a word whose 's is "is": "Let's", "That's", "Life's")
-OPENING_OWNER = re.compile(r"(?!(?i:(?:to|yester|every|some|no|any)[a-z]*|let|that|what|there|here|he|she|it|who|"
-                           r"where|how|when|why|life|time|mum|mom|dad|one|nothing|everything)'s$)[A-Z][a-z]+'s$")
+# "Everyone's", "Nobody's", nor a word whose 's is "is": "Let's", "That's", "Life's")
+OPENING_OWNER = re.compile(r"(?!(?i:today|tonight|tomorrow|yesterday|(?:every|some|no|any)(?:one|body|thing|where)|"
+                           r"let|that|what|there|here|he|she|it|who|where|how|when|why|life|time|mum|mom|dad|one|"
+                           r"nothing|everything)'s$)[A-Z][a-z]+'s$")  # not Tomasz's, Anya's, Noah's
 
 # Words an acronym may spell out whole or pass over: DofE (Duke of Edinburgh), B&Q.
 _LINKS = ("of", "and", "the", "for")

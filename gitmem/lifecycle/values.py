@@ -164,11 +164,6 @@ _PARTS = {("lb", "oz"): 16, ("lbs", "oz"): 16, ("ft", "in"): 12, ("ft", "inches"
 _INCH_IN = _re(rf"(?<![\d.])({_N})\s*in\b(?=\.?\s*(?:[,;)]|$))")
 _DIGIT = _re(r"\d")
 _HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a half ml: n.5
-# 4小时30分钟, 1 hour 30 minutes: one duration, in hours
-_H_MM = _re(r"\b(\d{1,2})h(\d{2})\b")  # 2h30: two and a half hours
-# 24m37s, 24 minutes 37 seconds, 24:37 where no clock reads it (24 and over): one duration
-_MIN_SEC = _re(r"(?<![\d.])(\d+)\s*(?:m|mins?|minutes?)\s*(?:and\s+)?(\d{1,2})\s*(?:s|secs?|seconds?)\b")
-_MM_SS = _re(r"(?<![\d.:])(24(?!:00)|2[5-9]|[3-9]\d)(?::|m\s*)([0-5]\d)(?![\d:])")  # 24:00 is midnight
 # "296 pounds 80" (two hundred and ninety-six pounds eighty), "5 dollars and 5 cents": one amount
 _MONEY_PARTS = _re(r"(?<![\d.])(\d+)\s*(pounds?|quid|dollars?|bucks|euros?)\s+(?:and\s+)?"
                    r"(?:(\d{2})|(\d{1,2})\s*(?:p|pence|cents?))\b(?![\d:/]|\.\d)")
@@ -225,6 +220,7 @@ _EN_DAY_SPAN = _re(r"(?<![\d.:/£$€¥])(3[01]|[12]\d|0?[1-9])[-–—](3[01]|[
                    + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may") + r")\b")
 # 截止11.30, 到期3.15 (in Chinese text): a month and a day after a deadline word, not 11.3
 _ZH_DOT_DATE = _re(r"(?<=截止|截至|到期|期限|最晚)\s*(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])(?![\d.])")
+# 4小时30分钟, 1 hour 30 minutes: one duration, in hours
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
 # 一个钟头半: an hour and a half
@@ -436,9 +432,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)  # after the half: 2.5 grand
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
         t = _DIGIT_GROUPS.sub(lambda m: _joined(m[0]), t)
-        t = _H_MM.sub(lambda m: _fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
-        t = _MIN_SEC.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
-        t = _MM_SS.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
+        t = clock.durations(t)
         t = _MONEY_PARTS.sub(lambda m: f"{m[1]}.{int(m[3] or m[4]):02d} {m[2]}", t)
         t = _ZH_METRE.sub(r"\1.\3\2", t)
         t = _EN_DAY_SPAN.sub(r"\1 \3 - \2 \3", t)

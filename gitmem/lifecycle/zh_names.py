@@ -230,7 +230,7 @@ def head(text: str) -> tuple[str, str] | None:
 # 看看再说), nor kin (妹妹, kinds' people) or a baby (宝宝: any child of the house).
 _DOUBLED = re.compile(r"^\s*([\u4e00-\u9fff])\1(?!\1)")
 _NOT_NICKNAME = frozenset("天常刚慢好渐偷人个往明仅悄轻早稍默处时年月日步统久匆紧多频连纷重白满乖大小高样家次回"
-                          "恰星看试想说走聊等歇尝玩听写读找问宝娃妈爸哥姐弟妹爷奶姥公婆舅姑叔伯太狗猫")
+                          "恰星看试想说走聊等歇尝玩听写读找问宝娃妈爸哥姐弟妹爷奶姥公婆舅姑叔伯婶太狗猫")
 
 
 def nickname(text: str) -> str | None:

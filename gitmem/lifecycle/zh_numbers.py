@@ -117,9 +117,25 @@ def _zh_numeral(m: re.Match) -> str:
     return _number(s) or s
 
 
+# A lunar date, said as one ("农历八月十二", "腊月初六", "正月十五", "八月廿三"): month and day
+# with 日, as a solar date is written (a text that says 农历 once says it of both)
+_LUNAR = re.compile(r"(?:(?:农历|阴历)(十[一二]|[一二三四五六七八九十])|(正|冬|腊))月"
+                    r"(初[一二三四五六七八九十]|廿[一二三四五六七八九]?|二十[一二三四五六七八九]?|三十|十[一二三四五六七八九]?"
+                    r"|[一二三四五六七八九])(?![日号號\d零〇一二两三四五六七八九十])"
+                    r"|(十[一二]|[一二三四五六七八九十])月(初[一二三四五六七八九十]|廿[一二三四五六七八九])")
+_LUNAR_MONTH = {"正": "一", "冬": "十一", "腊": "十二"}
+
+
+def _lunar(m: re.Match) -> str:
+    month, day = (m[1] or _LUNAR_MONTH.get(m[2] or "", "")) or m[4], (m[3] or m[5]).lstrip("初")
+    return f"{month}月{day}日"
+
+
 def in_digits(t: str) -> str:
     """`t` (casefolded) with its Chinese numerals written in digits; a text with none
     comes back unchanged."""
+    if "月" in t:
+        t = _LUNAR.sub(_lunar, t)
     if "拾" in t or "佰" in t or "仟" in t or "萬" in t:
         t = _ZH_FINANCIAL.sub(lambda m: m[0].translate(_FINANCIAL), t)
     if "百分之" in t:  # 百分之七, 百分之七点五: a percentage, written as one
