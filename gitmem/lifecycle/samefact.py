@@ -292,7 +292,7 @@ def conflict(a: str, b: str, beside_values: bool = False, beside_names: bool = F
             or identifiers_differ(a, fa.words, b, fb.words) or zh_names.titles_differ(a, b)) and not _one_record(a, b, fa, fb):
         return "names differ"
     if owner_added(fa.full, fb.full) or owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a) \
-            or zh_names.owners_differ(a, b) or kinds.differ(a, b):
+            or zh_names.owners_differ(a, b) or kinds.differ(a, b, beside_values):
         return "entities differ"
     # Content words alone, or in English one sentence with one short stretch swapped where the
     # content words are too few to share half ("I had my Covid booster / my flu jab at Boots").

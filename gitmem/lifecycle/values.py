@@ -121,13 +121,15 @@ _ZH_MONTH = _re(r"(?<![\d.])(\d{1,2})\s*月份?")
 _ZH_YEAR = _re(r"(?<![\d.])(\d{4})\s*年")
 # 24年年终奖, 23年的体检, 24年底: a year by its last two digits (not 工作了24年, 满20年: a duration)
 _ZH_SHORT_YEAR = _re(r"(?<![\d.了满过近多整足共])([12]\d)年(?=年终|的|底|初|春节|上半年|下半年|全年|\d{1,2}月)")
-# (not before a Chinese counter: 1900件 is a count, 2025全年 a year; 2024年 is read with its 年)
-_YEAR = _re(r"(?<![\d$€£¥.,])\b(19\d\d|20\d\d)\b(?![.,]\d)(?!\s*[" + zh_numbers.COUNTERS + "万千百多余来])")
-# "may" alone is a month only before a year ("May 2025"), else the verb.
+# (not before a Chinese counter: 1900件 is a count, 2025全年 and 2018冰岛 a year; 2024年 is
+# read with its 年; nor an amount in Chinese: 每家出两千 / 每家3000, 学费 1980/学期)
+_YEAR = _re(r"(?<![\d$€£¥.,\u4e00-\u9fff])\b(19\d\d|20\d\d)\b(?![.,]\d)(?!\s*/\s*[\u4e00-\u9fff])"
+            r"(?!\s*[" + zh_numbers.COUNTERS + "万千百多余来])")
 # "may" alone is a month only before a year ("May 2025"), else the verb; a short form
 # alone (jan, jun, mar) only before a year or after "in", "by", "until"... (else a name:
-# "my aunt Jan"); a full name always.
-_LONG_MONTHS = [m for m in sorted(MONTHS, key=len, reverse=True) if len(m) > 4 and m != "sept"]
+# "my aunt Jan"); a full name always, and a short form no word shares ("Oct talk: …").
+_LONG_MONTHS = [m for m in sorted(MONTHS, key=len, reverse=True)
+                if (len(m) > 4 and m != "sept") or m in ("feb", "aug", "sept", "oct", "nov", "dec")]
 _SHORT_MONTHS = [m for m in sorted(MONTHS, key=len, reverse=True) if m not in _LONG_MONTHS]
 _EN_MONTH = _re(r"\b(" + "|".join(_LONG_MONTHS)
                 + r"|(?:" + "|".join(_SHORT_MONTHS) + r")(?=\.?\W{0,3}(?:19|20)\d\d)"

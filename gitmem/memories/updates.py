@@ -44,6 +44,7 @@ CUES_EN = (
     "transferred", "retired", "promoted to", "was promoted", "got promoted", "been promoted",
     # ... and from consolidation_v45 to v47 (benchmarks/cue_candidates.py: each absent from every set's other texts)
     "as of", "upped", "pushed back", "rises to", "agreed to", "went with", "going with", "for good",
+    "stepped down", "decamped", "slashed",  # ... and from consolidation_v49
 )
 CUES_ZH = (
     "改成", "改为", "改用", "改喝", "改到", "换成", "换了", "换工作", "换到", "搬到", "搬去", "搬家", "现在",
