@@ -57,6 +57,9 @@ def test_plan_lists_groups_with_ids_texts_dates_and_the_rules_suggestion(filled,
     assert refs(gm_home) == before  # a plan writes nothing
     text = run_cli("dream", "--plan")
     assert text.returncode == 0 and "possible_update" in text.stdout
+    # for people, the rules' suggestion in words, not a Python dict
+    assert f"rules would supersede {ids['old']} by {ids['new']}" in text.stdout and "{'" not in text.stdout
+    assert f"rules would archive {ids['faded']}" in text.stdout
 
 
 def test_cli_apply_is_one_dream_commit_and_undream_reverts_it(filled, gm_home):

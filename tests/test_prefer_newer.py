@@ -398,3 +398,20 @@ def test_a_question_asked_in_general_still_puts_the_newer_first():
     assert [h.id for h in currency.newest_first([older, newer], _Snap(_pair_at(0.6)), terms)] == ["n", "a"]
     older.topical, newer.topical = None, None  # judged by the capped relevance: not about the query
     assert [h.id for h in currency.newest_first([older, newer], _Snap(_pair_at(0.6)), terms)] == ["a", "n"]
+
+
+@pytest.mark.parametrize("standing, one_off", [
+    ("Night Kitchen — Thursdays, 10pm till midnight",
+     "Night Kitchen booking: Guest = Morwenna Tregear; Date = 2025-06-12; Slot = 22:15"),
+    ("County record office: researchers by appointment only, Wed–Sat 10–4.",
+     "I've booked a seat at the county record office for Wednesday 4 February 2026 at 10am, reference KRO-5531."),
+])
+def test_a_dated_one_off_does_not_pass_a_standing_arrangement(standing, one_off):
+    """heldout49 (read once at ab1b749): recall put the later one-off above the schedule asked for."""
+    older = hit("a", standing, "2025-01-10T00:00:00Z")
+    newer = hit("n", one_off, "2025-06-01T00:00:00Z")
+    older.doc, newer.doc = 0, 1
+    assert [h.id for h in currency.newest_first([older, newer], _Snap(_pair_at(0.8)), [])] == ["a", "n"]
+    moved = hit("m", standing.replace("Thursdays", "Fridays").replace("Wed–Sat", "Mon–Fri"), "2025-06-01T00:00:00Z")
+    moved.doc = 1
+    assert [h.id for h in currency.newest_first([older, moved], _Snap(_pair_at(0.8)), [])] == ["m", "a"]

@@ -285,7 +285,7 @@ def test_two_things_or_two_roles_are_not_renamed(old, new):
     ("Choir practice is every Tuesday at 7.30pm in the church hall.", "Choir concert in the church hall on 14 December at 7pm."),
 ])
 def test_a_dated_one_off_neither_restates_nor_renames_a_standing_arrangement(old, new):
-    assert dream_updates.one_off_against_standing(old, new) and dream_updates.one_off_against_standing(new, old)
+    assert updates.one_off_against_standing(old, new) and updates.one_off_against_standing(new, old)
     assert not dream_updates.restated(old, new) and not dream_updates.renamed(old, new)
 
 
@@ -294,7 +294,7 @@ def test_a_dated_one_off_neither_restates_nor_renames_a_standing_arrangement(old
     ("Dentist on 3 June at 9am.", "Dentist moved to 10 June at 9am."),                                    # both dated
 ])
 def test_standing_against_standing_and_dated_against_dated_are_still_judged(old, new):
-    assert not dream_updates.one_off_against_standing(old, new)
+    assert not updates.one_off_against_standing(old, new)
 
 
 @pytest.mark.parametrize("old, new", [

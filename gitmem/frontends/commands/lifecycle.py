@@ -175,13 +175,24 @@ def _plan_text(plan: dict) -> str:
         lines.append(f"{s}: {len(p['groups'])} group(s)")
         for g in p["groups"]:
             sim = f" ({g['similarity']:.2f})" if "similarity" in g else ""
-            lines.append(f"  {g['kind']}{sim}: rules say {g['rules']}")
+            lines.append(f"  {g['kind']}{sim}: rules would {_rules_text(g['rules'])}")
             for m in g["memories"]:
                 lines.append(f"    {m['id']}  {(m['created'] or '')[:10]}  {m['summary']}")
             for h in g.get("held_apart", []):
                 lines.append(f"    held apart: {h['a']} / {h['b']} ({h['why']})")
     lines.append("(--json gives the texts, the instructions and the decision schema)")
     return "\n".join(lines)
+
+
+def _rules_text(rules: dict) -> str:
+    """What dream's rules would do with a plan's group, in words ("merge 3 into mx…")."""
+    if "merge" in rules:
+        return f"merge {len(rules['merge']) - 1} into {rules['into']}"
+    if "supersede" in rules:
+        return f"supersede {rules['supersede']} by {rules['by']}"
+    if "archive" in rules:
+        return "archive " + ", ".join(rules["archive"])
+    return "keep " + (", ".join(rules.get("keep", [])) or "all")
 
 
 def _dream_summary(scope: str, r: dict, dry_run: bool) -> str:
