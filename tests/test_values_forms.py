@@ -901,3 +901,25 @@ def test_a_short_month_alone_no_longer_swaps_for_a_subject():
     assert samefact.conflict(a, "Oct talk: Dr H. Kowalczyk – exoplanets – Fri 17/10, 19:30") is None
     assert samefact.conflict(a, "Oct talk: Dr H. Kowalczyk – exoplanets – Fri 24/10, 19:30") == "values differ"
     assert values.extract("my aunt Jan is visiting")[0] == ()
+
+
+@pytest.mark.parametrize("text, value", [
+    ("hydro final is the fifteenth, one thirty, baird two-oh-four", "num:204"),  # heldout48: a room said aloud
+    ("baird two oh four", "num:204"), ("room two zero four", "num:204"),
+    ("sorted the refund for three-oh-four-one-seven, forty-two pounds eighty", "num:30417"),  # an order number
+])
+def test_a_number_said_digit_by_digit_is_one_number(text, value):
+    assert value in values.extract(text)[0]
+
+
+@pytest.mark.parametrize("text", ["twenty-two oh five", "it was one of two", "two or four"])
+def test_words_that_are_no_digits_said_in_a_row_stay_apart(text):
+    assert not any(v in values.extract(text)[0] for v in ("num:2205", "num:205", "num:12", "num:24"))
+
+
+@given(st.lists(st.integers(0, 9), min_size=4, max_size=8))
+@settings(max_examples=60, deadline=None)
+def test_any_run_of_spoken_digits_reads_as_its_number(digits):
+    words = "zero one two three four five six seven eight nine".split()
+    said = "-".join(words[d] for d in digits)
+    assert values.extract(f"order {said} refunded")[0][0] == f"num:{int(''.join(map(str, digits)))}"

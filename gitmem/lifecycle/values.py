@@ -181,7 +181,10 @@ _SCHOOL_YEAR = re.compile(r"\b(?:yr|year)\s?(\d{1,2})\b(?![ -]\d)")  # yr 6, Yea
 _DIGIT_WORD = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())} | {"oh": "0"}
 _DIGITS_SAID = "|".join(w for w in _DIGIT_WORD if w != "oh")
 _POINT = _re(rf"\b({_DIGITS_SAID})-point-(?=(?:{_DIGITS_SAID})\b)")
-_SPOKEN_DIGITS = re.compile(r"\b(?:(?:%s)\s+){3,}(?:%s)\b" % (("|".join(_DIGIT_WORD),) * 2))
+# a number said digit by digit: four digits or more ("three-oh-four-one-seven"), or three with
+# an "oh" or zero between ("baird two-oh-four": room 204)
+_SPOKEN_DIGITS = re.compile(r"(?<!-)\b(?:(?:{d})[\s-]+){{3,}}(?:{d})\b|(?<!-)\b(?:{s})[\s-]+(?:oh|zero)[\s-]+(?:{s})\b".format(
+    d="|".join(_DIGIT_WORD), s=_DIGITS_SAID))
 # "three eighty-five", "twenty-two ninety-nine": a price said as two numbers, 385 or 3.85,
 # 2299 or 22.99 (both kept: a text that writes either one agrees). Not after "at", "by",
 # "until" (a time: "at three forty-five"), nor before a teen ("three fifteen").
@@ -419,7 +422,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _take(_CODE_KEYED, t, lambda m: _code(m) if sum(c.isdigit() for c in m[0]) >= 2 else None, vals)
         t = _take(_CODE, t, _code, vals)
     t = zh_numbers.in_digits(_YUAN_JIAO.sub(lambda m: f"{m[1]}{'.' if m[1][-1].isdigit() else '点'}{m[2]}块", t))
-    t = _english_numbers(_SPOKEN_DIGITS.sub(lambda m: "".join(_DIGIT_WORD[w] for w in m[0].split()),
+    t = _english_numbers(_SPOKEN_DIGITS.sub(lambda m: "".join(_DIGIT_WORD[w] for w in re.split(r"[\s-]+", m[0])),
                                             _SPOKEN_PRICE.sub(_price, t.replace(" & ", " and "))))
     # the school year again, said in words ("year six"; "yr6" was made y6 before _CODE)
     t = _take(_SCHOOL_YEAR, t, lambda m: [f"code:y{m[1]}"], vals)
