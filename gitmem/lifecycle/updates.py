@@ -156,7 +156,8 @@ def renamed(old: str, new: str) -> bool:
     # An appointment (a day and a clock time) is no standing arrangement renamed: "We record
     # the episodes at Halloway Sound" / "Episode 48 recording with guest Dr. Obi is on
     # Thursday, March 6 at 2 p.m." (a held-out pair dream superseded, consolidation_v47)
-    if any(_appointment(f) and not _dated(g) for f, g in ((fo, fn), (fn, fo))) or judged.one_off_against_standing(old, new):
+    if any(_appointment(f) and not _dated(g) for f, g in ((fo, fn), (fn, fo))) \
+            or judged.one_off_against_standing(old, new):
         return False
     # A letter is a label, and labels name what a text is about ("A单元" / "B单元", flat A / B)
     if any(len(n) == 1 for n in fo.names ^ fn.names):

@@ -183,8 +183,8 @@ _DIGITS_SAID = "|".join(w for w in _DIGIT_WORD if w != "oh")
 _POINT = _re(rf"\b({_DIGITS_SAID})-point-(?=(?:{_DIGITS_SAID})\b)")
 # a number said digit by digit: four digits or more ("three-oh-four-one-seven"), or three with
 # an "oh" or zero between ("baird two-oh-four": room 204)
-_SPOKEN_DIGITS = re.compile(r"(?<!-)\b(?:(?:{d})[\s-]+){{3,}}(?:{d})\b|(?<!-)\b(?:{s})[\s-]+(?:oh|zero)[\s-]+(?:{s})\b".format(
-    d="|".join(_DIGIT_WORD), s=_DIGITS_SAID))
+_SPOKEN_DIGITS = re.compile((r"(?<!-)\b(?:(?:{d})[\s-]+){{3,}}(?:{d})\b"
+                             r"|(?<!-)\b(?:{s})[\s-]+(?:oh|zero)[\s-]+(?:{s})\b").format(d="|".join(_DIGIT_WORD), s=_DIGITS_SAID))
 # "three eighty-five", "twenty-two ninety-nine": a price said as two numbers, 385 or 3.85,
 # 2299 or 22.99 (both kept: a text that writes either one agrees). Not after "at", "by",
 # "until" (a time: "at three forty-five"), nor before a teen ("three fifteen").
