@@ -318,3 +318,15 @@ def test_the_part_of_the_day_still_tells_two_feeds_apart():
                                   "They've slashed the included meeting room time to five hours a month."])
 def test_cues_read_off_heldout49(text):
     assert dream_updates.cue(text) is not None
+
+
+def test_another_persons_value_is_no_restatement_of_ones_own():
+    """heldout50 (read once at 83de24f): the household's 公积金 deposit "superseded" by the
+    husband's contribution rate. A terse note that leaves the owner out still restates."""
+    assert not dream_updates.restated("公积金 月缴 2240（单位+个人）", "老公单位 公积金比例 7%")
+    assert not dream_updates.restated("公积金 月缴 2240（单位+个人）", "老公 公积金 月缴 2600")
+    assert dream_updates._someone_elses("公积金 月缴 2240", "老公单位 公积金比例 7%")
+    assert not dream_updates._someone_elses("老公单位 公积金比例 7%", "公积金 月缴 2240")  # the owner left out
+    assert dream_updates.restated("妈妈每天打胰岛素12个单位。", "胰岛素 16单位/天")
+    assert dream_updates.restated("rent (Aro Valley flat): NZ$640/wk",
+                                  "Landlord has put the rent on the Aro Valley flat up to NZ$685 a week from 1 August")

@@ -124,9 +124,19 @@ def restated(old: str, new: str) -> bool:
         yuan = any(v.endswith(" cny") for v in amount.values["qty"])
         if yuan != bool(_CJK_UNIT.search(bare)):
             return False
-    if samefact.overlap(old, new)[0] < RESTATED_SHARED or judged.one_off_against_standing(old, new):
+    if samefact.overlap(old, new)[0] < RESTATED_SHARED or judged.one_off_against_standing(old, new) \
+            or _someone_elses(old, new):
         return False
     return _subject(old, new) and value_changed(old, new)
+
+
+def _someone_elses(old: str, new: str) -> bool:
+    """Whether the newer text says whose the fact is (a relative, someone by name: kinds'
+    people, not the speaker nor a landlord, who sets what one pays) where the older names
+    no one: another's fact, not one's own said anew (公积金 月缴 2240 / 老公单位 公积金比例 7%,
+    heldout50). A terse note that leaves out the older's owner still restates it (妈妈每天打
+    胰岛素12个单位 / 胰岛素 16单位/天)."""
+    return not kinds.named(old).get("people") and bool(kinds.named(new).get("people", frozenset()) - {"me", "landlord"})
 
 
 def _subject(old: str, new: str) -> bool:
