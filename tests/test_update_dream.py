@@ -330,3 +330,9 @@ def test_another_persons_value_is_no_restatement_of_ones_own():
     assert dream_updates.restated("妈妈每天打胰岛素12个单位。", "胰岛素 16单位/天")
     assert dream_updates.restated("rent (Aro Valley flat): NZ$640/wk",
                                   "Landlord has put the rent on the Aro Valley flat up to NZ$685 a week from 1 August")
+
+
+@pytest.mark.parametrize("text", ["爸妈的邮轮改签了，推迟到7月15号走", "x-t3 闲鱼价格降成5200了 还是没人问",
+                                  "表妹最后没报华师大，临时转报了南京师范大学", "月供一下子少到3,580了"])
+def test_cues_read_off_heldout50(text):
+    assert dream_updates.cue(text) is not None

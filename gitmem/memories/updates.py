@@ -52,6 +52,7 @@ CUES_ZH = (
     "已经", "改名", "迁到", "调到", "升级", "提高到", "降到", "降低到", "增加到", "减少到", "调整为", "调整到",
     "辞职", "涨了", "涨到", "别再", "不去了",
     "换人", "续租", "延期", "今年开始",  # consolidation_v46, v47
+    "推迟", "改签", "降成", "转报", "少到",  # consolidation_v50
 )
 # Cues that say little alone ("I have a new idea", "now I see"): dream supersedes on them
 # only at its full update threshold (gitmem.lifecycle.updates), and recall's stricter
