@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from gitmem.lifecycle.values import MONTHS, WEEKDAYS
+from gitmem.core.calendar import MONTHS, WEEKDAYS
 
 _MODEL = re.compile(r"\b([A-Z][A-Za-z]+)\s+(\d{1,3})\b(?![.,:/]\d)")  # "OnePlus 12", "Pixel 8"
 

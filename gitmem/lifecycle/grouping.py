@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gitmem.core.calendar import MONTHS, WEEKDAYS
 from gitmem.lifecycle import alignment, samefact, synonyms, updates, values, zh_names
 from gitmem.memories import updates as judged
 
@@ -261,12 +262,13 @@ def close_enough(a: str, b: str, s: float, threshold: float, margin: float, cjk_
 
 def _beyond_words(a: str, b: str) -> bool:
     """Two Chinese texts (or notes with Chinese in them) that are one fact by what they
-    share besides words: one event (_one_event) or one record (_one_record)."""
-    return _one_event(a, b) or _one_record(a, b)
+    share besides words: one event (_one_event) or one reference (_one_reference)."""
+    return _one_event(a, b) or _one_reference(a, b)
 
 
-def _one_record(a: str, b: str) -> bool:
-    """Two texts sharing a reference and what it is booked or paid for: a code, a date and
+def _one_reference(a: str, b: str) -> bool:
+    """(How near two texts are, for grouping; samefact._one_record is another question: whether
+    names that differ still make one record.) Two texts sharing a reference and what it is booked or paid for: a code, a date and
     one more measured value ("毕业答辩：5月23日 14:30，经管楼B312" / "thesis defense 5/23 2:30pm
     经管B312"; not a model and its settings, "曼特宁 V60 1:15 92℃" / "耶加雪菲…V60…1:15，水温92度"),
     or a number of six digits or more (an order, an account) and a measured value
@@ -320,7 +322,7 @@ def capitals_shared(a: str, b: str) -> bool:
         held = {w[:samefact.PREFIX] for w in other.words}
         for m in _CAPITALISED.finditer(x):
             w = re.sub(r"['’]s?$", "", synonyms.one_word(m[0].lower()))
-            if w not in samefact.STOP and w not in values.MONTHS and w not in values.WEEKDAYS \
+            if w not in samefact.STOP and w not in MONTHS and w not in WEEKDAYS \
                     and w[:samefact.PREFIX] not in held:
                 return False
     return True

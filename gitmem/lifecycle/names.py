@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gitmem.core.calendar import MONTHS, WEEKDAYS
 from gitmem.lifecycle import shortforms, values, zh_names
 from gitmem.lifecycle.synonyms import NICKNAMES
-from gitmem.lifecycle.values import MONTHS, WEEKDAYS
 
 # Words that carry no entity: function words, light verbs, note-taking preambles.
 # Chinese is read a character at a time: particles, pronouns and the commonest function

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
+from gitmem.core.calendar import MONTHS, WEEKDAYS
 from gitmem.lifecycle import kinds
 from gitmem.lifecycle.shortforms import HEAD, OPENER, TAG, capitals, lower_names_other, nickname_of, word_held
-from gitmem.lifecycle.values import MONTHS, NUMBER_WORDS, WEEKDAYS
+from gitmem.lifecycle.values import NUMBER_WORDS
 
 
 def names_other(only: set[str], x: str, fx, y: str, fy, stop: frozenset[str], field: bool = False) -> bool:

@@ -37,17 +37,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gitmem.core.calendar import MONTHS, WEEKDAYS, alternation
 from gitmem.lifecycle import clock, money, monthdays, quantities, zh_numbers
 from gitmem.lifecycle.quantities import COUNTERS, fmt as _fmt  # noqa: F401 (COUNTERS: read as values.COUNTERS)
 from gitmem.lifecycle.spans import BLANK, ascii_re as _re, take as _take
 
-MONTHS = {m: i for i, names in enumerate((
-    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
-    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
-    ("oct", "october"), ("nov", "november"), ("dec", "december")), 1) for m in names}
-WEEKDAYS = {d: i for i, names in enumerate((("mon", "monday"), ("tue", "tues", "tuesday"),
-            ("wed", "wednesday"), ("thu", "thur", "thurs", "thursday"), ("fri", "friday"),
-            ("sat", "saturday"), ("sun", "sunday"))) for d in names}
 # A unit and the words for it (lower case). Chinese 年 after a four-digit number is a
 # year, not two years: dates are read before quantities.
 UNITS = {
@@ -105,7 +99,7 @@ _LEAD_DOT = _re(r"(?<![\w.,:/$£€¥])\.(\d+)\b(?![.,]\d)")
 _MULTIPLIER = _re(rf"({_N})\s*(k|grand|thou|lakhs?|lacs?|crores?|千|万|萬|亿|w(?=\s?[块元]))(?![a-z0-9]|[克米])")  # 25 千克: kg; 3k729 a code; 2w块 2万
 _MULT = {"k": 1000, "grand": 1000, "thou": 1000, "千": 1000, "万": 10000, "萬": 10000, "w": 10000, "亿": 100000000, **money.LAKH}
 
-_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
+_MONTH_RE = alternation(MONTHS)
 _DATES = [
     (_re(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"), "ymd"),
     (_re(r"(?:(\d{4}|(?<!\d)\d{2})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]"), "zh_ymd"),
@@ -137,7 +131,7 @@ _EN_MONTH = _re(r"\b(" + "|".join(_LONG_MONTHS)
                                                               "after", "of", "mid", "early", "late", "next",
                                                               "last", "this")) + r")(?:"
                 + "|".join(m for m in _SHORT_MONTHS if m != "may") + r"))\b\.?")
-_WEEKDAY = _re(r"\b(" + "|".join(sorted(WEEKDAYS, key=len, reverse=True)) + r")s?\b")
+_WEEKDAY = _re(r"\b(" + alternation(WEEKDAYS) + r")s?\b")
 _ZH_WEEKDAY = _re(rf"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天1-7])|(?<=[\d日号{BLANK}])\s*[（(]([一二三四五六日天])[)）]")  # 10/16(四)
 # A measure's unit word after a number ("RMG 100 km"), from UNITS
 _UNIT_AFTER = re.compile(r"\s*(?:" + "|".join(sorted((re.escape(w) for w, u in _UNIT_OF.items()

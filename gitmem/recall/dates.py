@@ -8,15 +8,11 @@ import unicodedata
 
 import numpy as np
 
+from gitmem.core.calendar import MONTHS, alternation
 from gitmem.core.tokens import CJK_CHAR
 from gitmem.index import Snapshot
 
-_MONTHS = {m: i for i, m in enumerate(("january february march april may june july august september "
-                                       "october november december").split(), 1)}
-_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
-_MONTHS["sept"] = 9
-_MON = r"(january|february|march|april|may|june|july|august|september|october|november|december|" \
-       r"jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+_MON = rf"({alternation(MONTHS)})\.?"
 _DATE_PATTERNS = [
     ("ymd", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
     ("dmy", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MON},?\s+(\d{{4}})\b", re.I)),
@@ -41,13 +37,13 @@ def query_window(query: str, now: float) -> tuple[float, float, str] | None:
                 a = dt.datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=dt.timezone.utc)
                 b = a + dt.timedelta(days=1)
             elif kind == "dmy":
-                a = dt.datetime(int(m[3]), _MONTHS[m[2].lower()], int(m[1]), tzinfo=dt.timezone.utc)
+                a = dt.datetime(int(m[3]), MONTHS[m[2].lower()], int(m[1]), tzinfo=dt.timezone.utc)
                 b = a + dt.timedelta(days=1)
             elif kind == "mdy":
-                a = dt.datetime(int(m[3]), _MONTHS[m[1].lower()], int(m[2]), tzinfo=dt.timezone.utc)
+                a = dt.datetime(int(m[3]), MONTHS[m[1].lower()], int(m[2]), tzinfo=dt.timezone.utc)
                 b = a + dt.timedelta(days=1)
             elif kind == "my":
-                y, mo = int(m[2]), _MONTHS[m[1].lower()]
+                y, mo = int(m[2]), MONTHS[m[1].lower()]
                 a = dt.datetime(y, mo, 1, tzinfo=dt.timezone.utc)
                 b = dt.datetime(y + (mo == 12), mo % 12 + 1, 1, tzinfo=dt.timezone.utc)
             elif kind == "y":
