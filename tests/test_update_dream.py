@@ -336,3 +336,9 @@ def test_another_persons_value_is_no_restatement_of_ones_own():
                                   "表妹最后没报华师大，临时转报了南京师范大学", "月供一下子少到3,580了"])
 def test_cues_read_off_heldout50(text):
     assert dream_updates.cue(text) is not None
+
+
+@pytest.mark.parametrize("text", ["Choir hall: 5 marketing stalls", "3 separate rooms", "we have 2 decks"])
+def test_a_number_before_a_word_that_starts_like_a_month_is_no_calendar_day(text):
+    """The calendar-day reader took "5 marketing" for 5 March ("mar" + any letters)."""
+    assert not updates.one_off_against_standing("Choir practice is every Tuesday in the hall.", text)

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from gitmem.core.calendar import MONTHS, WEEKDAYS, alternation
 from gitmem.core.tokens import CJK_CHAR, CJK_STOP_CHARS, tokenize
 
 # Words that say a fact changed: the one list, per language, that the write-time report,
@@ -160,8 +161,8 @@ def strong_cues(text: str) -> tuple[str, ...]:
 # "Date = 2025-06-12", "Wednesday 4 February 2026", 17/10, 6月12日): two facts, neither the
 # update of the other ("Night Kitchen — Thursdays, 10pm till midnight" / "Night Kitchen booking:
 # … Date = 2025-06-12; Slot = 22:15", a heldout49 pair dream superseded and recall put first).
-_DAY = r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*"
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DAY = rf"(?:{alternation(WEEKDAYS)})"
+_MONTH = rf"(?:{alternation(MONTHS)})\.?"
 _STANDING = re.compile(rf"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\b(?:every|each)\s+(?:other\s+)?"
                        rf"(?:day|night|week|weekday|morning|evening|{_DAY})\b|\bweekly\b|\bnightly\b"
                        rf"|\b{_DAY}\s*(?:[–—-]|to)\s*{_DAY}\b|每(?:个)?(?:周|星期|礼拜|天|晚|日)", re.I)
