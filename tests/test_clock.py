@@ -159,3 +159,40 @@ def test_two_lunar_birthdays_of_an_uncle_and_his_wife_are_two_facts():
     assert samefact.conflict("三舅的生日是农历八月十二。", "三舅妈生日 农历八月十二") == "entities differ"
     assert samefact.conflict("三舅的生日是农历八月十二。", "三舅生日 农历八月十二") is None
     assert samefact.conflict("三舅的生日是农历八月十二。", "三舅生日 农历八月十三") == "values differ"
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # 9:00 is read 9:00 or 21:00, 11点半 11:30 or 23:30: readings of one time on each side agree
+    ("【通知】无偿献血活动 时间：2025年9月12日 9:00—11:30 地点：办公楼一层大厅", "9月12日献血 早上9点开始 11点半结束 就在楼下大堂", True),
+    ("Choir practice at 7am in the hall.", "Choir practice at 7pm in the hall.", False),  # one dial, no reading in common
+    ("Choir 7:00 in the hall, till 9:00", "Choir 7:00 in the hall, till 10:00", False),
+])
+def test_times_read_both_ways_agree_with_either_reading(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=0, max_value=23), st.integers(min_value=0, max_value=23), st.sampled_from([0, 15, 30, 45]))
+def test_two_times_on_the_clock_differ_unless_one_time(h1, h2, m):
+    a, b = f"Swim lesson at {h1:02d}:{m:02d}.", f"Swim lesson at {h2:02d}:{m:02d}."
+    assert (samefact.conflict(a, b) is None) is (h1 == h2)
+
+
+def test_a_seat_number_is_no_day_of_the_month():
+    assert not {v for v in values.extract("长安大戏院二楼三排十一号")[0] if v.startswith("mday:")}
+    assert samefact.conflict("锁麟囊 11/22 19:15 长安 2楼3排11座 ¥380",
+                             "给妈妈买了《锁麟囊》的票，11月22日晚上七点一刻，长安大戏院二楼3排11号，380元。") is None
+
+
+def test_a_word_quantulum_cannot_read_is_no_unit():
+    assert samefact.conflict("cozumel snorkel wed 2/11 10:15am pier $89pp",
+                             "snorkeling in cozumel on the 11th, quarter past ten at the pier, eighty-nine a head") is None
+
+
+@pytest.mark.parametrize("text, want", [
+    ("drop-off is eight fifteen in the morning", {"time:8:15"}),
+    ("class at seven forty-five pm", {"time:19:45"}),
+    ("dress fitting #3 (final) — Bellamy — 8/2 11am", {"time:11:00"}),  # "2 11am" is a date's day and a time
+])
+def test_an_hour_and_minutes_said_as_two_numbers_before_the_part_of_the_day(text, want):
+    assert times(text) == want

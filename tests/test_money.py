@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.lifecycle import samefact
+from gitmem.lifecycle import samefact, values
 
 
 def _money(text: str) -> frozenset[str]:
@@ -64,3 +64,27 @@ def test_indian_grouping_and_lakh_agree(lakh, rest):
 ])
 def test_one_amount_in_two_notations_is_one_fact(a, b, same):
     assert (samefact.conflict(a, b) is None) is same
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=99), st.integers(min_value=1, max_value=99))
+def test_lakh_said_with_thousands_is_one_amount(lakh, thousands):
+    """"one lakh eighty-five thousand" is 185000 (text2num wrote "1 lakh 85000", then read 10000085000)."""
+    from num2words import num2words
+
+    said = f"Rupees {num2words(lakh)} lakh {num2words(thousands)} thousand only"
+    assert f"num:{lakh * 100000 + thousands * 1000}" in values.extract(said)[0], said
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("公积金贷款批下来了，65万，25年，利率2.85%。", "gjj贷款批了 65w 25年 2.85", True),  # 65w after Chinese is 65万
+    ("公积金贷款批下来了，65万，25年，利率2.85%。", "gjj贷款批了 55w 25年 2.85", False),
+    ("The Eaglewood Golf Club annual subscription is ₹1,85,000, due 31st March 2026.",
+     "Rupees one lakh eighty-five thousand only for Eaglewood membership, deadline end of March.", True),
+])
+def test_ten_thousands_and_lakhs_said_the_short_and_the_long_way(a, b, same):
+    assert (samefact.conflict(a, b) is None) is same
+
+
+def test_watts_after_chinese_stay_watts():
+    assert "num:65" in values.extract("买了个65w快充充电头")[0]

@@ -135,3 +135,20 @@ def test_a_possessive_of_a_time_or_of_anyone_is_no_name(text):
     from gitmem.lifecycle.names import names_of
 
     assert names_of(text) == frozenset()
+
+
+def test_a_note_opening_with_a_thing_to_do_names_no_one():
+    from gitmem.lifecycle import samefact
+
+    a = ("My next blood donation is Tuesday the 9th of September at ten past six in the evening, "
+         "at the mobile clinic in the Hodson Bay Hotel, Athlone.")
+    assert samefact.conflict(a, "give blood tue 9/9 18:10 hodson bay") is None
+    assert samefact.conflict("Ava's next dental cleaning is on October 14 at 10:30 a.m.",
+                             "liam cleaning at the dentist oct 14 10:30am") is not None
+
+
+def test_an_honorific_is_no_name_nor_a_word_of_one():
+    from gitmem.lifecycle import samefact
+
+    assert samefact.conflict("Our Satyanarayan puja at home is on Sunday 8 February at 9:30 am, with Pandit Joshi ji.",
+                             "puja sun 8/2, 9.30 am, joshi ji coming") is None

@@ -18,6 +18,7 @@ from gitmem.lifecycle.spans import BLANK, ascii_re as _re, take as _take
 _PERIOD = r"(a\.?m\b\.?|p\.?m\b\.?|in the morning|in the afternoon|in the evening|at night|tonight)"
 # "at 4:40", "tues 4:40 for her booster": no part of the day, both readings (no leading zero)
 _TIME_COLON = _re(rf"\b(\d{{1,2}}):(\d{{2}})(?::\d{{2}})?(?:\s*{_PERIOD})?(?![\d])")
+_TIME_SPOKEN = _re(rf"(?<![\d/.:,-])\b(\d{{1,2}}) ([0-5]\d)\s*{_PERIOD}")  # "eight fifteen in the morning" (read as 8 15)
 _TIME_DOT = _re(rf"\b(\d{{1,2}})\.(\d{{2}})\s*{_PERIOD}")
 _TIME_HOUR = _re(rf"\b(\d{{1,2}})\s*(?:o'?clock\s*)?{_PERIOD}")
 _TIME_OCLOCK = _re(r"\b(\d{1,2})\s*o'?clock\b")
@@ -181,6 +182,7 @@ def read(t: str, vals: list[str]) -> str:
     t = _take(_TIME_TO_AT, t, _quarter, vals)
     t = _take(_TIME_HALF_HOUR, t, lambda m: either_half(int(m[1]), 30, m[2]), vals)
     t = _take(_TIME_COLON, t, _colon, vals)
+    t = _take(_TIME_SPOKEN, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
     t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
     t = _TIME_DOT_DAY.sub(lambda m: _kept_day(m, vals), t)
     t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
@@ -210,3 +212,20 @@ def durations(t: str) -> str:
     t = _H_MM_SS.sub(lambda m: f"{int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])} seconds", t)
     t = _MIN_SEC.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
     return _MM_SS.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
+
+
+def times_differ(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two texts' clock times (`time:H:MM` values) say different times: each side
+    states a time of day the other does not, or both state one hour and minute of the dial
+    at no reading in common ("7am" / "7pm"). A time read both ways agrees with either
+    reading, so "9:00—11:30" (9:00 or 21:00) and 早上9点…11点半 (11:30 or 23:30) agree."""
+    def dial(ts: frozenset[str]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for v in ts:
+            h, m = v[5:].split(":")
+            out.setdefault(f"{int(h) % 12}:{m}", set()).add(v)
+        return out
+    da, db = dial(a), dial(b)
+    if any(not (da[k] & db[k]) for k in da.keys() & db.keys()):
+        return True
+    return bool(da.keys() - db.keys()) and bool(db.keys() - da.keys())

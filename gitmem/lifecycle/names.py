@@ -30,7 +30,7 @@ do does did has have had having will would can could should must may might shall
 what which who whom when where why how all any each every some also just only very too than then
 about into onto over under again always please note reminder fyi hold holds held happen happens
 happened take takes took get gets got make makes made go goes going keep kept being like likes liked
-prefer prefers call called named s t re ve ll d m""".split())
+prefer prefers call called named s t re ve ll d m ji""".split())
 
 _NAME = re.compile(r"[^\W\d_\u3400-\u9fff](?:[^\W\u3400-\u9fff]|['-])*")  # not into Chinese text
 _SENTENCE_END = re.compile(r"[.!?:;(]\s*$")

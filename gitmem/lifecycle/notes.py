@@ -150,6 +150,11 @@ def head_against_opener(note: str, words_note: frozenset[str], text: str, words_
         and not held(h, words_text) and not held(f, words_note)
 
 
+# A note's first word that is a thing to do, not whose the note is: "give blood tue 9/9 18:10 hodson bay"
+TODO_VERBS = frozenset("give get buy pay book call pick take send drop renew collect cancel bring check ring order "
+                       "return meet visit post fetch ask tell email phone print sign submit".split())
+
+
 def opener_against_subject(note: str, full: tuple[str, ...], only: set[str], words_text: frozenset[str],
                            stop: frozenset[str]) -> bool:
     """Whether a lower-case `note` (its tokens `full`) opens with a word the other text
@@ -162,7 +167,7 @@ def opener_against_subject(note: str, full: tuple[str, ...], only: set[str], wor
     if len(full) < 2 or not full[0].isalpha() or not full[1].isalpha():
         return False
     w = full[0]
-    if len(w) < 3 or w in stop or kinds.named(w) or word_held(w, words_text, prefixes=True) \
+    if len(w) < 3 or w in stop or w in TODO_VERBS or kinds.named(w) or word_held(w, words_text, prefixes=True) \
             or full[1] in stop or not word_held(full[1], words_text):
         return False
     return any(n not in note.replace("-", "") for n in only)  # "Hob warranty claim: WC 772914" / "… wc772914"

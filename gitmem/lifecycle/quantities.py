@@ -60,8 +60,10 @@ def units(text: str) -> dict[str, frozenset[str]]:
     names ("2.5" -> {"cubic centimetre"}); {} for a text without Latin letters."""
     out: dict[str, set[str]] = {}
     for value, name, surface in _found(text):
-        # "a day" is one day by article, not by number; a bare number has no unit to compare
-        if name == "dimensionless" or not _DIGIT_OR_WORD.search(surface) or isinstance(value, complex):
+        # "a day" is one day by article, not by number; a bare number has no unit to compare;
+        # a unit of a word quantulum3 could not read ("eighty-nine a head": per hour per unk per day) is none
+        if name == "dimensionless" or not _DIGIT_OR_WORD.search(surface) or isinstance(value, complex) \
+                or "unk" in name.split():
             continue
         out.setdefault(fmt(float(value)), set()).add(name)
     return {k: frozenset(v) for k, v in out.items()}

@@ -6,7 +6,7 @@ forms (Bob / Robert, 小张 / 张伟), and what differs in value or entity is fo
 
 - values (dates, months, years, times, quantities, numbers, addresses) of one kind where each
   side states one the other does not (known against known): "15 minutes" / "24 minutes",
-  "9:30" / "10:15", "25 MB" / "25 GB"; a value only one side states, or cannot be read there,
+  "9:30" / "10:15", "7am" / "7pm", "25 MB" / "25 GB"; a value only one side states, or cannot be read there,
   is unknown on that side, not different ("Rent is $1,200." / "Rent is $1,200, due on the
   1st"); a number shared with two units, as quantulum3 reads them ("25 ml" / "25 litres");
 - names (gitmem.lifecycle.names: capitalised words, not a sentence's first; Chinese names) on
@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from gitmem.lifecycle import alignment, codes, kinds, monthdays, notes, quantities, shortforms, synonyms, values, zh_names
+from gitmem.lifecycle import alignment, clock, codes, kinds, monthdays, notes, quantities, shortforms, synonyms, values, zh_names
 from gitmem.lifecycle.names import STOP, ZH_STOP, identifiers_differ, initialled, names_of
 from gitmem.lifecycle.relatives import owner_added, relative_added
 from gitmem.lifecycle.synonyms import NICKNAMES
@@ -39,8 +39,7 @@ PREFIX = 5
 _CJK = alignment.HAN
 # Values specific enough that two texts sharing one are likely about one fact.
 SPECIFIC = frozenset({"date", "time", "qty", "addr", "year", "code", "mday"})
-# Shared kinds of measured value that make two texts naming different things one record (_one_record)
-RECORD_KINDS = 2
+RECORD_KINDS = 2  # shared kinds of measured value that make two texts naming different things one record
 WEAK = frozenset({"day", "month"})
 
 _WORDS = re.compile(r"[a-z][a-z0-9'_-]*|[0-9]+[a-z][a-z0-9]*")
@@ -275,7 +274,8 @@ def conflict(a: str, b: str, beside_values: bool = False, beside_names: bool = F
             if all(fx.values[kind] - fy.values[kind] - frozenset().union(*values.raw_numbers(y).values())
                    - values.told_by(fx.values[kind], fy.values) for fx, fy, y in ((fa, fb, b), (fb, fa, a))):
                 return "values differ"
-        elif fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]:
+        elif (clock.times_differ(fa.values[kind], fb.values[kind]) if kind == "time"
+              else fa.values[kind] - fb.values[kind] and fb.values[kind] - fa.values[kind]):
             return "values differ"
     if not beside_values and (monthdays.differ(fa.values, fb.values) or monthdays.differ(fb.values, fa.values)):
         return "values differ"

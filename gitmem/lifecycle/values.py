@@ -21,11 +21,10 @@ when a value differs. `extract(text)` reads, in order, and blanks out of the tex
   "25 MB" and "26" differ;
 - any other number: `num:N`.
 
-Forms read since the fourth pass: 廿/卅, digits with Chinese multipliers (3千5百), N个半 and
-4小时30分钟 (4.5 hours), a two-digit year with month and day (26年5月31号), a currency
-code before the number (GBP 1850), twice / thrice, a hyphenated unit (thirteen-hour),
-minutes to or past midnight and noon, 晚 / 早 as periods; patterns use ASCII word
-boundaries (Python's \b takes a Chinese character for a letter, so 每晚21:30 was not read).
+Also read: 廿/卅, 3千5百, 65w after Chinese, N个半, 4小时30分钟 (4.5 hours), 26年5月31号, GBP 1850,
+twice / thrice, thirteen-hour, "one lakh eighty-five thousand", minutes to or past midnight
+and noon, 晚 / 早 as periods; patterns use ASCII word boundaries (Python's \b takes a
+Chinese character for a letter, so 每晚21:30 was not read).
 Units beyond these lists are quantulum3's (gitmem.lifecycle.quantities).
 
 Values are `kind:value` strings; the text comes back casefolded with each value replaced
@@ -97,6 +96,8 @@ _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
 # A decimal written without its leading zero ("holdout AUC .873", "a .5 mm nib"): 0.873
 _LEAD_DOT = _re(r"(?<![\w.,:/$£€¥])\.(\d+)\b(?![.,]\d)")
 _MULTIPLIER = _re(rf"({_N})\s*(k|grand|thou|lakhs?|lacs?|crores?|千|万|萬|亿|w(?=\s?[块元]))(?![a-z0-9]|[克米])")  # 25 千克: kg; 3k729 a code; 2w块 2万
+_ZH_WAN = _re(rf"(?:(?<=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff]\s))({_N})w(?=\s|$|[,，。;；/、）)])")
+_WATTS = re.compile(r"充|瓦|功率|灯|电源|插头|电器")  # 65w after Chinese is 65万 (gjj贷款批了 65w), not watts
 _MULT = {"k": 1000, "grand": 1000, "thou": 1000, "千": 1000, "万": 10000, "萬": 10000, "w": 10000, "亿": 100000000, **money.LAKH}
 
 _MONTH_RE = alternation(MONTHS)
@@ -268,7 +269,12 @@ def _english_numbers(t: str) -> str:
         t = _alpha2digit()(t, "en", threshold=0)
     except (ValueError, TypeError):  # the library's own failure on odd input: keep the words
         return t
+    t = _LAKH_PARTS.sub(lambda m: m[0] if m[4] and not m[2].startswith("crore") else
+                        _fmt(float(m[1]) * money.LAKH[m[2]] + float(m[3]) * (money.LAKH[m[4]] if m[4] else 1)), t)
     return _DOZEN.sub(lambda m: _fmt(float(m[1] or (0.5 if m[0].startswith("half") else 1)) * 12), t)
+
+
+_LAKH_PARTS = _re(r"\b(\d+) (crores?|lakhs?|lacs?) (?:and )?(\d{1,5})(?: (lakhs?|lacs?))?\b(?!\.\d| crore| lakh| lac)")  # text2num's "1 lakh 85000": one amount
 
 
 def _date(m: re.Match, kind: str) -> list[str] | None:
@@ -429,6 +435,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = zh_numbers.mixed(t)
         t = money.half_thousands(_HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t)))
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)  # after the half: 2.5 grand
+        t = t if _WATTS.search(t) else _ZH_WAN.sub(lambda m: _fmt(float(m[1]) * 10000), t)
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
         t = _DIGIT_GROUPS.sub(lambda m: _joined(m[0]), t)
         t = clock.durations(t)
