@@ -196,3 +196,16 @@ def test_a_word_quantulum_cannot_read_is_no_unit():
 ])
 def test_an_hour_and_minutes_said_as_two_numbers_before_the_part_of_the_day(text, want):
     assert times(text) == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=0, max_value=9), st.integers(min_value=0, max_value=59), st.integers(min_value=0, max_value=59))
+def test_hours_minutes_and_seconds_with_letters_are_the_colon_duration(h, m, s):
+    """"1h 38m 42s" and "1:38:42" (heldout48: a half marathon's time written both ways)."""
+    lettered = {v for v in values.extract(f"Tweed Half: {h}h {m}m {s}s")[0] if v.startswith("qty:")}
+    assert lettered == {f"qty:{h * 3600 + m * 60 + s} [time]"}
+
+
+def test_an_ordinal_before_a_person_counter_is_no_count():
+    assert not {v for v in values.extract("市第二人民医院门诊楼")[0] if v.endswith(" people")}
+    assert "qty:5 people" in values.extract("我们5人去")[0]

@@ -80,6 +80,21 @@ def test_a_cued_statement_linked_to_several_older_memories_replaces_none():
     assert [(p["old"], p["by"], p.get("held")) for p in one] == [("a", "c", None)]   # one claim stands
 
 
+def test_a_cued_statement_plainly_about_one_of_several_older_memories_replaces_that_one():
+    """heldout51: 以后咪咪打疫苗都去…爪爪宠物诊所 shares 咪咪, 安心 and 宠物 with the old clinic and only
+    小区 with the parcel locker's hours; 小番茄不再隔天浇…早晚各浇一次 shares as much with 小将军…早晚各两条
+    as with the tomatoes it updates: which one it replaces is no plainer there, so neither."""
+    items = _items(("a", "咪咪每年三月在安心宠物医院打猫三联。", 0.0),
+                   ("b", "小区快递驿站在北门物业楼一楼，晚上九点关门。", 10 * DAY),
+                   ("c", "以后咪咪打疫苗都去小区对面的爪爪宠物诊所，不再跑安心那么远了", 120 * DAY))
+    got = dream_updates.update_pairs(items, [(0.74, 0, 2), (0.6, 1, 2)], 0.55)
+    assert [(p["old"], p["by"], p.get("held")) for p in got] == [("a", "c", None)]
+    tied = _items(("a", "阳台上那箱小番茄每两天浇一次水。", 0.0), ("b", "小将军一天四条面包虫，早晚各两条", 10 * DAY),
+                  ("c", "入伏了，小番茄不再隔天浇，现在每天早晚各浇一次", 120 * DAY))
+    got = dream_updates.update_pairs(tied, [(0.85, 0, 2), (0.83, 1, 2)], 0.55)
+    assert [(p["old"], p["by"], p.get("held")) for p in got] == [("a", "c", True), ("b", "c", True)]
+
+
 def test_a_merged_group_is_one_statement_however_many_of_its_members_claim():
     """Dream gives a merged group's members their survivor's id: two of them claiming two
     older memories is one statement replacing several (heldout39: a payout note archived
@@ -342,3 +357,8 @@ def test_cues_read_off_heldout50(text):
 def test_a_number_before_a_word_that_starts_like_a_month_is_no_calendar_day(text):
     """The calendar-day reader took "5 marketing" for 5 March ("mar" + any letters)."""
     assert not updates.one_off_against_standing("Choir practice is every Tuesday in the hall.", text)
+
+
+def test_the_zeros_of_two_clock_times_are_no_shared_subject():
+    assert "00" not in updates.subject("周五 14:00 爸 麻将 活动室", "时间：2025年9月12日 9:00—11:30 地点：办公楼一层大厅")
+    assert "麻将" in updates.subject("周五 14:00 爸 麻将 活动室", "爸的麻将改到周六 15:00 了")

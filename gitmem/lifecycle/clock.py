@@ -199,6 +199,7 @@ def read_words(t: str, vals: list[str]) -> str:
 
 
 _H_MM = _re(r"\b(\d{1,2})h(\d{2})\b")  # 2h30: two and a half hours
+_H_M_S = _re(r"(?<![\d.])(\d{1,2})\s*h(?:rs?|ours?)?\s*(\d{1,2})\s*m(?:ins?|inutes?)?\s*(\d{1,2})\s*s(?:ecs?|econds?)?\b")  # 1h 38m 42s
 # 24m37s, 24 minutes 37 seconds, 24:37 where no clock reads it (24 and over): one duration
 _MIN_SEC = _re(r"(?<![\d.])(\d+)\s*(?:m|mins?|minutes?)\s*(?:and\s+)?(\d{1,2})\s*(?:s|secs?|seconds?)\b")
 # 1:38:42, 01:38:42 (a race's chip time): hours, minutes and seconds, one duration
@@ -208,6 +209,7 @@ _MM_SS = _re(r"(?<![\d.:])(24(?!:00)|2[5-9]|[3-9]\d)(?::|m\s*)([0-5]\d)(?![\d:])
 
 def durations(t: str) -> str:
     """`t` (casefolded) with its durations in hours or seconds: 2h30, 1:38:42, 24m37s, 24:37."""
+    t = _H_M_S.sub(lambda m: f"{int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])} seconds", t)
     t = _H_MM.sub(lambda m: fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
     t = _H_MM_SS.sub(lambda m: f"{int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])} seconds", t)
     t = _MIN_SEC.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)

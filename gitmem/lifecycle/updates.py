@@ -279,6 +279,24 @@ def left_pairs(texts: Sequence[str], vecs: Any, known: list[tuple[float, int, in
     return list(heapq.merge(known, sorted(extra, key=lambda p: -p[0]), key=lambda p: -p[0]))
 
 
+# A cued successor linked to several older memories still replaces one that shares this
+# many terms with it where each other shares at most one (以后咪咪打疫苗都去…爪爪宠物诊所 shares
+# 咪咪, 安心, 宠物 with 咪咪每年三月在安心宠物医院打猫三联, only 小区 with the parcel locker's hours).
+PLAINLY_SHARED = 3
+
+
+def _shared(a: str, b: str) -> int:
+    return len(samefact.terms(a) & samefact.terms(b) - judged.GENERIC_ZH)
+
+
+def _plainly_its(old: int, new: int, best: dict, items: Sequence[Item]) -> bool:
+    """Whether `new`, claimed by several older memories in `best`, plainly updates `old`:
+    PLAINLY_SHARED terms in common, where every other claimant shares at most one."""
+    rivals = [o for o, (_, n, _) in best.items() if items[n].id == items[new].id and o != old]
+    return _shared(items[old].text, items[new].text) >= PLAINLY_SHARED and all(
+        _shared(items[o].text, items[new].text) <= 1 for o in rivals)
+
+
 def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
                  threshold: float, strong_floor: float | None = None) -> list[dict]:
     """Pairs (old, new) among `items` where `new` probably replaces `old`: cosine
@@ -333,9 +351,10 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     claims: dict[str, int] = {}
     for n in (n for _, n, _ in best.values()):
         claims[items[n].id] = claims.get(items[n].id, 0) + 1
+    plainly = {items[n].id: o for o, (_, n, _) in best.items() if claims[items[n].id] > 1 and _plainly_its(o, n, best, items)}
     held = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c, "held": True}
-            for o, (s, n, c) in best.items() if claims[items[n].id] > 1]
-    best = {o: v for o, v in best.items() if claims[items[v[1]].id] == 1}
+            for o, (s, n, c) in best.items() if claims[items[n].id] > 1 and items[n].id not in plainly]
+    best = {o: v for o, v in best.items() if claims[items[v[1]].id] == 1 or plainly.get(items[v[1]].id) == o}
     reworded = {o: [(s, n) for s, n in found if restated(items[o].text, items[n].text)
                     or renamed(items[o].text, items[n].text)]
                 for o, found in reworded.items() if o not in best and o not in slots}

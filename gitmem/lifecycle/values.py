@@ -157,18 +157,16 @@ _CODE_KEYED = re.compile(r"(?<![a-z0-9])[a-z0-9](?: [a-z0-9]){4,}(?![a-z0-9])")
 _COMPOUND = _re(rf"(?<![\d.])({_N})\s*(lbs?|ft|m|kg)\s+(?:and\s+)?({_N})\s*(oz|in|inches|cm|g)(?![a-z])")
 _PARTS = {("lb", "oz"): 16, ("lbs", "oz"): 16, ("ft", "in"): 12, ("ft", "inches"): 12, ("m", "cm"): 100,
           ("kg", "g"): 1000}
-# "55 in." at the end of a clause: inches (not "in" the preposition, which goes on)
-_INCH_IN = _re(rf"(?<![\d.])({_N})\s*in\b(?=\.?\s*(?:[,;)]|$))")
+_INCH_IN = _re(rf"(?<![\d.])({_N})\s*in\b(?=\.?\s*(?:[,;)]|$))")  # "55 in." ending a clause: inches
 _DIGIT = _re(r"\d")
 _HALF = _re(r"(\d+)\s*(?:个半|and a half\b)")  # 四个半小时, two and a half ml: n.5
-# "296 pounds 80" (two hundred and ninety-six pounds eighty), "5 dollars and 5 cents": one amount
+# "296 pounds 80", "5 dollars and 5 cents": one amount
 _MONEY_PARTS = _re(r"(?<![\d.])(\d+)\s*(pounds?|quid|dollars?|bucks|euros?)\s+(?:and\s+)?"
                    r"(?:(\d{2})|(\d{1,2})\s*(?:p|pence|cents?))\b(?![\d:/]|\.\d)")
 # "payments-api v4.2" / "payments api 4.2": one version; "yr5" / "Y5": one school year
 _VERSION = re.compile(r"\bv(\d+\.\d+(?:\.\d+)*)\b")
-# A release in three parts or more, after a "v" or a word that names a release ("patch
-# 1.3.0", "build 1.3.0", "PT v1.3.0"): one code, its trailing zeros dropped (1.3.0 is 1.3,
-# 1.3.1 another); not a dotted date ("07.03.2025"). "one-point-three" is 1.3.
+# A release in three parts or more after "v" or a release word ("patch 1.3.0", "PT v1.3.0"): one
+# code, trailing zeros dropped (1.3.0 is 1.3, 1.3.1 another); not "07.03.2025". "one-point-three" is 1.3.
 _VERSION_CODE = re.compile(r"(?:\b(?:version|ver|patch|build|release|firmware|update)\s*:?\s*|\bv)"
                            r"(\d+\.\d+(?:\.\d+)+)(?![.\d])")
 _SCHOOL_YEAR = re.compile(r"\b(?:yr|year)\s?(\d{1,2})\b(?![ -]\d)")  # yr 6, Year 11 / Y11 (not a code: YR1 1000)
@@ -357,6 +355,8 @@ def _compound(m: re.Match) -> str:
 
 def _counted(m: re.Match, out: list[str]) -> str:
     unit = _UNIT_OF[m[2]]
+    if unit == "people" and m.string[max(m.start() - 1, 0)] == "第":
+        return m[0]  # 第二人民医院, 第3名: an ordinal, no count
     out.extend(_qty(m[1], unit))
     return BLANK + m[2] if unit in COUNTERS and not m[2].isascii() else BLANK
 
