@@ -362,3 +362,4 @@ def test_a_number_before_a_word_that_starts_like_a_month_is_no_calendar_day(text
 def test_the_zeros_of_two_clock_times_are_no_shared_subject():
     assert "00" not in updates.subject("周五 14:00 爸 麻将 活动室", "时间：2025年9月12日 9:00—11:30 地点：办公楼一层大厅")
     assert "麻将" in updates.subject("周五 14:00 爸 麻将 活动室", "爸的麻将改到周六 15:00 了")
+    assert {"12", "302"} <= updates.subject("锦绣花园12栋302的租客每月房租3200元。", "12栋302 续租 月租3500")  # a flat's number is one

@@ -289,12 +289,11 @@ def _shared(a: str, b: str) -> int:
     return len(samefact.terms(a) & samefact.terms(b) - judged.GENERIC_ZH)
 
 
-def _plainly_its(old: int, new: int, best: dict, items: Sequence[Item]) -> bool:
-    """Whether `new`, claimed by several older memories in `best`, plainly updates `old`:
+def _plainly(claimants: list[int], new: int, items: Sequence[Item]) -> int | None:
+    """The one of several older memories claiming `new` that `new` plainly updates:
     PLAINLY_SHARED terms in common, where every other claimant shares at most one."""
-    rivals = [o for o, (_, n, _) in best.items() if items[n].id == items[new].id and o != old]
-    return _shared(items[old].text, items[new].text) >= PLAINLY_SHARED and all(
-        _shared(items[o].text, items[new].text) <= 1 for o in rivals)
+    shared = sorted(((_shared(items[o].text, items[new].text), o) for o in claimants), reverse=True)
+    return shared[0][1] if shared[0][0] >= PLAINLY_SHARED and shared[1][0] <= 1 else None
 
 
 def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
@@ -351,9 +350,13 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     claims: dict[str, int] = {}
     for n in (n for _, n, _ in best.values()):
         claims[items[n].id] = claims.get(items[n].id, 0) + 1
-    plainly = {items[n].id: o for o, (_, n, _) in best.items() if claims[items[n].id] > 1 and _plainly_its(o, n, best, items)}
+    claimants: dict[str, tuple[int, list[int]]] = {}
+    for o, (_, n, _) in best.items():
+        if claims[items[n].id] > 1:
+            claimants.setdefault(items[n].id, (n, []))[1].append(o)
+    plainly = {k: _plainly(olds, n, items) for k, (n, olds) in claimants.items()}
     held = [{"old": items[o].id, "by": items[n].id, "cosine": round(s, 4), "cue": c, "held": True}
-            for o, (s, n, c) in best.items() if claims[items[n].id] > 1 and items[n].id not in plainly]
+            for o, (s, n, c) in best.items() if claims[items[n].id] > 1 and plainly[items[n].id] is None]
     best = {o: v for o, v in best.items() if claims[items[v[1]].id] == 1 or plainly.get(items[v[1]].id) == o}
     reworded = {o: [(s, n) for s, n in found if restated(items[o].text, items[n].text)
                     or renamed(items[o].text, items[n].text)]

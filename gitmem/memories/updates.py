@@ -225,16 +225,16 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     果果现在改到…), not a speaker label, not a character and the particle after it (宝的),
     and in CJK text a word of two characters or more, not a lone character (上, 了) nor
     one made only of function characters (的是: "需求管理用的是 Jira" and "阳台现在种的是
-    番茄" share no subject; 我爸 is one) or only of numerals (五万, the 00 of 14:00), nor a GENERIC_ZH word
+    番茄" share no subject; 我爸 is one) or only of numerals (五万) nor a clock time's digits (00 in 14:00 / 9:00), nor a GENERIC_ZH word
     (下午: "爷爷每天下午五点吃晚饭" / "需求评审改到每周四下午三点了" share a time of day) nor
     a count or a frequency (_HOW_OFTEN: 一次, 每月)."""
     a, b = _body(older), _body(newer)
     found = cues(a) + cues(b)
     if cjk:  # a cue is cut out, not only its tokens: 在改 straddles 现在 and 改喝 / 改到; a count
         # ends a word (六人大帐 holds no 人大)
-        a, b = (_COUNT.sub(r"\g<0>，", _cut(x, found)) for x in (a, b))
+        a, b = (_CLOCK.sub("，", _COUNT.sub(r"\g<0>，", _cut(x, found))) for x in (a, b))  # 14:00 / 9:00 share no 00
     shared = (_words(a) & _words(b)) - _cue_words(found)
-    return {w for w in shared if _zh_word(w) and not w.isdigit() and not set(w) <= CJK_STOP_CHARS and w not in GENERIC_ZH
+    return {w for w in shared if _zh_word(w) and not set(w) <= CJK_STOP_CHARS and w not in GENERIC_ZH
             and not _HOW_OFTEN.fullmatch(w) and (w[-1] not in _PARTICLES or _after(w, a) & _after(w, b))} if cjk else shared
 
 
@@ -248,6 +248,7 @@ def _after(w: str, text: str) -> set[str]:
     return {text[m.end():m.end() + 1] for m in re.finditer(re.escape(w), text)} - {""}
 
 
+_CLOCK = re.compile(r"\d{1,2}[:：]\d{2}")
 # A count or a frequency is no subject either (跟阿哲每月见一次 / 脱敏针改成每四周打一次 share 一次)
 _HOW_OFTEN = re.compile(r"(?:[零〇一二两三四五六七八九十百千万\d]+|每)[次个天周月年回遍趟号点分]")
 _COUNT = re.compile(r"[零〇一二两三四五六七八九十百千万\d]+[人个只位条张台辆本间套]")
