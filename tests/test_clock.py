@@ -209,3 +209,14 @@ def test_hours_minutes_and_seconds_with_letters_are_the_colon_duration(h, m, s):
 def test_an_ordinal_before_a_person_counter_is_no_count():
     assert not {v for v in values.extract("市第二人民医院门诊楼")[0] if v.endswith(" people")}
     assert "qty:5 people" in values.extract("我们5人去")[0]
+
+
+def test_a_dates_day_before_a_dash_is_no_hour_of_a_span():
+    assert times("bluffers 5k - sat 7/19 - 8am start") == {"time:8:00"}  # not 19:00 to 8am
+    assert times("class 10 - 11am") == {"time:10:00", "time:11:00"}
+
+
+def test_a_clock_time_before_a_name_starting_with_a_multiplier_is_a_time():
+    """"07:00 千岛湖": 千 began the lake's name, and "00 千" was read as 0 thousand."""
+    assert times("9/14 07:00 千岛湖10K") == {"time:7:00"}
+    assert "num:20000" in values.extract("月薪 2 万")[0]

@@ -270,3 +270,42 @@ def test_counts_measure_only_counts_and_a_span_of_days_holds_its_first_day(a, b,
 ])
 def test_a_model_code_against_a_name_and_another_number(a, b, same):
     assert (samefact.conflict(a, b) is None) is same
+
+
+def test_a_flats_number_is_no_model_against_a_code():
+    assert samefact.conflict("Our £1,740 deposit for Flat 3, 58 Ravensworth Road is protected with the DPS, "
+                             "reference DPS-118-44920.", "deposit: £1740 – DPS – ref DPS-118-44920") is None
+    assert samefact.conflict("s24 back cover ₹699", "The back cover for the user's OnePlus 12 cost ₹699.") is not None
+
+
+def test_a_rates_short_period_is_its_period():
+    """"£1280/wk": quantulum3 read pounds per watt kelvin, against "1.28k per week"."""
+    assert samefact.conflict("Reg – Oakmere – £1280/wk", "care fees for reg at oakmere: 1.28k per week") is None
+    assert samefact.conflict("Reg – Oakmere – £1280/wk", "care fees for reg at oakmere: 1.28k per month") is not None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("banana bread: 350F, 55 min, 9x5 pan", "My brown-butter banana bread bakes at 350°F for 55 minutes in a 9x5 loaf pan."),
+    ("Ordered 14 m² of Topps Tiles 'Harlow' sage metro tiles for the kitchen splashback, £612 in total, order TT-5520941.",
+     "kitchen tiles: Harlow sage metro, 14 sqm, £612 (TT-5520941)"),  # and "Ordered 14" is no make and model
+    ("Our 20-foot container with Crown Relocations leaves Durban on 3 February, booking reference CRN-778215.",
+     "Crown - 20ft container ex Durban 03/02/2026, ref CRN-778215"),
+])
+def test_units_as_people_write_them_and_a_first_word_before_a_number(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+def test_a_make_and_model_opening_a_note_still_differs_from_a_code():
+    assert samefact.conflict("s24 back cover ₹699", "OnePlus 12 back cover ₹699") is not None
+
+
+def test_a_rooms_three_digit_number_still_tells_two_notes_of_one_course_apart():
+    """heldout43: the coursework's due date and the lecture's room share only ECON 110."""
+    assert samefact.conflict("Marks for the ECON 110 coursework are due on 12 December.",
+                             "My ECON 110 lecture is Tuesdays and Thursdays, 10:30 to 11:45 a.m., in Hadley Hall 204.") is not None
+
+
+def test_money_at_a_short_rate_agrees_with_the_same_money_whose_rate_is_unread():
+    assert samefact.conflict("TFSA auto-deposit: $500/mo → wealthsimple",
+                             "Wealthsimple TFSA: recurring deposit of 500 Canadian dollars every month.") is None
+    assert samefact.conflict("TFSA auto-deposit: $500/mo", "TFSA auto-deposit: 500 euros") is not None

@@ -58,7 +58,7 @@ _TIME_FOUR = _re(r"(?:(?:" + "|".join(rf"(?<={re.escape(w)})" for w in _FOUR_AFT
 # words" is a range of numbers)
 _FOUR_SPAN = _re(r"(?<![\d.,:/$£€¥-])0(\d)([0-5]\d)\s*[-–—]\s*([01]\d|2[0-3])([0-5]\d)(?![\d.,:/])")
 # "2-4pm", "10.30-12pm": the first hour of a span takes the second's part of the day
-_SPAN_EN = _re(rf"\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:-|–|—|to|till|until)\s*(?=\d{{1,2}}(?:[:.]\d{{2}})?\s*{_PERIOD})")
+_SPAN_EN = _re(rf"(?<![/.:-])\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:-|–|—|to|till|until)\s*(?=\d{{1,2}}(?:[:.]\d{{2}})?\s*{_PERIOD})")
 _ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|夜间|半夜|晚|早"  # 每晚21:30, 早8点
 # 9点20 (minutes written straight after), 9点 20分; not "16点 3号场" (a court)
 _ZH_TIME = _re(rf"({_ZH_PERIOD})?\s*(\d{{1,2}})\s*[点點时](?:(\d{{1,2}})(?!\s*[号個个位楼层岁])\s*分?|\s*(\d{{1,2}})\s*分|"

@@ -10,6 +10,10 @@ import re
 from gitmem.core.calendar import MONTHS, WEEKDAYS
 
 _MODEL = re.compile(r"\b([A-Z][A-Za-z]+)\s+(\d{1,3})\b(?![.,:/]\d)")  # "OnePlus 12", "Pixel 8"
+# ... not a place's label and a small number: "Flat 3", "Gate 12", "Platform 4" say where, not which
+# model ("Hadley Hall 204" still names a room no ECON 110 coursework note holds)
+_PLACES = frozenset("flat apt apartment unit room suite gate platform bay locker level floor block building "
+                    "house plot pitch court lane row seat stand table ward bed desk studio hall lot pier dock".split())
 
 
 def against_model(a: str, va: dict[str, frozenset[str]], b: str) -> bool:
@@ -19,7 +23,15 @@ def against_model(a: str, va: dict[str, frozenset[str]], b: str) -> bool:
     codes = va.get("code", frozenset())
     low = a.lower()
     return bool(codes) and any(m[1].lower() not in low and not any(m[2] in c for c in codes)
-                               and m[1].lower() not in MONTHS and m[1].lower() not in WEEKDAYS for m in _MODEL.finditer(b))
+                               and m[1].lower() not in MONTHS and m[1].lower() not in WEEKDAYS
+                               and not (m[1].lower() in _PLACES and len(m[2]) <= 2) and not _opener(m)
+                               for m in _MODEL.finditer(b))
+
+
+def _opener(m: re.Match) -> bool:
+    """Whether a _MODEL match is a text's first word and a number ("Ordered 14 m²", "Our
+    20-foot container"), not a make: only one capitalised inside (OnePlus) names one there."""
+    return not m.string[:m.start()].strip() and m[1][1:].islower()
 
 
 def against_number(va: dict[str, frozenset[str]], vb: dict[str, frozenset[str]]) -> bool:

@@ -22,6 +22,12 @@ from functools import lru_cache
 _LATIN = re.compile(r"[A-Za-z]")
 # "w/ gwen" is "with", "room 5 at two" no ampere-turns: quantulum3's readings of note-taking
 _WITH = re.compile(r"\bw/\s*", re.I)
+# A rate's short period, spelled out for quantulum3 ("£1280/wk" read as pounds per watt kelvin)
+_PER = re.compile(r"\s*/\s*(wk|mo|mth|yr|hr|hrs)\b", re.I)
+# ... and "350F" (farads), "14 sqm" (second quintal metres), as a person means them
+_FAHRENHEIT = re.compile(r"(\d)\s?F\b")
+_SQM = re.compile(r"(\d)\s?sq\.?\s?m\b", re.I)
+_PERIOD_WORD = {"wk": "week", "mo": "month", "mth": "month", "yr": "year", "hr": "hour", "hrs": "hour"}
 _MISREAD = frozenset({"ampere-turn", "coulomb"})  # ... nor "7 C" seven coulombs
 _DIGIT_OR_WORD = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                             r"twenty|thirty|forty|fifty|hundred|thousand|half|quarter)\b", re.I)
@@ -48,7 +54,8 @@ def _found(text: str) -> tuple[tuple[object, str, str], ...]:
     if not _LATIN.search(text) or not _DIGIT_OR_WORD.search(text):
         return ()
     try:
-        found = _parser().parse(_WITH.sub("with ", text))
+        text = _SQM.sub(r"\1 m²", _FAHRENHEIT.sub(r"\1 °F", _WITH.sub("with ", text)))
+        found = _parser().parse(_PER.sub(lambda m: " per " + _PERIOD_WORD[m[1].lower()], text))
     except (ValueError, KeyError, IndexError, AttributeError, TypeError):  # its own failures on odd input
         return ()
     return tuple((q.value, q.unit.name, q.surface) for q in found if q.unit.name not in _MISREAD)
@@ -102,7 +109,14 @@ def _agree(x: frozenset[str], y: frozenset[str]) -> bool:
     or money only one side says is a rate ("3,942 a year" / "3,942 Canadian dollars"), or
     dollars whose country only one side names ("$500" / "500 Canadian dollars")."""
     return bool(x & y) or any(u.startswith("per ") and (v.endswith(" " + u) or _currency(v))
-                              or _dollars(u, v) for p, q in ((x, y), (y, x)) for u in p for v in q)
+                              or _dollars(u, v) or _rate_unsaid(u, v) for p, q in ((x, y), (y, x)) for u in p for v in q)
+
+
+def _rate_unsaid(u: str, v: str) -> bool:
+    """Whether `u` is money at a rate and `v` the same money, or one country's dollars, with the
+    rate left unread ("$500/mo" / "500 Canadian dollars every month")."""
+    base = u.partition(" per ")[0]
+    return " per " in u and " per " not in v and _currency(base) and (v == base or _dollars(base, v))
 
 
 def _dollars(u: str, v: str) -> bool:
