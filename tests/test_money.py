@@ -88,3 +88,16 @@ def test_ten_thousands_and_lakhs_said_the_short_and_the_long_way(a, b, same):
 
 def test_watts_after_chinese_stay_watts():
     assert "num:65" in values.extract("买了个65w快充充电头")[0]
+
+
+@pytest.mark.parametrize("text, want", [
+    ("每个月要还一千二百四十五块八，分十二期", "qty:1245.8 cny"),  # heldout52: read as 1000245.8
+    ("两千三百块五", "qty:2300.5 cny"),
+    ("一万二千五百点五元", "qty:12500.5 cny"),
+])
+def test_yuan_and_jiao_after_thousands_are_one_amount(text, want):
+    assert want in values.extract(text)[0]
+
+
+def test_ten_thousands_as_w_before_a_bracket():
+    assert samefact.conflict("年终奖 3.86w（税后）", "年终奖金额：叁万捌仟陆佰元整（税后）") is None

@@ -153,11 +153,3 @@ def test_an_honorific_is_no_name_nor_a_word_of_one():
     assert samefact.conflict("Our Satyanarayan puja at home is on Sunday 8 February at 9:30 am, with Pandit Joshi ji.",
                              "puja sun 8/2, 9.30 am, joshi ji coming") is None
 
-
-def test_a_records_field_labels_name_nothing():
-    from gitmem.lifecycle import names, samefact
-
-    assert names.names_of("Order: WE-30417 | Status: refunded | Amount: GBP 42.80") == frozenset()
-    assert samefact.conflict("Refunded order WE-30417 in full, £42.80 back to the customer in Leeds.",
-                             "Order: WE-30417 | Status: refunded | Amount: GBP 42.80") is None
-    assert "status" in names.names_of("We met at Status Coffee in Leeds.")  # a name where no colon follows

@@ -96,7 +96,7 @@ _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
 # A decimal written without its leading zero ("holdout AUC .873", "a .5 mm nib"): 0.873
 _LEAD_DOT = _re(r"(?<![\w.,:/$£€¥])\.(\d+)\b(?![.,]\d)")
 _MULTIPLIER = _re(rf"(?<![\d:：.])({_N})\s*(k|grand|thou|lakhs?|lacs?|crores?|千|万|萬|亿|w(?=\s?[块元]))(?![a-z0-9]|[克米])")  # 25 千克: kg; 3k729 a code; 2w块 2万
-_ZH_WAN = _re(rf"(?:(?<=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff]\s))({_N})w(?=\s|$|[,，。;；/、）)])")
+_ZH_WAN = _re(rf"(?:(?<=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff]\s))({_N})w(?=\s|$|[,，。;；/、（）()])")
 _WATTS = re.compile(r"充|瓦|功率|灯|电源|插头|电器")  # 65w after Chinese is 65万 (gjj贷款批了 65w), not watts
 _MULT = {"k": 1000, "grand": 1000, "thou": 1000, "千": 1000, "万": 10000, "萬": 10000, "w": 10000, "亿": 100000000, **money.LAKH}
 

@@ -48,7 +48,7 @@ _ZH_HOUR_ZERO = re.compile(r"(小时|钟头)零(?=[一二三四五六七八九�
 _CLOCK_ZERO = re.compile(r"([点點])零([一二三四五六七八九])(?![零〇一二三四五六七八九十百千万])")  # 八点零五: 8点05
 
 # A Chinese decimal before a unit (七点四公斤, 一点五米): the number, not a clock time
-_ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百]+)点([零〇一二三四五六七八九]+)(?=\s*(?:"
+_ZH_DECIMAL = re.compile(r"([零〇一二两三四五六七八九十百千万]+)点([零〇一二三四五六七八九]+)(?=\s*(?:"
                          r"公斤|千克|克|斤|米|厘米|公分|毫米|公里|千米|升|毫升|万|亿|元|块|倍|个?小时|分钟|年|岁|%))")
 # 一小时, 两个钟头, 一个半小时: a lone 一 or 两 before a unit of two characters is a value
 _ZH_ONE_UNIT = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])([一两])(?=个半|个?小时|个?钟头|公斤|公里|千克|千米|厘米|公分|毫升)")
