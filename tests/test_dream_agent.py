@@ -167,15 +167,17 @@ def test_mcp_consolidate_plans_and_applies(filled, gm_home):
     assert {m.id for m in store.list()} == set(ids.values())
 
 
-DEPOSIT = ["Our £1,740 deposit for Flat 3, 58 Ravensworth Road is protected with the DPS, reference DPS-118-44920.",
-           "deposit: £1740 – DPS – ref DPS-118-44920",
-           "Deposit for Flat 3 (58 Ravensworth Rd): £1,740, DPS ref DPS-118-44920",
-           "the deposit's 1.74k and it's with the DPS, ref DPS-118-44920"]
+# heldout52: the booking's date and time run together into one number (21-02-2025 0705), which
+# the guard reads as a value the other three lack
+FLIGHT = ["For the Perth site audit I'm on Wattle Air WA 617, leaving Brisbane at 7:05 a.m. on Friday 21 February.",
+           "Perth audit flight - WA617, fri 21/2, 7.05am ex BNE",
+           "Booking ref KTR4QZ: Wattle Air 617 BNE→PER 21-02-2025 0705",
+           "flying out for the perth audit friday the 21st, five past seven in the morning, wattle air 617"]
 
 
 def test_a_paraphrase_the_rules_hold_apart_is_shown_with_their_merge_and_one_decision_takes_it_in(store, monkeypatch):
-    """The rules merge two of four rewordings and hold the others apart ("values differ":
-    they read 1.74k against £1,740 as two amounts). The plan shows all four in one group,
+    """The rules merge some of four rewordings and hold the others apart ("values differ":
+    a booking's date and time read as one long number). The plan shows all four in one group,
     the rules' merge as its suggestion and each pair held apart with why; an agent that
     merges the four leaves one memory (heldout40: the plan used to drop every pair one of
     whose memories a merge had taken, so no decision could reach them)."""
@@ -184,10 +186,10 @@ def test_a_paraphrase_the_rules_hold_apart_is_shown_with_their_merge_and_one_dec
     from gitmem.lifecycle import agentplan
 
     ids = store.import_items([{"text": t, "created": f"2024-05-0{i + 1}", "importance": 9}
-                              for i, t in enumerate(DEPOSIT)]).created
+                              for i, t in enumerate(FLIGHT)]).created
     plan_with = agentplan.make_plan
     monkeypatch.setattr(agentplan, "make_plan", lambda svc, scope, tip, now, counts:
-                        plan_with(svc, scope, tip, now, counts, EqualCosine(0.8, len(DEPOSIT))))
+                        plan_with(svc, scope, tip, now, counts, EqualCosine(0.8, len(FLIGHT))))
     plan = store.dream_plan()["scopes"]["main"]
     (group,) = [g for g in plan["groups"] if set(g["ids"]) & set(ids)]
     assert group["kind"] == "duplicates" and set(group["ids"]) == set(ids)
