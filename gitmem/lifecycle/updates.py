@@ -305,8 +305,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     different keys; or, with no cue in either, `slot_change` at `threshold` and
     SLOT_DAYS apart (cue SLOT_CUE), where no cued successor claims the old one and no
     other later text fits it as well. A cued successor that would replace more than one
-    older memory replaces none (one statement replaces one fact): such pairs come last,
-    marked "held", for the agent's plan. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
+    older memory replaces none (one statement replaces one fact), unless it plainly updates
+    one of them (_plainly); the others come last, marked "held", for the agent's plan. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
     "now" or "new") and the shared term suffice: "I drive a grey Golf" / "I sold the
     Golf and bought a Kia instead" sit at cosine 0.5. Each old memory gets its most
     similar successor; the list is ordered by cosine, highest first."""
