@@ -96,6 +96,12 @@ def either_half(h: int, m: int, period: str | None) -> list[str] | None:
     return [f"time:{h}:{m:02d}", f"time:{h + 12}:{m:02d}"]
 
 
+def _hour_minute(m: re.Match) -> list[str] | None:
+    """An hour, its minutes and a part of the day (groups 1-3): "7.45pm", "8 15 in the morning"."""
+    got = _time(int(m[1]), int(m[2]), m[3])
+    return [got] if got else None
+
+
 def _colon(m: re.Match) -> list[str] | None:
     if m[3] is None and len(m[1]) == 1:  # "4:40"; "10:00", "04:40" are a 24-hour clock's
         return either_half(int(m[1]), int(m[2]), None)
@@ -182,8 +188,8 @@ def read(t: str, vals: list[str]) -> str:
     t = _take(_TIME_TO_AT, t, _quarter, vals)
     t = _take(_TIME_HALF_HOUR, t, lambda m: either_half(int(m[1]), 30, m[2]), vals)
     t = _take(_TIME_COLON, t, _colon, vals)
-    t = _take(_TIME_SPOKEN, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
-    t = _take(_TIME_DOT, t, lambda m: [x for x in [_time(int(m[1]), int(m[2]), m[3])] if x] or None, vals)
+    t = _take(_TIME_SPOKEN, t, _hour_minute, vals)
+    t = _take(_TIME_DOT, t, _hour_minute, vals)
     t = _TIME_DOT_DAY.sub(lambda m: _kept_day(m, vals), t)
     t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
     t = _take(_TIME_OCLOCK, t, lambda m: either_half(int(m[1]), 0, None), vals)
@@ -207,11 +213,16 @@ _H_MM_SS = _re(r"(?<![\d.:])(0?\d):([0-5]\d):([0-5]\d)(?![\d:])(?!\s*[ap]\.?m\b)
 _MM_SS = _re(r"(?<![\d.:])(24(?!:00)|2[5-9]|[3-9]\d)(?::|m\s*)([0-5]\d)(?![\d:])")  # 24:00 is midnight
 
 
+def _seconds(m: re.Match) -> str:
+    """Hours, minutes and seconds (groups 1-3) as one duration in seconds."""
+    return f"{int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])} seconds"
+
+
 def durations(t: str) -> str:
     """`t` (casefolded) with its durations in hours or seconds: 2h30, 1:38:42, 24m37s, 24:37."""
-    t = _H_M_S.sub(lambda m: f"{int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])} seconds", t)
+    t = _H_M_S.sub(_seconds, t)
     t = _H_MM.sub(lambda m: fmt(int(m[1]) + int(m[2]) / 60) + " hours", t)
-    t = _H_MM_SS.sub(lambda m: f"{int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])} seconds", t)
+    t = _H_MM_SS.sub(_seconds, t)
     t = _MIN_SEC.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
     return _MM_SS.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} seconds", t)
 

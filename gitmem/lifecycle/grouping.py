@@ -267,12 +267,13 @@ def _beyond_words(a: str, b: str) -> bool:
 
 
 def _one_reference(a: str, b: str) -> bool:
-    """(How near two texts are, for grouping; samefact._one_record is another question: whether
-    names that differ still make one record.) Two texts sharing a reference and what it is booked or paid for: a code, a date and
+    """Two texts sharing a reference and what it is booked or paid for: a code, a date and
     one more measured value ("毕业答辩：5月23日 14:30，经管楼B312" / "thesis defense 5/23 2:30pm
     经管B312"; not a model and its settings, "曼特宁 V60 1:15 92℃" / "耶加雪菲…V60…1:15，水温92度"),
     or a number of six digits or more (an order, an account) and a measured value
-    ("订单 2025062188 的退款268元…" / "退款｜单号：2025062188｜金额：¥268.00")."""
+    ("订单 2025062188 的退款268元…" / "退款｜单号：2025062188｜金额：¥268.00"). How near two
+    texts are, for grouping; samefact._one_record asks another question: whether names that
+    differ still make one record."""
     fa, fb = samefact.read(a), samefact.read(b)
     nums = {v[4:] for v in fa.values.get("num", frozenset()) & fb.values.get("num", frozenset())}
     kinds = samefact.measured(a, b)

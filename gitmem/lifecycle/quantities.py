@@ -54,11 +54,16 @@ def _found(text: str) -> tuple[tuple[object, str, str], ...]:
     if not _LATIN.search(text) or not _DIGIT_OR_WORD.search(text):
         return ()
     try:
-        text = _SQM.sub(r"\1 m²", _FAHRENHEIT.sub(r"\1 °F", _WITH.sub("with ", text)))
-        found = _parser().parse(_PER.sub(lambda m: " per " + _PERIOD_WORD[m[1].lower()], text))
+        found = _parser().parse(_as_meant(text))
     except (ValueError, KeyError, IndexError, AttributeError, TypeError):  # its own failures on odd input
         return ()
     return tuple((q.value, q.unit.name, q.surface) for q in found if q.unit.name not in _MISREAD)
+
+
+def _as_meant(text: str) -> str:
+    """`text` with the note-taking forms quantulum3 misreads written out as a person means them."""
+    text = _SQM.sub(r"\1 m²", _FAHRENHEIT.sub(r"\1 °F", _WITH.sub("with ", text)))
+    return _PER.sub(lambda m: " per " + _PERIOD_WORD[m[1].lower()], text)
 
 
 @lru_cache(maxsize=65536)

@@ -6,9 +6,9 @@ forms (Bob / Robert, 小张 / 张伟), and what differs in value or entity is fo
 
 - values (dates, months, years, times, quantities, numbers, addresses) of one kind where each
   side states one the other does not (known against known): "15 minutes" / "24 minutes",
-  "9:30" / "10:15", "7am" / "7pm", "25 MB" / "25 GB"; a value only one side states, or cannot be read there,
-  is unknown on that side, not different ("Rent is $1,200." / "Rent is $1,200, due on the
-  1st"); a number shared with two units, as quantulum3 reads them ("25 ml" / "25 litres");
+  "9:30" / "10:15", "7am" / "7pm", "25 MB" / "25 GB"; a value only one side states, or
+  cannot be read there, is unknown on that side, not different ("Rent is $1,200." / "Rent
+  is $1,200, due on the 1st"); a number shared with two units, as quantulum3 reads them ("25 ml" / "25 litres");
 - names (gitmem.lifecycle.names: capitalised words, not a sentence's first; Chinese names) on
   both sides that the other text lacks: "Ask Alice" / "Ask Bob", or against a place a lower-
   case note names ("co-op in chapel allerton"); in several clauses, the one the other says;

@@ -286,6 +286,7 @@ PLAINLY_SHARED = 3
 
 
 def _shared(a: str, b: str) -> int:
+    """How many terms (samefact.terms) two texts share, GENERIC_ZH words left out."""
     return len(samefact.terms(a) & samefact.terms(b) - judged.GENERIC_ZH)
 
 
@@ -306,8 +307,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
     SLOT_DAYS apart (cue SLOT_CUE), where no cued successor claims the old one and no
     other later text fits it as well. A cued successor that would replace more than one
     older memory replaces none (one statement replaces one fact), unless it plainly updates
-    one of them (_plainly); the others come last, marked "held", for the agent's plan. Down to `strong_floor` a strong cue ("moved", "sold", "换成", not
-    "now" or "new") and the shared term suffice: "I drive a grey Golf" / "I sold the
+    one of them (_plainly); the others come last, marked "held", for the agent's plan. Down
+    to `strong_floor` a strong cue ("moved", "sold", "换成", not "now" or "new") and the shared term suffice: "I drive a grey Golf" / "I sold the
     Golf and bought a Kia instead" sit at cosine 0.5. Each old memory gets its most
     similar successor; the list is ordered by cosine, highest first."""
     best: dict[int, tuple[float, int, str | None]] = {}
@@ -338,8 +339,8 @@ def update_pairs(items: Sequence[Item], sims: Iterable[tuple[float, int, int]],
                     reworded.setdefault(old, []).append((s, new))
             continue
         # no shared subject (a time of day or a pronoun is none: 上午 in a vaccination and a move), nor one the cue names
-        if not (samefact.terms(a.text) & samefact.terms(b.text) - judged.GENERIC_ZH
-                or judged.frame(items[old].text, items[new].text) or judged.left(items[old].text, items[new].text)):
+        if not (_shared(a.text, b.text) or judged.frame(items[old].text, items[new].text)
+                or judged.left(items[old].text, items[new].text)):
             continue
         if old not in best or s > best[old][0]:
             best[old] = (s, new, c)

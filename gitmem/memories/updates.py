@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Iterable
 
 from gitmem.core.calendar import MONTHS, WEEKDAYS, alternation
@@ -173,9 +174,20 @@ _CALENDAR_DAY = re.compile(rf"\b\d{{4}}-\d{{1,2}}-\d{{1,2}}\b|\b\d{{1,2}}/\d{{1,
 
 def one_off_against_standing(a: str, b: str) -> bool:
     """Whether one text states a standing arrangement and the other a dated one-off that
-    states none (_STANDING, _CALENDAR_DAY): two facts, whichever came first."""
-    standing = bool(_STANDING.search(a)), bool(_STANDING.search(b))
-    return standing[0] != standing[1] and bool(_CALENDAR_DAY.search(b if standing[0] else a))
+    states none (_STANDING, _CALENDAR_DAY): two facts, whichever came first. Each text is
+    read once (recall asks it of every pair of its hits)."""
+    standing = _standing(a), _standing(b)
+    return standing[0] != standing[1] and _dated(b if standing[0] else a)
+
+
+@lru_cache(maxsize=4096)
+def _standing(text: str) -> bool:
+    return bool(_STANDING.search(text))
+
+
+@lru_cache(maxsize=4096)
+def _dated(text: str) -> bool:
+    return bool(_CALENDAR_DAY.search(text))
 
 
 def is_cjk(text: str) -> bool:
@@ -225,8 +237,8 @@ def _subject(older: str, newer: str, cjk: bool) -> set[str]:
     果果现在改到…), not a speaker label, not a character and the particle after it (宝的),
     and in CJK text a word of two characters or more, not a lone character (上, 了) nor
     one made only of function characters (的是: "需求管理用的是 Jira" and "阳台现在种的是
-    番茄" share no subject; 我爸 is one) or only of numerals (五万) nor a clock time's digits (00 in 14:00 / 9:00), nor a GENERIC_ZH word
-    (下午: "爷爷每天下午五点吃晚饭" / "需求评审改到每周四下午三点了" share a time of day) nor
+    番茄" share no subject; 我爸 is one) or only of numerals (五万) nor a clock time's
+    digits (00 in 14:00 / 9:00), nor a GENERIC_ZH word (下午: "爷爷每天下午五点吃晚饭" / "需求评审改到每周四下午三点了" share a time of day) nor
     a count or a frequency (_HOW_OFTEN: 一次, 每月)."""
     a, b = _body(older), _body(newer)
     found = cues(a) + cues(b)
