@@ -167,8 +167,9 @@ def test_mcp_consolidate_plans_and_applies(filled, gm_home):
     assert {m.id for m in store.list()} == set(ids.values())
 
 
-# heldout52: the booking's date and time run together into one number (21-02-2025 0705), which
-# the guard reads as a value the other three lack
+# heldout52: the booking's reference (KTR4QZ) against the flight's code (WA617), which the
+# guard reads as two codes, one on each side (its date and time, 21-02-2025 0705, once read
+# as one number, are read as a date and a time now)
 FLIGHT = ["For the Perth site audit I'm on Wattle Air WA 617, leaving Brisbane at 7:05 a.m. on Friday 21 February.",
            "Perth audit flight - WA617, fri 21/2, 7.05am ex BNE",
            "Booking ref KTR4QZ: Wattle Air 617 BNE→PER 21-02-2025 0705",
@@ -177,13 +178,13 @@ FLIGHT = ["For the Perth site audit I'm on Wattle Air WA 617, leaving Brisbane a
 
 def test_a_paraphrase_the_rules_hold_apart_is_shown_with_their_merge_and_one_decision_takes_it_in(store, monkeypatch):
     """The rules merge some of four rewordings and hold the others apart ("values differ":
-    a booking's date and time read as one long number). The plan shows all four in one group,
+    a booking's reference against the flight's code). The plan shows all four in one group,
     the rules' merge as its suggestion and each pair held apart with why; an agent that
     merges the four leaves one memory (heldout40: the plan used to drop every pair one of
     whose memories a merge had taken, so no decision could reach them)."""
     from test_dream_values import EqualCosine
 
-    from gitmem.lifecycle import agentplan
+    from gitmem.lifecycle import agentplan, grouping
 
     ids = store.import_items([{"text": t, "created": f"2024-05-0{i + 1}", "importance": 9}
                               for i, t in enumerate(FLIGHT)]).created
@@ -194,7 +195,8 @@ def test_a_paraphrase_the_rules_hold_apart_is_shown_with_their_merge_and_one_dec
     (group,) = [g for g in plan["groups"] if set(g["ids"]) & set(ids)]
     assert group["kind"] == "duplicates" and set(group["ids"]) == set(ids)
     assert len(group["rules"]["merge"]) < len(ids)  # the rules alone merge only some
-    assert group["held_apart"] and all(p["why"] == "values differ" for p in group["held_apart"])
+    whys = [p["why"] for p in group["held_apart"]]
+    assert "values differ" in whys and set(whys) <= {"values differ", grouping.LINKED_APART}
     done = store.dream_apply({"scope": "main", "decisions": [{"merge": ids, "into": ids[0]}]})
     assert done["commit"]
     assert [m.id for m in store.list() if m.id in ids] == [ids[0]]

@@ -309,3 +309,51 @@ def test_money_at_a_short_rate_agrees_with_the_same_money_whose_rate_is_unread()
     assert samefact.conflict("TFSA auto-deposit: $500/mo → wealthsimple",
                              "Wealthsimple TFSA: recurring deposit of 500 Canadian dollars every month.") is None
     assert samefact.conflict("TFSA auto-deposit: $500/mo", "TFSA auto-deposit: 500 euros") is not None
+
+
+@pytest.mark.parametrize("a, b", [
+    # heldout52: an amount's cents before a comma ("SGD 3,418.20, twelve" was read 3418 and 20)
+    ("My income tax for YA2025 is S$3,418.20, paid by GIRO over 12 months.",
+     "Tax bill YA 2025: SGD 3,418.20, twelve monthly GIRO deductions"),
+    ("My income tax for YA2025 is S$3,418.20, paid by GIRO over 12 months.", "YA25 tax = 3,418.20, 12 GIRO instalments"),
+    # a tax year spanning two, however written
+    ("tax rebate 23/24: £1,284.60", "Refund (2023–24): GBP 1284.60, should land within five working days"),
+    # a date keyed with hyphens and a 24-hour time after it (was one twelve-digit number)
+    ("Booking ref KTR4QZ: Wattle Air 617 BNE→PER 21-02-2025 0705",
+     "flying out for the perth audit friday the 21st, five past seven in the morning, wattle air 617"),
+    # a flight and its date, month first (was one code MU51370318)
+    ("去北京出差的航班是3月18日东航MU5137，早上7点从虹桥起飞。", "MU5137 0318 7:00 SHA-PEK"),
+    # a train's month-day with a leading zero, a carriage in Chinese numerals
+    ("五一去黄山的高铁：5月1日G7561，杭州东08:36发车，7车12F。", "G7561 05-01 8:36 七车12F"),
+    # an exam room's number with 号 is no day of the month
+    ("十二月一号国考，十五中二十七考场", "国考在15中考，27号考场，12.1"),
+    # a month.day before a clock time in a Chinese note
+    ("合唱团 汇演 9.28 19:00 文化礼堂", "二十八号晚上七点合唱团国庆汇演，文化礼堂，记得穿红衣服"),
+    # a title is no name, and an initial after one stands for the name after it
+    ("Paid the security deposit of Rs 1,20,000 to the landlord, Mr Venkatesh, for the Koramangala flat.",
+     "Security deposit: INR 120,000 — landlord S. Venkatesh — Flat 3C, Koramangala"),
+    ("Oduya - RCT - Thu 06/03 14:15 - Dr H", "Patient: Grace Oduya | Procedure: root canal | Date: 6 Mar 2025 | "
+     "Time: 14:15 | Clinician: Dr Hartigan"),
+])
+def test_values_and_names_as_notes_write_them(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+@pytest.mark.parametrize("a, b", [
+    ("Wattle Air 617 on 21-02-2025", "Wattle Air 617 on 22-02-2025"),
+    ("tax rebate 23/24: £1,284.60", "tax rebate 24/25: £1,284.60"),
+    ("MU5137 0318 7:00", "MU5137 0319 7:00"),
+    ("G7561 05-01 8:36 七车12F", "G7561 05-01 8:36 八车12F"),
+    ("合唱团 汇演 9.28 19:00 文化礼堂", "合唱团 汇演 9.29 19:00 文化礼堂"),
+    ("FY2024 bonus: $3,000", "FY25 bonus: $3,000"),
+])
+def test_the_same_notes_with_another_value_still_differ(a, b):
+    assert samefact.conflict(a, b) == "values differ"
+
+
+def test_a_code_keyed_in_groups_stays_one_code():
+    """A long code with groups after it (a tracking number) is still one code; only one
+    group that reads as a month and day after a code of four digits is a date."""
+    assert vals("tracking AP7741 0963 2218") == {"code:ap774109632218"}
+    assert vals("MU5137 0318") == {"code:mu5137", "date:3-18"}
+    assert vals("ref KX7 4418") == {"code:kx74418"}

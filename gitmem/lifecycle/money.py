@@ -21,7 +21,7 @@ UNITS = {"inr": ("rupee", "rupees", "inr", "rs", "卢比"), "zar": ("rand", "zar
 _CODES = {"inr": "rupees", "rs": "rupees", "rs.": "rupees", "₹": "rupees", "zar": "rand", "jpy": "yen",
           **dict.fromkeys(("aud", "cad", "nzd", "hkd", "sgd", "twd", "ntd"), "dollars")}
 # (not a reference code that starts like one: "ZAR1-1000", "RS1 1000")
-_AMOUNT = r"(\d+(?:,\d{2,3}|\s\d{3}(?!\d))*(?:\.\d+)?(?:\s?(?:k|lakhs?|lacs?|crores?)\b)?)(?![\d,\-–/]|\s\d)"
+_AMOUNT = r"(\d+(?:,\d{2,3}|\s\d{3}(?!\d))*(?:\.\d+)?(?:\s?(?:k|lakhs?|lacs?|crores?)\b)?)(?![\d\-–/]|,\d|\s\d)"
 # a sign (₹, Rs.) may touch the amount; a code of letters stands apart from it ("aud11000" is a code)
 _BEFORE = re.compile(r"(?<![A-Za-z0-9])(?:(₹|rs\.)\s?|(" + "|".join(c for c in sorted(_CODES, key=len, reverse=True)
                                                          if c.isalpha()) + r")\s)" + _AMOUNT, re.I)

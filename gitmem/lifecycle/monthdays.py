@@ -19,7 +19,7 @@ from gitmem.lifecycle.spans import ascii_re as _re, take as _take
 _MDAY_EN = _re(r"\bthe\s+([1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b(?!\s*(?:and|or|to|till|until|&|-|–|—)\s*\d)(?=\s*(?:$|[,.;:!?)\-–—@]|\d|(?:for|at|in|from|"
                r"to|till|until|and|or|is|was|morning|afternoon|evening|night|am|pm|then|so|but|when|we|i|he|she|they|around|"
                r"about|before|after|noon|midday)\b|(?:half|quarter)\s+(?:past|to|\d)))")
-_MDAY_ZH = _re(r"(?:(?<=每月)|(?<=每个月)|(?<![\d月/.\-路街道巷弄排层楼栋厢床])(?<!月 ))([1-9]|[12]\d|3[01])\s*[号號日](?=$|[\s，,。.；;：:！!？?）)、\dA-Za-z]|"
+_MDAY_ZH = _re(r"(?:(?<=每月)|(?<=每个月)|(?<![\d月/.\-路街道巷弄排层楼栋厢床])(?<!月 ))([1-9]|[12]\d|3[01])\s*[号號日](?!考场|考室|考点)(?=$|[\s，,。.；;：:！!？?）)、\dA-Za-z]|"
                r"[上下中早晚凌傍夜前后後之那当當来來去取到开開考交还還出回见見截周星起从從自扣缴繳付发發])")
 _MONTH_BEFORE = _re(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s*$")
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from gitmem.lifecycle import alignment, clock, codes, kinds, monthdays, notes, quantities, shortforms, synonyms, values, zh_names
-from gitmem.lifecycle.names import STOP, ZH_STOP, identifiers_differ, initialled, names_of
+from gitmem.lifecycle.names import STOP, TITLES, ZH_STOP, identifiers_differ, initialled, names_of
 from gitmem.lifecycle.relatives import owner_added, relative_added
 from gitmem.lifecycle.synonyms import NICKNAMES
 
@@ -200,9 +200,9 @@ def _aliased(fa: Fact, fb: Fact) -> Fact:
         after_a = {NICKNAMES.get(x, x): fa.full[i + 1] for i, x in enumerate(fa.full[:-1]) if NICKNAMES.get(x, x) in fa.names}
         alias |= {fb.full[i]: x for i in initials for x in sorted(after_a) if x[0] == fb.full[i] and len(x) > 1
                   and after_a[x] == fb.full[i + 1] and x not in fb.words}
-    # ... or its initial after the same name before it (Gareth L. / Gareth Lloyd)
+    # ... or its initial after the same name or title before it (Gareth L. / Gareth Lloyd, Dr H / Dr Hartigan)
     if fb.names:
-        surname = {(x, y[0]): y for x, y in zip(fa.full, fa.full[1:]) if x in fa.names and y in fa.names and len(y) > 1}
+        surname = {(x, y[0]): y for x, y in zip(fa.full, fa.full[1:]) if (x in fa.names or x in TITLES) and y in fa.names and len(y) > 1}
         alias |= {y: surname[(x, y)] for x, y in zip(fb.full, fb.full[1:])
                   if len(y) == 1 and (x, y) in surname and surname[(x, y)] not in fb.words}
     # ... or a name's short form with no vowel (Linden Rd / Linden Road, Boyd Orr Bldg)

@@ -218,6 +218,9 @@ _EN_DAY_SPAN = _re(r"(?<![\d.:/£$€¥])(3[01]|[12]\d|0?[1-9])[-–—](3[01]|[
                    + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may") + r")\b")
 # 截止11.30, 到期3.15 (in Chinese text): a month and a day after a deadline word, not 11.3
 _ZH_DOT_DATE = _re(r"(?<=截止|截至|到期|期限|最晚)\s*(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])(?![\d.])")
+# ... or before a clock time, a weekday or a part of the day ("汇演 9.28 19:00", "5.1上午8点36分")
+_ZH_DOT_DATE_TIMED = _re(r"(?<![\d.])(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])(?=\s*(?:[0-2]?\d[:：][0-5]\d|[（(]?(?:周|星期|礼拜)"
+                         r"|上午|下午|早上|晚上|中午|凌晨|傍晚))")
 # 4小时30分钟, 1 hour 30 minutes: one duration, in hours
 _HOURS_MINUTES = _re(rf"({_N})\s*(?:个小时|小时|个钟头|钟头|hours?|hrs?|h)\s*(?:and\s+|零)?(\d{{1,2}})\s*"
                      r"(?:分钟|分(?![之钟])|minutes?|mins?)")
@@ -226,6 +229,14 @@ _HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头|公里|千米|米|
 # a code keyed digit by digit: 4-8-2-9 (single digits only: 2024-05-31 is a date)
 # A year's quarter, "Q3 2024" or "2024-Q3": the year and the quarter, not a code q32024
 _BIZ_QUARTER = _re(r"\bq([1-4])[\s/-]*((?:19|20)\d\d)\b|\b((?:19|20)\d\d)[\s/-]*q([1-4])\b")
+# A date keyed with hyphens, day or month first ("21-02-2025 0705": not one number), or
+# month and day with a leading zero and no year ("G7561 05-01 8:36"); either order is read
+# as md_slash reads 09/04.
+# A tax or school year spanning two: "2023–24", "2023/24", "23/24", "23-24" (the second
+# the year after the first; two digits alone only from 13, so no month or day).
+_YEAR_SPAN = _re(r"(?<![\d.:/£$€¥-])((?:19|20)?\d\d)\s?[-–/]\s?(\d\d)(?![\d/.-]|:\d|\s?[-–/]\s?\d)")
+_DASH_DATE = _re(r"(?<![\w.:/-])(\d{1,2})-(\d{1,2})-((?:19|20)\d\d)(?![\w-])")
+_DASH_MONTH_DAY = _re(r"(?<![\w.:/-])(?=0|\d\d-0)(\d\d)-(\d\d)()(?![\w:/-])")
 _DIGIT_CODE = _re(r"(?<![\d-])\d(?:-\d){3,}(?![\d-])")
 # An account or ticket number keyed in groups ("9021 4477 365", "2504-130622"): groups of
 # 2-6 digits joined by one space or hyphen, nine digits or more in all (a date has at
@@ -273,6 +284,14 @@ def _english_numbers(t: str) -> str:
 
 
 _LAKH_PARTS = _re(r"\b(\d+) (crores?|lakhs?|lacs?) (?:and )?(\d{1,5})(?: (lakhs?|lacs?))?\b(?!\.\d| crore| lakh| lac)")  # text2num's "1 lakh 85000": one amount
+
+
+def _year_span(m: re.Match) -> list[str] | None:
+    first, second = int(m[1][-2:]), int(m[2])
+    if second != (first + 1) % 100 or (len(m[1]) == 2 and first < 13):
+        return None
+    century = int(m[1][:2]) if len(m[1]) == 4 else 20
+    return [f"year:{century * 100 + first}", f"year:{century * 100 + first + 1}"]
 
 
 def _date(m: re.Match, kind: str) -> list[str] | None:
@@ -332,7 +351,13 @@ def _qty(n: str, unit: str) -> list[str]:
 
 
 def _code(m: re.Match) -> list[str] | None:
+    head, _, group = m[0].partition(" ")
+    if re.fullmatch(r"(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])", group) and sum(c.isdigit() for c in head) >= 4:
+        code = _code(re.match(r".*", head))  # "MU5137 0318": a flight and its date (month first), not one code
+        return code and code + [f"date:{int(group[:2])}-{int(group[2:])}"]
     code = re.sub(r"[ -]", "", m[0])
+    if re.fullmatch(r"[a-z]{2,}(?:19|20)\d\d", code):  # YA2025 / YA25, FY2024 / FY24: one year's code
+        code = code[:-4] + code[-2:]
     letters = sum(c.isalpha() for c in code)
     if re.fullmatch(r"x\d{1,3}", m[0]) or m[0] in _UNIT_OF:  # "cupcakes x36": times 36; "2.5 m3": a unit
         return None
@@ -436,6 +461,9 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = money.half_thousands(_HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t)))
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)  # after the half: 2.5 grand
         t = t if _WATTS.search(t) else _ZH_WAN.sub(lambda m: _fmt(float(m[1]) * 10000), t)
+        t = _take(_YEAR_SPAN, t, _year_span, vals)
+        t = _take(_DASH_DATE, t, lambda m: _date(m, "md_slash"), vals)
+        t = _take(_DASH_MONTH_DAY, t, lambda m: _date(m, "md_slash"), vals)
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
         t = _DIGIT_GROUPS.sub(lambda m: _joined(m[0]), t)
         t = clock.durations(t)
@@ -444,7 +472,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _EN_DAY_SPAN.sub(r"\1 \3 - \2 \3", t)
         if _CJK_TEXT.search(t):
             t = _MD_DOT_SPAN.sub(r"\1月\2日-\3月\4日", _ZH_DAY_SPAN.sub(r"\1月\2日\3\1月\4日", t))
-            t = _ZH_DOT_DATE.sub(r"\1月\2日", t)
+            t = _ZH_DOT_DATE_TIMED.sub(r"\1月\2日", _ZH_DOT_DATE.sub(r"\1月\2日", t))
         t = _HOURS_MINUTES.sub(lambda m: _fmt(float(m[1]) + int(m[2]) / 60) + " hours", t)
         t = clock.read(t, vals)
     t = clock.read_words(t, vals)
