@@ -413,3 +413,27 @@ def test_dream_keeps_two_things_said_of_one_thing_apart(store, a, b):
                         {"text": b, "created": "2025-06-02T00:05:00", "importance": 9}])
     plan = _plan(store)
     assert plan.merges == [] and plan.supersessions == []
+
+
+@pytest.mark.parametrize("a, b", [
+    # heldout53 and heldout52: one word of place, side or leg tells two true facts apart
+    ("The morning session at Lilly Pilly Kindy costs $42 a day.", "lilly pilly kindy – afternoon session – $42/day"),
+    ("The airline is refunding €180 for the delay on my outbound flight to Lisbon.",
+     "return flight from LIS: €180 refund for the delay"),
+    ("左下的智齿约了下周四拔，在市口腔医院。", "右下智齿 下周四拔 市口腔医院"),
+    ("工行城西支行的营业时间是早上9点到下午5点。", "工行城东支行 9:00-17:00"),
+    ("乐高编程课滨江校区是每周日上午十点上课。", "Lego 编程 西溪校区 Sun 10am"),
+    ("去程座位是12A", "回程座位 12A"),
+])
+def test_a_part_of_the_day_a_leg_a_side_or_a_branch_tells_look_alikes_apart(a, b):
+    assert samefact.conflict(a, b) == "entities differ"
+
+
+@pytest.mark.parametrize("a, b", [
+    ("dad's on apixaban now, five milligrams morning and night",
+     "apixaban 5mg x2 a day for dad, don't let him skip the evening one"),
+    ("初三数学期中考试在11月13日上午。", "Grade 9 math midterm：13号 morning"),
+    ("工行城西支行 9:00-17:00", "城西那家工行早上9点开门，下午5点关门"),
+])
+def test_one_part_of_the_day_in_two_languages_or_beside_another_is_one(a, b):
+    assert samefact.conflict(a, b) is None

@@ -11,8 +11,9 @@ from functools import lru_cache
 
 from gitmem.core.tokens import CJK_STOP_CHARS
 
-# A branch: the place before 店 / 分店 (人民路店, 龙湖天街店), or before 那家 (万象城那家).
-_ZH_BRANCH = re.compile(r"([\u4e00-\u9fff]{2,4})(?:分店|店|那家)")
+# A branch: the place before 店 / 分店 (人民路店, 龙湖天街店), before 那家 (万象城那家), or a
+# bank's, a school's or a hospital's (城西支行, 滨江校区, 东院区).
+_ZH_BRANCH = re.compile(r"([\u4e00-\u9fff]{2,4})(?:分店|店|那家|支行|分行|校区|院区|分院|营业厅)")
 # ... or the place before a chain's name (西红门宜家 / 四元桥宜家: two IKEAs)
 _ZH_CHAINS = ("宜家 星巴克 瑞幸 麦当劳 肯德基 盒马 山姆 沃尔玛 家乐福 永辉 海底捞 喜茶 奈雪 必胜客 优衣库 屈臣氏 万达 "
               "大润发 物美 华润万家 便利蜂 名创优品 迪卡侬 西西弗 库迪 蜜雪冰城 汉堡王 赛百味 全联 百佳 惠康 万宁 好市多 "

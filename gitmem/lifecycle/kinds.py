@@ -51,6 +51,14 @@ _EN_WHEN = {span: {f"{w} {form}": f"{w} {span}" for w in ("last", "this", "next"
                                 ("christmas", ("christmas", "xmas")), ("easter", ("easter",)),
                                 *((season, (season,)) for season in ("spring", "summer", "autumn", "winter")))}
 _EN_WHEN["day"] = {w: w for w in ("yesterday", "today", "tomorrow")}
+# a part of the day with no hour ("The morning session … $42 a day" / "afternoon session – $42/day")
+# (named as the Chinese kind names them: "13号 morning" / 11月13日上午 is one morning)
+_EN_WHEN["part of day"] = {**dict.fromkeys(("morning", "mornings"), "上午"), **dict.fromkeys(("afternoon", "afternoons"), "下午"),
+                           **dict.fromkeys(("evening", "evenings", "tonight", "night", "nights"), "晚上")}
+# which way a journey goes (the outbound flight's refund / the return flight's)
+_EN_LEGS = {f"{w} {x}": v for w, v in (("outbound", "out"), ("outward", "out"), ("return", "back"),
+                                       ("inbound", "back"), ("homeward", "back"))
+            for x in ("flight", "flights", "leg", "trip", "journey", "train", "ferry", "sailing", "ticket", "fare")}
 _EN_ROOMS = {
     **{w: w for w in ("kitchen bedroom loft attic cellar basement garage garden porch conservatory "
                       "nursery study shed").split()}, **dict.fromkeys(("hall", "hallway"), "hall"),
@@ -120,6 +128,10 @@ _ZH_ROOMS = {"厨房": "厨房", "客厅": "客厅", "卧室": "卧室", "主卧
              "主卫": "主卫", **dict.fromkeys("次卫 客卫 公卫".split(), "次卫"),  # (主卫 / 次卫: two bathrooms)
              **dict.fromkeys("车库 地库 地下车库".split(), "车库")}
 _ZH_SIDES = {**{w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西门 南门 北门 东边 西边 南边 北边 东侧 西侧".split()},
+             # a quarter of the mouth (左下的智齿 / 右下智齿), a side of town (城西支行 / 城东支行)
+             **{w: w for w in "左上 左下 右上 右下".split()}, **{f"城{d}": f"{d}边" for d in "东南西北"},
+             # which way a journey goes (去程的座位 / 回程)
+             "去程": "去程", **dict.fromkeys("回程 返程".split(), "回程"),
              **dict.fromkeys("左边 左侧 左手边".split(), "左边"), **dict.fromkeys("右边 右侧 右手边".split(), "右边"),
              # the front or the back one of a pair (前轮的外胎 / 后轮, 前灯 / 后灯)
              **{f"{w}{part}": w for w in "前后" for part in ("轮", "胎", "灯", "刹", "座")},
@@ -230,7 +242,7 @@ _PLATFORMS = {"ios": "ios", "android": "android", "安卓": "android", "web": "w
 _TIERS = {**dict.fromkeys(("frontend", "front-end", "front end", "前端"), "frontend"),
           **dict.fromkeys(("backend", "back-end", "back end", "后端"), "backend")}
 
-_KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES),
+_KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("side", _EN_SIDES), ("leg", _EN_LEGS),
              ("floor", _EN_FLOORS), ("pet", _EN_PETS), ("instrument", _EN_INSTRUMENTS), ("plant", _EN_PLANTS),
              ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS),
              ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS), ("environment", _EN_ENVIRONMENTS),
