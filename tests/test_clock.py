@@ -220,3 +220,14 @@ def test_a_clock_time_before_a_name_starting_with_a_multiplier_is_a_time():
     """"07:00 千岛湖": 千 began the lake's name, and "00 千" was read as 0 thousand."""
     assert times("9/14 07:00 千岛湖10K") == {"time:7:00"}
     assert "num:20000" in values.extract("月薪 2 万")[0]
+
+
+@given(st.integers(0, 23), st.integers(0, 59))
+@settings(max_examples=60)
+def test_a_dotted_time_after_leaving_or_arriving_is_a_time(h, m):
+    """"last sunday bus from hexham leaves 17.50" / "final bus back 5.50 p.m." (the dotted
+    time was read as the number 17.5); a leading zero is the 24-hour clock."""
+    got = times(f"bus leaves {h:02d}.{m:02d}")
+    assert f"time:{h}:{m:02d}" in got
+    assert h >= 10 or got == {f"time:{h}:{m:02d}"}
+    assert not times(f"lunch came to {h}.{m:02d}")  # an amount with no unit stays a number

@@ -40,6 +40,9 @@ _TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
 _TIME_DOT_DAY = _re(r"(\b(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?|morning|afternoon|evening|"
                     r"tonight|today|tomorrow|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
                     r"[a-z]*)\.?,?\s+)(\d{1,2})\.([0-5]\d)\b(?![.,]\d)")
+# ... or after leaving, arriving or boarding ("last bus leaves 17.50", "departing 06.25")
+_TIME_DOT_GOING = _re(r"(\b(?:leaves?|leaving|departs?|departing|departure|dep|arrives?|arriving|arr|lands?|landing|"
+                      r"boarding|boards|kick-?off|doors)\s+)(\d{1,2})\.([0-5]\d)\b(?![.,]\d)")
 # "twenty to midnight", "quarter past noon": minutes from an hour named by a word
 _TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(past|after|to|before)\s+"
                       r"(noon|midday|midnight)\b")
@@ -164,10 +167,11 @@ def _zh_span(m: re.Match) -> str:
 _PART_OF_DAY = re.compile(r"morning|afternoon|evening|tonight|today|tomorrow")
 
 
-def _kept_day(m: re.Match, vals: list[str]) -> str:
-    """_TIME_DOT_DAY's time, read and blanked; the day before it stays to be read as a date."""
-    got = either_half(int(m[2]), int(m[3]), None)
-    if not got or (int(m[3]) <= 12 and m[1][0].isalpha() and not _PART_OF_DAY.match(m[1])):  # "Fri 12.06": a date
+def _kept_day(m: re.Match, vals: list[str], going: bool = False) -> str:
+    """_TIME_DOT_DAY's time (or _TIME_DOT_GOING's, `going`), read and blanked; the day
+    before it stays to be read as a date."""
+    got = [f"time:{int(m[2])}:{m[3]}"] if going and m[2].startswith("0") else either_half(int(m[2]), int(m[3]), None)
+    if not got or (not going and int(m[3]) <= 12 and m[1][0].isalpha() and not _PART_OF_DAY.match(m[1])):  # "Fri 12.06": a date
         return m[0]
     vals.extend(got)
     return m[1] + BLANK
@@ -191,6 +195,7 @@ def read(t: str, vals: list[str]) -> str:
     t = _take(_TIME_SPOKEN, t, _hour_minute, vals)
     t = _take(_TIME_DOT, t, _hour_minute, vals)
     t = _TIME_DOT_DAY.sub(lambda m: _kept_day(m, vals), t)
+    t = _TIME_DOT_GOING.sub(lambda m: _kept_day(m, vals, going=True), t)
     t = _take(_TIME_HOUR, t, lambda m: [x for x in [_time(int(m[1]), 0, m[2])] if x] or None, vals)
     t = _take(_TIME_OCLOCK, t, lambda m: either_half(int(m[1]), 0, None), vals)
     t = _take(_FOUR_SPAN, t, lambda m: [x for x in [_time(int(m[1]), int(m[2])), _time(int(m[3]), int(m[4]))] if x] or None, vals)
