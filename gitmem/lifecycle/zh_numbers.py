@@ -20,7 +20,7 @@ from gitmem.lifecycle.quantities import fmt as _fmt
 # digit alone before anything else is a word (一律, 统一).
 _ZH_RUN = re.compile(r"(?<![零〇一二两三四五六七八九十百千万亿])"
                     r"[零〇一二两三四五六七八九十][零〇一二两三四五六七八九十百千万亿]*")
-_ZH_COUNTER = COUNTERS = "月日号號点點时岁个次位名年分天周人只条台种元块米斤吨公兆秒倍张本层楼家间亩套辆件瓶箱袋棵匹篇首部车排"
+_ZH_COUNTER = COUNTERS = "月日号號点點时岁个次位名年分天周人只条台种元块米斤吨公兆秒倍张本层楼家间亩套辆件瓶箱袋棵匹篇首部车"
 _ZH_ONE = "月日号號点點时岁元块米斤吨兆秒年分楼层"  # where a lone 一 is a date, a time, an age or an amount
 
 # The characters of an everyday Chinese numeral (for patterns elsewhere: 一百三十七块五)
