@@ -12,7 +12,7 @@ when a value differs. `extract(text)` reads, in order, and blanks out of the tex
 - clock times in 12 h, 24 h and words (gitmem.lifecycle.clock): 3pm / 15:00 / 下午三点
   -> `time:15:00`;
 - dates: Nov 4 / November 4th / 4 November / 11/4 / 11月4日 / 十一月四号 -> `date:11-4`,
-  with years, months alone and weekdays as their own kinds;
+  with years, months alone and weekdays as their own kinds (gitmem.lifecycle.digit_dates);
 - quantities with a unit: money ($1,200 / 1200 USD / twelve hundred dollars / 4500块 /
   四千五百元 -> `qty:1200 usd`, `qty:4500 cny`; rand, rupees, yen and lakh: gitmem.lifecycle.money)
   and sizes, durations and other units
@@ -37,7 +37,7 @@ import re
 from functools import lru_cache
 
 from gitmem.core.calendar import MONTHS, WEEKDAYS, alternation
-from gitmem.lifecycle import clock, money, monthdays, quantities, zh_numbers
+from gitmem.lifecycle import clock, digit_dates, money, monthdays, quantities, zh_numbers
 from gitmem.lifecycle.quantities import COUNTERS, fmt as _fmt  # noqa: F401 (COUNTERS: read as values.COUNTERS)
 from gitmem.lifecycle.spans import BLANK, ascii_re as _re, take as _take
 
@@ -100,22 +100,6 @@ _ZH_WAN = _re(rf"(?:(?<=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff]\s))({_N})w(?=\s|$|[
 _WATTS = re.compile(r"充|瓦|功率|灯|电源|插头|电器")  # 65w after Chinese is 65万 (gjj贷款批了 65w), not watts
 _MULT = {"k": 1000, "grand": 1000, "thou": 1000, "千": 1000, "万": 10000, "萬": 10000, "w": 10000, "亿": 100000000, **money.LAKH}
 
-_MONTH_RE = alternation(MONTHS)
-_DATES = [
-    (_re(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"), "ymd"),
-    (_re(r"(?:(\d{4}|(?<!\d)\d{2})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]"), "zh_ymd"),
-    (_re(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), "zh_ym"),
-    (_re(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?(?![\d/])"), "md_slash"),
-    (_re(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?!\d|\.\d)"), "dmy_dots"),  # 13.10.2025, 13.10.25
-    (_re(rf"\b({_MONTH_RE})\.?\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+((?:19|20)\d\d)\b)?"), "mdy"),
-    (_re(rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\b\.?(?:,?\s+((?:19|20)\d\d)\b)?"),
-     "dmy"),
-    (_re(r"\b(\d{4})-(\d{1,2})\b"), "ym"),
-]
-_ZH_MONTH = _re(r"(?<![\d.])(\d{1,2})\s*月份?")
-_ZH_YEAR = _re(r"(?<![\d.])(\d{4})\s*年")
-# 24年年终奖, 23年的体检, 24年底: a year by its last two digits (not 工作了24年, 满20年: a duration)
-_ZH_SHORT_YEAR = _re(r"(?<![\d.了满过近多整足共])([12]\d)年(?=年终|的|底|初|春节|上半年|下半年|全年|\d{1,2}月)")
 # (not before a Chinese counter: 1900件 is a count, 2025全年 and 2018冰岛 a year; 2024年 is
 # read with its 年; nor an amount in Chinese: 每家出两千 / 每家3000, 学费 1980/学期)
 _YEAR = _re(r"(?<![\d$€£¥.,\u4e00-\u9fff])\b(19\d\d|20\d\d)\b(?![.,]\d)(?!\s*/\s*[\u4e00-\u9fff])"
@@ -229,14 +213,6 @@ _HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头|公里|千米|米|
 # a code keyed digit by digit: 4-8-2-9 (single digits only: 2024-05-31 is a date)
 # A year's quarter, "Q3 2024" or "2024-Q3": the year and the quarter, not a code q32024
 _BIZ_QUARTER = _re(r"\bq([1-4])[\s/-]*((?:19|20)\d\d)\b|\b((?:19|20)\d\d)[\s/-]*q([1-4])\b")
-# A date keyed with hyphens, day or month first ("21-02-2025 0705": not one number), or
-# month and day with a leading zero and no year ("G7561 05-01 8:36"); either order is read
-# as md_slash reads 09/04.
-# A tax or school year spanning two: "2023–24", "2023/24", "23/24", "23-24" (the second
-# the year after the first; two digits alone only from 13, so no month or day).
-_YEAR_SPAN = _re(r"(?<![\d.:/£$€¥-])((?:19|20)?\d\d)\s?[-–/]\s?(\d\d)(?![\d/.-]|:\d|\s?[-–/]\s?\d)")
-_DASH_DATE = _re(r"(?<![\w.:/-])(\d{1,2})-(\d{1,2})-((?:19|20)\d\d)(?![\w-])")
-_DASH_MONTH_DAY = _re(r"(?<![\w.:/-])(?=0|\d\d-0)(\d\d)-(\d\d)()(?![\w:/-])")
 _DIGIT_CODE = _re(r"(?<![\d-])\d(?:-\d){3,}(?![\d-])")
 # An account or ticket number keyed in groups ("9021 4477 365", "2504-130622"): groups of
 # 2-6 digits joined by one space or hyphen, nine digits or more in all (a date has at
@@ -286,45 +262,6 @@ def _english_numbers(t: str) -> str:
 _LAKH_PARTS = _re(r"\b(\d+) (crores?|lakhs?|lacs?) (?:and )?(\d{1,5})(?: (lakhs?|lacs?))?\b(?!\.\d| crore| lakh| lac)")  # text2num's "1 lakh 85000": one amount
 
 
-def _year_span(m: re.Match) -> list[str] | None:
-    first, second = int(m[1][-2:]), int(m[2])
-    if second != (first + 1) % 100 or (len(m[1]) == 2 and first < 13):
-        return None
-    century = int(m[1][:2]) if len(m[1]) == 4 else 20
-    return [f"year:{century * 100 + first}", f"year:{century * 100 + first + 1}"]
-
-
-def _date(m: re.Match, kind: str) -> list[str] | None:
-    if kind == "ymd":
-        y, mo, d = m[1], int(m[2]), int(m[3])
-    elif kind == "zh_ymd":
-        y, mo, d = m[1], int(m[2]), int(m[3])
-    elif kind == "zh_ym":
-        return [f"year:{m[1]}", f"month:{int(m[2])}"] if 1 <= int(m[2]) <= 12 else None
-    elif kind == "md_slash":  # 09/04: April 9th in Britain, September 4th in the US: both
-        y, mo, d = m[3], int(m[1]), int(m[2])
-        if mo > 12 >= d:
-            mo, d = d, mo
-        elif mo != d and d <= 12 and 1 <= mo:
-            # ... and `slash:` as written: 03/04 and 04/03 in two notes are two dates
-            year = [f"year:{'20' + y if len(y) == 2 else y}"] if y else []
-            return [f"date:{mo}-{d}", f"date:{d}-{mo}", f"slash:{mo}/{d}"] + year
-    elif kind == "dmy_dots":
-        y, mo, d = m[3], int(m[2]), int(m[1])
-    elif kind == "mdy":
-        y, mo, d = m[3], MONTHS[m[1]], int(m[2])
-    elif kind == "dmy":
-        y, mo, d = m[3], MONTHS[m[2]], int(m[1])
-    else:
-        return [f"year:{m[1]}", f"month:{int(m[2])}"] if 1 <= int(m[2]) <= 12 else None
-    if not (1 <= mo <= 12 and 1 <= d <= 31):
-        return None
-    out = [f"date:{mo}-{d}"]
-    if y:
-        out.append(f"year:{'20' + y if len(y) == 2 else y}")
-    return out
-
-
 def _zh_weekday(c: str) -> int:
     return int(c) - 1 if c.isdigit() else 6 if c in "日天" else "一二三四五六".index(c)
 
@@ -353,13 +290,17 @@ def _qty(n: str, unit: str) -> list[str]:
 def _code(m: re.Match) -> list[str] | None:
     head, _, group = m[0].partition(" ")
     if re.fullmatch(r"(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])", group) and sum(c.isdigit() for c in head) >= 4:
-        code = _code(re.match(r".*", head))  # "MU5137 0318": a flight and its date (month first), not one code
+        code = _code_of(head)  # "MU5137 0318": a flight and its date (month first), not one code
         return code and code + [f"date:{int(group[:2])}-{int(group[2:])}"]
-    code = re.sub(r"[ -]", "", m[0])
+    return _code_of(m[0])
+
+
+def _code_of(written: str) -> list[str] | None:
+    code = re.sub(r"[ -]", "", written)
     if re.fullmatch(r"[a-z]{2,}(?:19|20)\d\d", code):  # YA2025 / YA25, FY2024 / FY24: one year's code
         code = code[:-4] + code[-2:]
     letters = sum(c.isalpha() for c in code)
-    if re.fullmatch(r"x\d{1,3}", m[0]) or m[0] in _UNIT_OF:  # "cupcakes x36": times 36; "2.5 m3": a unit
+    if re.fullmatch(r"x\d{1,3}", written) or written in _UNIT_OF:  # "cupcakes x36": times 36; "2.5 m3": a unit
         return None
     return [f"code:{code}"] if letters and len(code) - letters >= 1 and len(code) >= 2 else None
 
@@ -461,9 +402,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = money.half_thousands(_HALF.sub(lambda m: m[1] + ".5", _HOUR_HALF.sub(r"\1.5\2", t)))
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)  # after the half: 2.5 grand
         t = t if _WATTS.search(t) else _ZH_WAN.sub(lambda m: _fmt(float(m[1]) * 10000), t)
-        t = _take(_YEAR_SPAN, t, _year_span, vals)
-        t = _take(_DASH_DATE, t, lambda m: _date(m, "md_slash"), vals)
-        t = _take(_DASH_MONTH_DAY, t, lambda m: _date(m, "md_slash"), vals)
+        t = digit_dates.read_dashed(t, vals)
         t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
         t = _DIGIT_GROUPS.sub(lambda m: _joined(m[0]), t)
         t = clock.durations(t)
@@ -477,11 +416,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = clock.read(t, vals)
     t = clock.read_words(t, vals)
     if digits:
-        for pattern, kind in _DATES:
-            t = _take(pattern, t, lambda m, k=kind: _date(m, k), vals)
-        t = _take(_ZH_MONTH, t, lambda m: [f"month:{int(m[1])}"] if 1 <= int(m[1]) <= 12 else None, vals)
-        t = _take(_ZH_YEAR, t, lambda m: [f"year:{m[1]}"], vals)
-        t = _take(_ZH_SHORT_YEAR, t, lambda m: [f"year:20{m[1]}"], vals)
+        t = digit_dates.read(t, vals)
         t = monthdays.read_zh(t, vals)
     t = _take(_EN_MONTH, t, lambda m: [f"month:{MONTHS[m[1].rstrip('.')]}"], vals)
     t = _take(_ZH_WEEKDAY, t, lambda m: [f"day:{_zh_weekday(m[1] or m[2])}"], vals)
