@@ -44,6 +44,7 @@ _EN_PEOPLE = {
                       "neighbour flatmate housemate boss landlord landlady eldest oldest youngest").split()},
     "neighbours": "neighbour", "auntie": "aunt", "aunty": "aunt", "colleague": "colleague", "friend": "friend",
 }
+PEOPLE_WORDS = frozenset(_EN_PEOPLE)  # the speaker, kin and household, as words (relatives reads them)
 # when, per span: this year against this time is no difference ("今年…二十九个人" / "这次…二十九人")
 _EN_WHEN = {span: {f"{w} {form}": f"{w} {span}" for w in ("last", "this", "next") for form in forms}
             for span, forms in (("year", ("year", "yr")), ("month", ("month",)), ("week", ("week", "wk")),

@@ -10,6 +10,7 @@ import difflib
 import re
 
 from gitmem.lifecycle import alignment, kinds, zh_names
+from gitmem.lifecycle.shortforms import nickname_of
 from gitmem.lifecycle.names import STOP, ZH_STOP
 
 # People someone has: kin, household, work and neighbours (British and American spellings).
@@ -52,3 +53,35 @@ def owner_added(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     possessed = tag == "insert" and added[0] == "的" and 0 < i1 < len(a) and not kinds.attribute("".join(added))
     zh = "".join(t for t in content if alignment.HAN.match(t))
     return (possessive or possessed) and bool(content) and (possessed or not zh or zh_names.owner_in(zh)) and i1 < len(a)
+
+
+# Two owners by name, each with 's ("Rohan's Streamly profile PIN" / "streamly pin, meera's
+# profile": a note writes a name in lower case); kin, time and common things are no names.
+_KIN = kinds.PEOPLE_WORDS | frozenset(RELATIONS)
+_POSSESSOR = re.compile(r"(?<!\bst )(?<!\bst\. )(?<!\bsaint )\b([A-Za-z][a-z]+)['’]s\b", re.I)  # not St Bart's
+# Words with 's that name no person: time, the things a note is about
+_NOT_POSSESSOR = frozenset("today tomorrow yesterday week month year night morning evening weekend term season "
+                           "club school company team shop store house home car dog cat baby kid kids child family "
+                           "it that what there here who everyone someone nobody anyone world city council".split())
+
+
+def _possessors(text: str) -> frozenset[str]:
+    """The names before 's in `text`, in any case, but for kin (people), time, common things
+    and initials (TJ's: a shop, Trader Joe's)."""
+    return frozenset(w for w in (m[1].lower() for m in _POSSESSOR.finditer(text))
+                     if len(w) >= 3 and w not in _KIN and w not in _NOT_POSSESSOR)
+
+
+def _one_name(x: str, y: str) -> bool:
+    """Two owners' names that are one name: the same, a nickname (Roz / Rosamund, Barney /
+    Barnabas) or one cut short (Ferdie / Ferdinand)."""
+    return x == y or nickname_of(x, y) or (min(len(x), len(y)) >= 3 and x[:3] == y[:3])
+
+
+def possessors_differ(a: str, b: str) -> bool:
+    """Whether each text names an owner with 's and no owner of one is one of the other's
+    (_one_name) or named anywhere in the other text."""
+    pa, pb = _possessors(a), _possessors(b)
+    return bool(pa and pb) and not any(_one_name(x, y) for x in pa for y in pb) \
+        and not any(re.search(rf"\b{re.escape(o)}\b", y, re.I) for xs, y in ((pa, b), (pb, a)) for o in xs)
+

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from gitmem.lifecycle import alignment, clock, codes, kinds, monthdays, notes, quantities, shortforms, synonyms, values, zh_names
 from gitmem.lifecycle.names import STOP, TITLES, ZH_STOP, identifiers_differ, initialled, names_of
-from gitmem.lifecycle.relatives import owner_added, relative_added
+from gitmem.lifecycle.relatives import owner_added, possessors_differ, relative_added
 from gitmem.lifecycle.synonyms import NICKNAMES
 
 ZH_PREAMBLE = ("注意", "提醒", "备注", "记得", "时间", *(d + m for d in "这那" for m in "台辆张本条件间部套双只"))  # 这台: "the"
@@ -292,7 +292,7 @@ def conflict(a: str, b: str, beside_values: bool = False, beside_names: bool = F
             or identifiers_differ(a, fa.words, b, fb.words) or zh_names.titles_differ(a, b)) and not _one_record(a, b, fa, fb):
         return "names differ"
     if owner_added(fa.full, fb.full) or owner_added(fb.full, fa.full) or relative_added(a, b) or relative_added(b, a) \
-            or zh_names.owners_differ(a, b) or kinds.differ(a, b, beside_values):
+            or zh_names.owners_differ(a, b) or kinds.differ(a, b, beside_values) or possessors_differ(a, b):
         return "entities differ"
     # Content words alone, or in English one sentence with one short stretch swapped where the
     # content words are too few to share half ("I had my Covid booster / my flu jab at Boots").
