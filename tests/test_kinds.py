@@ -451,3 +451,11 @@ def test_one_part_of_the_day_in_two_languages_or_beside_another_is_one(a, b):
 ])
 def test_two_owners_with_an_s_are_two_people_unless_one_name(a, b, apart):
     assert (samefact.conflict(a, b) == "entities differ") is apart
+
+
+@pytest.mark.parametrize("a, b", [
+    ("右前胎 胎压2.5bar", "刚在4S店量了，左前轮胎压2.5。"),
+    ("主卡每个月30G流量，9号出账。", "副卡 30G 9号出账"),
+])
+def test_a_front_wheel_of_each_side_and_a_supplementary_card_are_two_things(a, b):
+    assert samefact.conflict(a, b) == "entities differ"

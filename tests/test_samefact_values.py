@@ -357,3 +357,27 @@ def test_a_code_keyed_in_groups_stays_one_code():
     assert vals("tracking AP7741 0963 2218") == {"code:ap774109632218"}
     assert vals("MU5137 0318") == {"code:mu5137", "date:3-18"}
     assert vals("ref KX7 4418") == {"code:kx74418"}
+
+
+@pytest.mark.parametrize("a, b", [
+    # heldout54: an order number keyed 3-7 and written whole; a pickup code keyed in hyphens
+    ("Need to return the Halvorsen blender (order 114-7730291) by October 9 to get the $89.99 refund.",
+     "blender return, #1147730291, deadline 10/9, $89.99 back"),
+    ("Return by Thu Oct 9: Halvorsen blender, order no. 114 7730291, refund eighty-nine ninety-nine",
+     "Order 114-7730291 (Halvorsen blender) | return window closes 2025-10-09 | refund USD 89.99"),
+    ("【邻里驿站】您的包裹已到南门店，取件码6-3-2087，请及时领取。", "南门驿站 取件码 632087"),
+    # a currency's code before an amount is no make and model against a code ("AUD 389" / RAV4)
+    ("RAV4 service – Banksia Motors – Tue 03/12 – 8.15am – $389",
+     "Banksia Motors booking: Toyota RAV4, logbook service, 3 Dec 2024, 08:15, quote AUD 389"),
+    # 差两分十二点: two minutes to twelve
+    ("堂弟的婚宴定在10月18号（周六）中午11:58开席，鸿福楼三楼牡丹厅。", "堂弟结婚那天是18号周六，鸿福楼三楼的牡丹厅，差两分十二点开席"),
+])
+def test_numbers_and_times_keyed_as_people_key_them(a, b):
+    assert samefact.conflict(a, b) is None
+
+
+def test_a_date_keyed_with_hyphens_stays_a_date_and_a_code_in_groups_is_one_number():
+    assert vals("2024-05-31") == {"date:5-31", "year:2024"}
+    assert vals("取件码6-3-2087") == {"num:632087"}  # no year 2087
+    assert vals("call 1-800-555-0199") == {"num:18005550199"}
+    assert samefact.conflict("差五分八点到", "7:55到") is None and samefact.conflict("差五分八点到", "8:05到") is not None

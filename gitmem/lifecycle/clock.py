@@ -67,6 +67,8 @@ _ZH_PERIOD = "凌晨|清晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜
 _ZH_TIME = _re(rf"({_ZH_PERIOD})?\s*(\d{{1,2}})\s*[点點时](?:(\d{{1,2}})(?!\s*[号個个位楼层岁])\s*分?|\s*(\d{{1,2}})\s*分|"
                r"(半)|(一刻)|(三刻))?")
 _ZH_TIME_COLON = _re(rf"({_ZH_PERIOD})\s*(\d{{1,2}}):(\d{{2}})")
+# 差两分十二点 (two minutes to twelve): 11点58分
+_ZH_TO_HOUR = _re(rf"({_ZH_PERIOD})?\s*差\s*(\d{{1,2}})\s*分钟?\s*(\d{{1,2}})\s*[点點]")
 # 14-16点, 两点到四点, 下午2点到4点: the first hour of a span is a clock time too, and an
 # hour with no part of the day takes the other's
 _ZH_SPAN = _re(rf"({_ZH_PERIOD})?\s*(\d{{1,2}})\s*([点點时]?)\s*([-–—~～到至])\s*({_ZH_PERIOD})?(?=\s*(\d{{1,2}})\s*[点點时])")
@@ -186,6 +188,7 @@ def read(t: str, vals: list[str]) -> str:
     t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]),
                                                              None if m[2].startswith("0") else m[1])] if x]
               or None, vals)
+    t = _ZH_TO_HOUR.sub(lambda m: f"{m[1] or ''}{int(m[3]) - 1 or 12}点{60 - int(m[2])}分" if 0 < int(m[2]) < 60 else m[0], t)
     t = _take(_ZH_TIME, t, _zh_clock, vals)
     t = _take(_TIME_QUARTER, t, _quarter, vals)
     t = _take(_TIME_TO, t, _quarter, vals)

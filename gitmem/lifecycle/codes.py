@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from gitmem.core.calendar import MONTHS, WEEKDAYS
+from gitmem.lifecycle.names import CURRENCY_CODES
 
 _MODEL = re.compile(r"\b([A-Z][A-Za-z]+)\s+(\d{1,3})\b(?![.,:/]\d)")  # "OnePlus 12", "Pixel 8"
 # ... not a place's label and a small number: "Flat 3", "Gate 12", "Platform 4" say where, not which
@@ -24,6 +25,7 @@ def against_model(a: str, va: dict[str, frozenset[str]], b: str) -> bool:
     low = a.lower()
     return bool(codes) and any(m[1].lower() not in low and not any(m[2] in c for c in codes)
                                and m[1].lower() not in MONTHS and m[1].lower() not in WEEKDAYS
+                               and m[1].lower() not in CURRENCY_CODES  # "AUD 389": an amount
                                and not (m[1].lower() in _PLACES and len(m[2]) <= 2) and not _opener(m)
                                for m in _MODEL.finditer(b))
 

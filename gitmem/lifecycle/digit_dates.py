@@ -36,7 +36,7 @@ _YEAR_SPAN = _re(r"(?<![\d.:/£$€¥-])((?:19|20)?\d\d)\s?[-–/]\s?(\d\d)(?![\
 # A date keyed with hyphens, day or month first ("21-02-2025 0705": not one number), or
 # month and day with a leading zero and no year ("G7561 05-01 8:36"); either order is read
 # as md_slash reads 09/04.
-_DASH_DATE = _re(r"(?<![\w.:/-])(\d{1,2})-(\d{1,2})-((?:19|20)\d\d)(?![\w-])")
+_DASH_DATE = _re(r"(?<![\w.:/-])(\d{1,2})-(\d{1,2})-(19\d\d|20[0-4]\d)(?![\w-])")  # not 取件码6-3-2087
 _DASH_MONTH_DAY = _re(r"(?<![\w.:/-])(?=0|\d\d-0)(\d\d)-(\d\d)()(?![\w:/-])")
 
 

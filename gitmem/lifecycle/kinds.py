@@ -130,7 +130,9 @@ _ZH_ROOMS = {"厨房": "厨房", "客厅": "客厅", "卧室": "卧室", "主卧
              **dict.fromkeys("车库 地库 地下车库".split(), "车库")}
 _ZH_SIDES = {**{w: w for w in "楼上 楼下 隔壁 对门 前门 后门 东门 西门 南门 北门 东边 西边 南边 北边 东侧 西侧".split()},
              # a quarter of the mouth (左下的智齿 / 右下智齿), a side of town (城西支行 / 城东支行)
-             **{w: w for w in "左上 左下 右上 右下".split()}, **{f"城{d}": f"{d}边" for d in "东南西北"},
+             **{w: w for w in "左上 左下 右上 右下 左前 右前 左后 右后".split()}, **{f"城{d}": f"{d}边" for d in "东南西北"},
+             # a card and its supplementary one (主卡每个月30G / 副卡 30G)
+             **{w: w for w in "主卡 副卡".split()},
              # which way a journey goes (去程的座位 / 回程)
              "去程": "去程", **dict.fromkeys("回程 返程".split(), "回程"),
              **dict.fromkeys("左边 左侧 左手边".split(), "左边"), **dict.fromkeys("右边 右侧 右手边".split(), "右边"),

@@ -51,7 +51,7 @@ _HAN_AFTER = re.compile(r"\s*[\u4e00-\u9fff]")
 _CLOCK_BEFORE = re.compile(r"(?:\d|(?:\b|\d)[ap]\.?m\.?)\s*$", re.I)  # "2:51am ET"
 # A currency's code beside its amount ("$35 CAD", "CAD 14,900"), am / pm after a clock time
 # ("10:45 AM"; "Nikko AM" is a name), capitals keyed before digits ("INC 7741": a code)
-_CURRENCIES = frozenset("usd eur gbp cad aud nzd hkd sgd twd ntd inr zar jpy cny rmb chf".split())
+CURRENCY_CODES = frozenset("usd eur gbp cad aud nzd hkd sgd twd ntd inr zar jpy cny rmb chf".split())
 _AMOUNT_BESIDE = (re.compile(r"[\d$€£¥]\s*$"), re.compile(r"^\s*[\d$€£¥]"))
 _BEFORE_DIGITS = re.compile(r"^[ -]?\d{3,}(?![/.:\d])")  # not a date: "MOT 19/3"
 
@@ -81,7 +81,7 @@ def _names(text: str) -> set[str]:
                 after = line[m.end():]
                 if not (_DIGITS.search(w) or _LETTER_WORD.fullmatch(m.group(0)) or w in _UNIT_NAMES
                         or w in _MARKERS or w.rstrip(".") in TITLES or _zone(w, before)
-                        or (w in _CURRENCIES and (_AMOUNT_BESIDE[0].search(before) or _AMOUNT_BESIDE[1].match(after)))
+                        or (w in CURRENCY_CODES and (_AMOUNT_BESIDE[0].search(before) or _AMOUNT_BESIDE[1].match(after)))
                         or (w in ("am", "pm") and re.search(r"\d\s*$", before))
                         or (m.group(0).isupper() and len(w) > 1 and _BEFORE_DIGITS.match(after))
                         or line[m.end():m.end() + 1] == "$"  # NZ$79
