@@ -2,7 +2,9 @@
 Rosie" and "My neighbour Odile is a midwife at the Rosie" are two people, though they
 share the name, the place and the shape. gitmem.lifecycle.samefact keeps such texts
 apart (Chinese: zh_names.owner_in reads who owns what with 的), and so are one thing and
-the same thing with an owner put before it (`owner_added`)."""
+the same thing with an owner put before it (`owner_added`), and two things of two owners
+named with 's, one of them in a lower-case note (`possessors_differ`: "Rohan's Streamly
+profile PIN" / "streamly pin, meera's profile")."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ import difflib
 import re
 
 from gitmem.lifecycle import alignment, kinds, zh_names
-from gitmem.lifecycle.shortforms import nickname_of
 from gitmem.lifecycle.names import STOP, ZH_STOP
+from gitmem.lifecycle.shortforms import nickname_of
 
 # People someone has: kin, household, work and neighbours (British and American spellings).
 RELATIONS = ("husband wife partner spouse fiance fiancee boyfriend girlfriend son daughter child children kids "
