@@ -214,7 +214,8 @@ _HOUR_HALF = _re(r"(\d+)\s*(个钟头|个小时|小时|钟头|公里|千米|米|
 # A year's quarter, "Q3 2024" or "2024-Q3": the year and the quarter, not a code q32024
 _BIZ_QUARTER = _re(r"\bq([1-4])[\s/-]*((?:19|20)\d\d)\b|\b((?:19|20)\d\d)[\s/-]*q([1-4])\b")
 _DIGIT_CODE = _re(r"(?<![\d-])\d(?:-\d){3,}(?![\d-])")
-# ... or in three groups or more, no date ("取件码6-3-2087": a parcel's pickup code; 2024-05-31 stays)
+# ... or, in Chinese text, in three groups or more, no date ("取件码6-3-2087": a parcel's pickup
+# code; 2024-05-31 stays; in English "10-10-10" stays three numbers, a score or a range)
 _HYPHEN_KEYED = _re(r"(?<![A-Za-z0-9.:/-])(?!(?:19|20)\d\d-)\d{1,4}(?:-\d{1,4}){2,}(?![A-Za-z0-9/-])")
 # An account or ticket number keyed in groups ("9021 4477 365", "2504-130622"): groups of
 # 2-7 digits joined by one space or hyphen ("114-7730291"), nine digits or more in all (a date has at
@@ -405,7 +406,8 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = _MULTIPLIER.sub(lambda m: _fmt(float(m[1]) * _MULT[m[2]]), t)  # after the half: 2.5 grand
         t = t if _WATTS.search(t) else _ZH_WAN.sub(lambda m: _fmt(float(m[1]) * 10000), t)
         t = digit_dates.read_dashed(t, vals)
-        t = _HYPHEN_KEYED.sub(lambda m: m[0].replace("-", ""), _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t))
+        t = _DIGIT_CODE.sub(lambda m: m[0].replace("-", ""), t)
+        t = _HYPHEN_KEYED.sub(lambda m: m[0].replace("-", ""), t) if _CJK_TEXT.search(t) else t
         t = _DIGIT_GROUPS.sub(lambda m: _joined(m[0]), t)
         t = clock.durations(t)
         t = _MONEY_PARTS.sub(lambda m: f"{m[1]}.{int(m[3] or m[4]):02d} {m[2]}", t)
