@@ -107,6 +107,12 @@ def _hour_minute(m: re.Match) -> list[str] | None:
     return [got] if got else None
 
 
+def _to_hour(m: re.Match) -> str:
+    """_ZH_TO_HOUR's time written as minutes past the hour before (差两分12点 -> 11点58分)."""
+    before = int(m[2])
+    return f"{m[1] or ''}{int(m[3]) - 1 or 12}点{60 - before}分" if 0 < before < 60 else m[0]
+
+
 def _colon(m: re.Match) -> list[str] | None:
     if m[3] is None and len(m[1]) == 1:  # "4:40"; "10:00", "04:40" are a 24-hour clock's
         return either_half(int(m[1]), int(m[2]), None)
@@ -188,7 +194,7 @@ def read(t: str, vals: list[str]) -> str:
     t = _take(_ZH_TIME_COLON, t, lambda m: [x for x in [_time(int(m[2]), int(m[3]),
                                                              None if m[2].startswith("0") else m[1])] if x]
               or None, vals)
-    t = _ZH_TO_HOUR.sub(lambda m: f"{m[1] or ''}{int(m[3]) - 1 or 12}点{60 - int(m[2])}分" if 0 < int(m[2]) < 60 else m[0], t)
+    t = _ZH_TO_HOUR.sub(_to_hour, t)
     t = _take(_ZH_TIME, t, _zh_clock, vals)
     t = _take(_TIME_QUARTER, t, _quarter, vals)
     t = _take(_TIME_TO, t, _quarter, vals)

@@ -74,16 +74,12 @@ def _possessors(text: str) -> frozenset[str]:
                      if len(w) >= 3 and w not in _KIN and w not in _NOT_POSSESSOR)
 
 
-def _one_name(x: str, y: str) -> bool:
-    """Two owners' names that are one name: the same, a nickname (Roz / Rosamund, Barney /
-    Barnabas) or one cut short (Ferdie / Ferdinand)."""
-    return x == y or nickname_of(x, y) or (min(len(x), len(y)) >= 3 and x[:3] == y[:3])
-
 
 def possessors_differ(a: str, b: str) -> bool:
     """Whether each text names an owner with 's and no owner of one is one of the other's
-    (_one_name) or named anywhere in the other text."""
+    (the same, or its nickname or name cut short: Roz / Rosamund, Ferdie / Ferdinand,
+    shortforms.nickname_of) or named anywhere in the other text."""
     pa, pb = _possessors(a), _possessors(b)
-    return bool(pa and pb) and not any(_one_name(x, y) for x in pa for y in pb) \
+    return bool(pa and pb) and not any(x == y or nickname_of(x, y) for x in pa for y in pb) \
         and not any(re.search(rf"\b{re.escape(o)}\b", y, re.I) for xs, y in ((pa, b), (pb, a)) for o in xs)
 
