@@ -132,7 +132,8 @@ def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Pa
             res = store.search(q["q"], k=k, scopes=[q["scope"]], explain=True, record=False, min_relevance=0)
             view = dict(res.info["relevance"])
             side, known = view.pop("side"), view["known"]
-            hits = [{"p": h.relevance, "cov": h.explain["relevance"]["coverage"], "cos": h.explain["relevance"]["cosine"],
+            hits = [{"p": h.relevance, "topical": h.topical,
+                     "cov": h.explain["relevance"]["coverage"], "cos": h.explain["relevance"]["cosine"],
                      "evidence": h.key in q["evidence"], "score": h.score, "key": h.key} for h in res.hits]
             # At the shipped defaults, as a user gets it: recall (min_relevance) and the
             # prompt path (prompt_min_relevance, at most [hooks] max_results).
@@ -421,6 +422,54 @@ def choose_prompt_floor(rows: list[dict], cap: int = 3) -> float:
     return max(floors, key=lambda f: (met(f), f))
 
 
+def choose_meaning_cosine(rows: list[dict], cap: int = 3) -> tuple[float, str]:
+    """relevance.MEANING_COSINE by the prompt floor's rule, from a dump of --set every: the
+    best cosine (steps of 0.0125, from 0 to 0.3; 0 leaves MEANING_GATE no say) at which the
+    most parts of `rows` (every part: all are tuning data now) meet PROMPT_TARGETS together
+    on the prompt path at the shipped prompt_min_relevance; of equal counts, the lowest.
+    Each English (hybrid) hit's relevance is its topical one (before the query's gates)
+    capped by HYBRID_FORM and by a MEANING_GATE placed as relevance places it: just above
+    min_relevance at a cosine of 0 and at prompt_min_relevance at the candidate (exact but
+    for a hit lifted by a neighbour, which keeps its own topical relevance here). Returns
+    the cosine and the table of the scan."""
+    from gitmem.recall import relevance as R
+
+    recall_floor, prompt_floor = (float(SCHEMA_DEFAULT(k)) for k in ("min_relevance", "prompt_min_relevance"))
+    logit = lambda x: float(np.log(x / (1 - x)))  # noqa: E731
+
+    def rescored(t: float) -> list[dict]:
+        gate = None if t <= 0 else R.Model(logit(recall_floor + 0.01), w_tcos=(logit(prompt_floor)
+                                                                                 - logit(recall_floor + 0.01)) / t)
+        out = []
+        for r in rows:
+            if r["side"] != "hybrid" or "topical" not in (r["hits"] or [{}])[0]:
+                out.append(r)
+                continue
+            v = r["view"]
+            view = R.QueryView(top_cov=v["top_cov"], top_cos=v["top_cos"], own=v.get("own", 0.0),
+                               general=v.get("general", 0.0), vectors=True)
+            c = 1.0 if v["top_cov"] >= R.FORM_COVERAGE else min(
+                R.HYBRID_FORM(0.0, 0.0, view), gate(0.0, 0.0, view) if gate else 1.0)
+            out.append(dict(r, hits=[dict(h, p=min(h["topical"], c)) for h in r["hits"]]))
+        return out
+
+    parts = list(dict.fromkeys(r["part"] for r in rows))
+    lines = ["| best cosine | parts meeting all three | en: unrelated empty | other empty | evidence kept |",
+             "|---|---|---|---|---|"]
+    best = (-1, 0.0)
+    for t in [round(float(x), 4) for x in np.arange(0.0, 0.3001, 0.0125)]:
+        rs = rescored(t)
+        by_part = [[r for r in rs if r["part"] == p] for p in parts]
+        met = sum(all(prompt_figures(b, prompt_floor, cap)[k] >= v - 1e-9 for k, v in PROMPT_TARGETS.items())
+                  for b in by_part if {"on_topic", "other", "unrelated"} <= {r["kind"] for r in b})
+        en = prompt_figures([r for r in rs if r["lang"] == "en"], prompt_floor, cap)
+        lines.append(f"| {t:g} | {met} | {en['unrelated empty']:.3f} | {en['other empty']:.3f} | "
+                     f"{en['evidence kept']:.3f} |")
+        if met > best[0]:
+            best = (met, t)
+    return best[1], "\n".join(lines)
+
+
 def report(rows: list[dict], recall_floor: float, prompt_floor: float, model: str,
            cmd: str = "python benchmarks/abstain.py --set all --write") -> str:
     names = ["unrelated empty", "other empty", "nonsense empty", "evidence kept",
@@ -581,6 +630,8 @@ def main(argv=None) -> int:
         print(fit_all(rows))
         print(f"min_relevance (at the current coefficients): {choose_floor(rows)}")
         print(f"prompt_min_relevance (at the current coefficients): {choose_prompt_floor(rows)}")
+        cos, table = choose_meaning_cosine(rows)
+        print(f"MEANING_COSINE (at the current coefficients and floors): {cos:g}\n{table}")
         return 0
     model = Path(args.model_path).name if args.model_path else "none"
     cmd = "python benchmarks/abstain.py " + " ".join(argv if argv is not None else sys.argv[1:])

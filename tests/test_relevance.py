@@ -161,6 +161,31 @@ def test_the_hybrid_gate_reads_the_form_only_with_vectors():
         0.3, 0.2, view(**bare))
 
 
+def test_the_meaning_gate_keeps_a_question_no_memory_means_out_of_the_prompt_only():
+    """A question in the asker's own form ("what did I pay for the house?") that no memory
+    comes near in meaning (best cosine under MEANING_COSINE) and none holds half the words
+    of: under the prompt floor, still above recall's (recall keeps what it did); near in
+    meaning it passes, and a memory holding half the query's words settles it."""
+    from gitmem.core.schema import SCHEMA
+
+    keys = SCHEMA["recall"].keys
+    prompt_floor, recall_floor = (float(keys[k].default) for k in ("prompt_min_relevance", "min_relevance"))
+    view = relevance.QueryView
+    low = relevance.MEANING_COSINE - 0.02
+    for cos in (0.0, low / 2, low):
+        far = view(top_cov=0.45, top_cos=cos, own=1.0, vectors=True)
+        p = relevance.relevance("hybrid", 0.45, cos, far)
+        assert recall_floor <= p < prompt_floor, (cos, p)
+        assert relevance.HYBRID_FORM(0.0, 0.0, far) >= prompt_floor  # the form alone would have let it in
+    near = relevance.MEANING_COSINE + 0.02
+    assert relevance.relevance("hybrid", 0.45, near, view(top_cov=0.45, top_cos=near, own=1.0, vectors=True)) >= prompt_floor
+    words = view(top_cov=relevance.FORM_COVERAGE, top_cos=0.0, own=1.0, vectors=True)
+    assert relevance.relevance("hybrid", 0.5, 0.0, words) == relevance.HYBRID(0.5, 0.0, words)
+    # The gate is the query's: the same cap for every hit, whatever its own cosine.
+    assert relevance.form_cap("hybrid", view(top_cov=0.3, top_cos=low, own=1.0, vectors=True)) == pytest.approx(
+        relevance.MEANING_GATE(0.0, 0.9, view(top_cov=0.3, top_cos=low, own=1.0, vectors=True)))
+
+
 @pytest.mark.model
 def test_everyday_english_questions_in_a_general_form_stay_out_of_the_prompt(real_model, gm_home):
     """Everyday questions sharing a word with the chat (plane, drive, audit) asked in
@@ -181,6 +206,27 @@ def test_everyday_english_questions_in_a_general_form_stay_out_of_the_prompt(rea
     res = invoke_cli("recall", "Can you take a power bank on a plane?", "--scope", "channel/u1", "--explain",
                      "--min-relevance", "0")
     assert res.returncode == 0 and "the question's form: it asks in general" in res.stderr, res.stderr
+
+
+@pytest.mark.model
+def test_another_persons_questions_stay_out_of_the_prompt_but_not_out_of_recall(real_model, gm_home):
+    """Questions from another user's conversation, in the asker's own form ("what did the
+    doctor recommend for my diabetes?" on a store that never speaks of diabetes): no memory
+    comes near in meaning, so the prompt gets nothing (each put turns in it before
+    MEANING_GATE); recall still lists what it did, for a person who asks."""
+    items, _, _ = dialogue_set("en_dialogue")
+    store = gitmem.init(gm_home)
+    store.import_items(items)
+    scope = ["channel/u1"]
+    for q in ("What did the doctor recommend for my diabetes?", "What did my old pupils invite me to?"):
+        hits = store.recall(q, scopes=scope, record=False)
+        assert hits and store.prompt_hits(hits) == [], (q, [(h.text[:30], h.relevance) for h in hits[:3]])
+    shown = store.prompt_hits(store.recall("Where is my husband flying for work?", scopes=scope, record=False))
+    assert any("Chicago" in h.text for h in shown)
+    res = invoke_cli("recall", "What did my old pupils invite me to?", "--scope", "channel/u1", "--explain")
+    assert res.returncode == 0 and "no memory is near the question in meaning" in res.stderr, res.stderr
+    res = invoke_cli("recall", "Where is my husband flying for work?", "--scope", "channel/u1", "--explain")
+    assert res.returncode == 0 and "near the question in meaning" not in res.stderr, res.stderr
 
 
 @pytest.mark.model

@@ -52,8 +52,8 @@ the same for every hit of the query and for any -k):
 
 Four models by the side that judges: hybrid (coverage, cosine, their product, top_cov,
 top_cos; with the vector side read, capped by HYBRID_FORM: top_cov, top_cos and the
-question's form), words (BM25 mode: coverage, and whether any word matched), meaning
-(vector mode: the cosine), and for a query with any CJK character judged by words (BM25
+question's form, and by MEANING_GATE: top_cos alone), words (BM25 mode: coverage, and
+whether any word matched), meaning (vector mode: the cosine), and for a query with any CJK character judged by words (BM25
 mode, or an English-only model, which ranks Chinese poorly: BENCHMARKS.md, Issue 19) cjk:
 the words model CJK_WORDS (coverage, known, top_cov; the hit's own cosine has no say, so
 BM25-only matches are not punished), capped, when the vector side was read, by CJK_GATE,
@@ -186,6 +186,17 @@ HYBRID = Model(bias=-2.670, w_cov=0.792, w_cos=9.023, w_both=0.796, w_tcov=2.203
 # question above min_relevance and leaves a general question with no word of the asker
 # out of the prompt sooner.
 HYBRID_FORM = Model(bias=-1.345, w_tcov=1.512, w_tcos=4.594, w_own=0.628, w_general=-0.608)
+# ... and by MEANING_GATE: a prompt needs a memory near the question in meaning. The
+# question's form cannot tell another person's conversation from the asker's own (both
+# ask "what did I pay for the house?"), and where no memory holds FORM_COVERAGE of the
+# question's words, the best cosine over the store tells them apart best (ROC area 0.91
+# among the questions the prompt path filled, against 0.89 for the hit's relevance). A
+# gate over it alone, placed on the floors: prompt_min_relevance at MEANING_COSINE, the
+# cosine (counted above the vector floor) at which the most tuning parts meet issue 19's
+# three prompt targets together (benchmarks/abstain.py, choose_meaning_cosine), and just
+# above min_relevance at a cosine of 0, so recall keeps what it did.
+MEANING_COSINE = 0.1625
+MEANING_GATE = Model(bias=-1.658, w_tcos=7.061)
 WORDS = Model(bias=-2.066, w_cov=8.180, w_match=1.827)
 MEANING = Model(bias=-0.816, w_cos=7.667)
 # A query with Chinese: the words model of one hit (coverage, known, top_cov), as fitted
@@ -247,12 +258,15 @@ def cjk_relevance(coverage: float, cosine: float, view: QueryView = NO_VIEW, for
 
 
 def form_cap(side: str, view: QueryView) -> float:
-    """The query's form gate for `side` (CJK_FORM for "cjk", HYBRID_FORM for "hybrid"): the
-    same cap for every hit of the query, 1.0 where it has no say (another side, no vector
-    side read, or a memory holding FORM_COVERAGE of the query's idf mass)."""
+    """The query's form gate for `side` (CJK_FORM for "cjk"; for "hybrid" the lesser of
+    HYBRID_FORM and MEANING_GATE): the same cap for every hit of the query, 1.0 where it has
+    no say (another side, no vector side read, or a memory holding FORM_COVERAGE of the
+    query's idf mass)."""
     if not view.vectors or view.top_cov >= FORM_COVERAGE or side not in ("cjk", "hybrid"):
         return 1.0
-    return (CJK_FORM if side == "cjk" else HYBRID_FORM)(0.0, 0.0, view)
+    if side == "cjk":
+        return CJK_FORM(0.0, 0.0, view)
+    return min(HYBRID_FORM(0.0, 0.0, view), MEANING_GATE(0.0, 0.0, view))
 
 
 def relevance(side: str, coverage: float, cosine: float, view: QueryView = NO_VIEW, form: bool = True) -> float:
