@@ -318,6 +318,9 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     ("笔记本上的 VPN 客户端版本是 4.2.1。", "手机 vpn client v4.2.1", "device"),
     ("Holiday saver at Tidewater Bank – 5.10% p.a.", "The emergency fund in our Tidewater Bank account is earning 5.10% a year.",
      "fund"),
+    # a savings account against a tax-free wrapper (heldout56)
+    ("The easy-access savings account at Harbour Mutual pays 4.1%.", "Harbour Mutual cash ISA: 4.1%", "account"),
+    ("cash isa at Nationwide – 3.9%", "Stocks & Shares ISA at Nationwide: 3.9% fee-free", "account"),
     ("kids' switch: 90 min/day limit", "The kids' tablet has a screen-time limit of 90 minutes a day.", "device"),
     ("Two-factor on my personal GitHub account uses the YubiKey 5C.", "work github (acme-org) 2FA → yubikey 5C",
      "work or personal"),
@@ -337,6 +340,9 @@ def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, k
     ("The production Postgres for ledger-svc runs version 15.4.", "ledger-svc prod postgres: 15.4"),
     ("Our iOS app's minimum version is 16.4.", "ios min version 16.4"),
     ("I live in Leeds now.", "We moved to Leeds, and it is where we live."),  # "live" is no environment
+    # an ISA alone names no kind of ISA
+    ("I've paid £4,000 into my Brackenfield stocks and shares ISA for this tax year.",
+     "put four grand in the brackenfield isa this year"),
     ("我的医疗险每年6月9日续费。", "百万医疗 续费 每年6/9"),
     ("女儿暑假游泳10次课交了1200，奥体中心那边", "奥体游泳馆暑期班 十节一千二百元（女儿）"),  # 奥体: 奥体中心
 ])

@@ -170,7 +170,12 @@ _EN_WORK_OR_PERSONAL = {f"{w} {x}": w for w in ("work", "personal") for x in (
 _ZH_DEVICES = {"手机": "手机", "平板": "平板", "笔记本电脑": "电脑", "笔记本": "电脑", "手表": "手表", "耳机": "耳机"}
 # Which account (savings / current, 储蓄户口 / 往来户口)
 _EN_ACCOUNTS = {f"{w} account": w for w in ("savings", "current", "checking", "joint", "business")} | {
-    f"{w} acct": w for w in ("savings", "current", "checking", "joint")}
+    f"{w} acct": w for w in ("savings", "current", "checking", "joint")} | {
+    # ... and a tax-free wrapper, which is no savings account ("The easy-access savings account
+    # at Harbour Mutual pays 4.1%" / "Harbour Mutual cash ISA: 4.1%"), by its kind (an ISA
+    # alone says none: "the brackenfield isa" is the stocks and shares one)
+    "cash isa": "cash isa", **dict.fromkeys(("stocks and shares isa", "stocks & shares isa", "s&s isa", "s&s"), "s&s isa"),
+    **dict.fromkeys(("lifetime isa", "lisa"), "lifetime isa"), **dict.fromkeys(("junior isa", "jisa"), "junior isa")}
 # ... or what the money is put by for ("Holiday saver at Tidewater Bank" / "The emergency fund in our
 # Tidewater Bank account")
 _EN_FUNDS = {f"{w} {x}": w for w in ("emergency", "holiday", "rainy day", "house deposit", "wedding", "christmas",
