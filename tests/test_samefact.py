@@ -646,3 +646,27 @@ def test_one_day_one_hour_and_a_name_do_not_make_two_events_one(a, b):
     """... but where each side writes out a name of its own (two airports, two patients, two
     pubs) they are two facts, however many values they share."""
     assert samefact.conflict(a, b) is not None
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # an acronym is no word of the synonym lists (CAB: the bureau, no taxi), and may leave
+    # the kind of body unsaid (CAB / Citizens Advice) (heldout56)
+    ("Citizens Advice Bureau volunteer training is on Saturday 22 February, 9:45am to 3pm, in the Otahuhu library meeting room.",
+     "CAB training sat 22/2 9.45-3, otahuhu library meeting rm", True),
+    ("CAB training sat 22/2 9.45-3, otahuhu library meeting rm",
+     "Volunteer training (Citizens Advice) | Sat 22 Feb 2025 | 09:45–15:00 | Otahuhu Library, meeting room", True),
+    ("Took a cab to the Otahuhu library on Saturday 22 February.", "Took the bus to the Otahuhu library on Saturday 22 February.", False),
+    # a measure the other side states as a bare number is unknown there, not another value
+    ("CU loan: 6.5k @ 7.5%, 36 months, €202/mth",
+     "six and a half thousand euro from the credit union, 7.5 percent over three years, 202 a month", True),
+    ("CU loan: 6.5k @ 7.5%, 36 months, €202/mth", "credit union loan, €6,500 at 7.5% over three years, €212 a month", False),
+    ("Flask holds 25 ml.", "The flask holds 25 litres.", False),
+    # a dotted time after a slash date; four digits in a record's field after a date
+    ("working bee sun 9/6 8.30 harding st bridge", "Working bee, Harding St bridge – Sun 9 June, 8:30am", True),
+    ("working bee sun 9/6 8.30 harding st bridge", "Working bee, Harding St bridge – Sun 9 June, 9:30am", False),
+    ("Landcare | 09-06-2024 | 0830 | Harding St bridge", "Landcare working bee, 9 June 2024 at 8:30am, Harding St bridge", True),
+    # "EMI Rs 14,250": an instalment and its amount, no code
+    ("edu loan EMI Rs 14,250 on 5th", "Education loan EMI: ₹14,250 on the 5th of every month", True),
+])
+def test_acronyms_bare_numbers_and_times_beside_dates(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

@@ -39,7 +39,7 @@ _TIME_WORD = _re(r"\b(noon|midday|midnight)\b")
 # "wed 3 dec 10.40"): not "£10.40", "v1.30", "rated 4.50"
 _TIME_DOT_DAY = _re(r"(\b(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?|morning|afternoon|evening|"
                     r"tonight|today|tomorrow|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-                    r"[a-z]*)\.?,?\s+)(\d{1,2})\.([0-5]\d)\b(?![.,]\d)")
+                    r"[a-z]*|(?<![\d./])\d{1,2}/\d{1,2}(?:/(?:\d\d)?\d\d)?)\.?,?\s+)(\d{1,2})\.([0-5]\d)\b(?![.,]\d)")  # "sun 9/6 8.30"
 # ... or after leaving, arriving or boarding ("last bus leaves 17.50", "departing 06.25")
 _TIME_DOT_GOING = _re(r"(\b(?:leaves?|leaving|departs?|departing|departure|dep|arrives?|arriving|arr|lands?|landing|"
                       r"boarding|boards|kick-?off|doors)\s+)(\d{1,2})\.([0-5]\d)\b(?![.,]\d)")
@@ -51,7 +51,9 @@ _TIME_FROM_WORD = _re(r"\b(?:a\s+)?(quarter|half|\d{1,2})(?:\s+minutes?)?\s+(pas
 # list ("Arrival: Manchester, 0740", "admit 0800", "cataract surgery - 10/20/2025 - 0730"; not
 # "it costs 0610", "room 0610")
 _FOUR_AFTER = ("admit ", "admitted ", "arrive ", "arrives ", "lands ", "leaves ", "departs ", "depart ", "from ",
-               "until ", "till ", "by ", "off ", "up ", "in ", "starts ", "start ", ", ", "– ", "— ", " - ")
+               "until ", "till ", "by ", "off ", "up ", "in ", "starts ", "start ", ", ", "– ", "— ", " - ",
+               # ... or a record's field after a date's ("Landcare | 09-06-2024 | 0830", read by then)
+               f"{BLANK} | ", f"{BLANK} ｜ ", f"{BLANK}｜")
 _TIME_FOUR = _re(r"(?:(?:" + "|".join(rf"(?<={re.escape(w)})" for w in _FOUR_AFTER)
                  + r")0(\d)([0-5]\d)(?![\d:/]|[.,]\d)|"
                  r"(?:(?<=dep )|(?<=dep\. )|(?<=arr )|(?<=arr\. )|(?<=at )|(?<=@)|(?<=@ ))0(\d)([0-5]\d)(?![\d.,:/])|"

@@ -20,6 +20,7 @@ UNITS = {"inr": ("rupee", "rupees", "inr", "rs", "卢比"), "zar": ("rand", "zar
 # and "R1 1000" are the reference codes they look like)
 _CODES = {"inr": "rupees", "rs": "rupees", "rs.": "rupees", "₹": "rupees", "zar": "rand", "jpy": "yen",
           **dict.fromkeys(("aud", "cad", "nzd", "hkd", "sgd", "twd", "ntd"), "dollars")}
+CURRENCY_WORDS = frozenset(_CODES.values())  # what read() writes after an amount
 # (not a reference code that starts like one: "ZAR1-1000", "RS1 1000")
 _AMOUNT = r"(\d+(?:,\d{2,3}|\s\d{3}(?!\d))*(?:\.\d+)?(?:\s?(?:k|lakhs?|lacs?|crores?)\b)?)(?![\d\-–/]|,\d|\s\d)"
 # a sign (₹, Rs.) may touch the amount; a code of letters stands apart from it ("aud11000" is a code)

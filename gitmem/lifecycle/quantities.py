@@ -225,14 +225,27 @@ def rounding(units_a: frozenset[str], units_b: frozenset[str]) -> float:
     return CONVERTED if bool(units_a & IMPERIAL) != bool(units_b & IMPERIAL) else ROUNDING
 
 
-def measures_differ(qa: frozenset[str], qb: frozenset[str], tolerance: float = 0.0) -> bool:
-    """Known against known, per dimension: each side gives a measure the other does not
-    (not within `tolerance`, a share of the larger, where the texts wrote them in
-    different units)."""
-    ga, gb = by_dimension(qa), by_dimension(qb)
+def measures_differ(va: dict[str, frozenset[str]], vb: dict[str, frozenset[str]], tolerance: float = 0.0) -> bool:
+    """Known against known, per dimension, over two texts' values by kind: each side gives a
+    measure (`qty`) the other does not (not within `tolerance`, a share of the larger, where
+    the texts wrote them in different units). A measure whose number the other side states
+    bare (its `num`), in no unit of that dimension, is unknown there, not different ("CU
+    loan: 6.5k …, €202/mth" / "six and a half thousand euro …, 202 a month")."""
+    qa, qb, none = va.get("qty", frozenset()), vb.get("qty", frozenset()), frozenset()
+    ga, gb = by_dimension(_unless_bare(qa, qb, vb.get("num", none))), by_dimension(_unless_bare(qb, qa, va.get("num", none)))
     for d in ga.keys() & gb.keys():
         only_a = [x for x in ga[d] if not any(close_measure(x, y, tolerance) for y in gb[d])]
         only_b = [y for y in gb[d] if not any(close_measure(x, y, tolerance) for x in ga[d])]
         if only_a and only_b:
             return True
     return False
+
+
+def _unless_bare(qx: frozenset[str], qy: frozenset[str], bare_y: frozenset[str]) -> frozenset[str]:
+    """`qx` but the measures whose number `bare_y` holds and `qy` gives in no unit of
+    their dimension."""
+    def number(v: str) -> str:
+        return v[4:].split(" ", 1)[0]
+
+    told = {(dimension(v), number(v)) for v in qy}
+    return frozenset(v for v in qx if f"num:{number(v)}" not in bare_y or (dimension(v), number(v)) in told)

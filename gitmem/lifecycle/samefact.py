@@ -71,7 +71,7 @@ def read(text: str) -> Fact:
     """The values, names and content tokens of `text` (its letters unaccented)."""
     vals, t = values.extract(shortforms.unaccented(text))
     names = set(names_of(text))
-    t, written = synonyms.one_word(_AT_SIGN.sub(" at ", t)), t  # words as written still spell a name (Grandad Percy)
+    t, written = synonyms.one_word(_AT_SIGN.sub(" at ", t), synonyms.acronyms(text)), t  # as written: Grandad Percy
     values_by_kind = values.by_kind(vals)
     for p in ZH_PREAMBLE:
         t = t.replace(p, " ")
@@ -268,7 +268,7 @@ def conflict(a: str, b: str, beside_values: bool = False, beside_names: bool = F
         # a length against a length ("1.85 m" / "185 cm" agree), never a duration against
         # an amount of money ("一年三万八" / "每年三万八千块": the year is not the fee).
         if kind == "qty":
-            if quantities.measures_differ(fa.values[kind], fb.values[kind], _tolerance(a, b)):
+            if quantities.measures_differ(fa.values, fb.values, _tolerance(a, b)):
                 return "values differ"
         elif kind == "num":  # a bare number the other writes with a unit ("105" / "105mm"), a day or a time is its own
             if all(fx.values[kind] - fy.values[kind] - frozenset().union(*values.raw_numbers(y).values())

@@ -276,8 +276,9 @@ def acronym_span(name: str, words: tuple[str, ...]) -> tuple[int, int] | None:
 
 
 # The last letter of an acronym a text may leave unsaid: the kind of place it is
-# (Airport, Hospital, Station, School, Club, College, Centre, University).
-_PLACE_INITIALS = frozenset("ahscu")
+# (Airport, Hospital, Station, School, Club, College, Centre, University) or of body
+# (Bureau, Bank, Board: CAB / Citizens Advice).
+_PLACE_INITIALS = frozenset("ahscub")
 
 
 def acronym_of(name: str, words: tuple[str, ...]) -> bool:

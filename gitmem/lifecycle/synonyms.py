@@ -63,11 +63,20 @@ _ZH_FROM = re.compile("\x00\\s*(?:以后|之后|起|开始|后)")
 _ZH_UNTIL = re.compile("\x00\\s*(?:以前|之前|前)")
 
 
-def one_word(text: str) -> str:
+def one_word(text: str, acronyms: frozenset[str] = frozenset()) -> str:
     """Lower-case `text` with each word of ZH_SAME, EN_SAME and EN_ACTS written as the one it
-    stands for."""
+    stands for, but for `acronyms` (words the text wrote in capitals, lower-cased: "CAB
+    training" is the Citizens Advice Bureau's, no taxi's)."""
     for x, y in ZH_SAME.items():
         text = text.replace(x, y)
     text = _ZH_FROM.sub("\x00后", _ZH_UNTIL.sub("\x00前", text))
-    return _EN_WORDS.sub(lambda m: _EN[m[0]], text)
+    return _EN_WORDS.sub(lambda m: m[0] if m[0] in acronyms else _EN[m[0]], text)
+
+
+def acronyms(text: str) -> frozenset[str]:
+    """The words `text` writes in capitals (two letters or more), lower-cased."""
+    return frozenset(w.lower() for w in _CAPITALS.findall(text))
+
+
+_CAPITALS = re.compile(r"\b[A-Z]{2,}\b")
 

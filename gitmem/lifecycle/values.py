@@ -122,6 +122,7 @@ _ZH_WEEKDAY = _re(rf"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天
 _UNIT_AFTER = re.compile(r"\s*(?:" + "|".join(sorted((re.escape(w) for w, u in _UNIT_OF.items()
                                                       if u in quantities.MEASURES and re.fullmatch(r"[a-z ]+", w)),
                                                      key=len, reverse=True)) + r")\b", re.I)
+_MONEY_AFTER = re.compile(r"\s*(?:" + "|".join(sorted(set(money.CURRENCY_WORDS))) + r")\b")
 _UNIT_WORDS = "|".join(re.escape(w) for w in sorted(_UNIT_OF, key=len, reverse=True))
 _QTY_PREFIX = _re(rf"([$€£¥])\s?({_N})")
 _QTY_CODE = _re(rf"\b(usd|eur|gbp|cny|rmb)\s?({_N})")  # "GBP 1850": a currency code before the number
@@ -312,8 +313,8 @@ def _code_caps(m: re.Match) -> list[str] | None:
     letters = re.match(r"[A-Z]+", m[0])[0]
     if letters.casefold() in _UNIT_OF or re.fullmatch(r"[A-Z]+ (?:19|20)\d\d", m[0]):
         return None  # "GBP 1850": an amount; "UK 2024": a year
-    if " " in m[0] and _UNIT_AFTER.match(m.string, m.end()):
-        return None  # "RMG 100 km": a name and a measure
+    if " " in m[0] and (_UNIT_AFTER.match(m.string, m.end()) or _MONEY_AFTER.match(m.string, m.end())):
+        return None  # "RMG 100 km": a name and a measure; "EMI Rs 14,250" (read "EMI 14250 rupees"): an amount
     return [f"code:{re.sub(r'[ -]', '', m[0]).casefold()}"]
 
 
