@@ -665,6 +665,10 @@ def test_one_day_one_hour_and_a_name_do_not_make_two_events_one(a, b):
     ("working bee sun 9/6 8.30 harding st bridge", "Working bee, Harding St bridge – Sun 9 June, 8:30am", True),
     ("working bee sun 9/6 8.30 harding st bridge", "Working bee, Harding St bridge – Sun 9 June, 9:30am", False),
     ("Landcare | 09-06-2024 | 0830 | Harding St bridge", "Landcare working bee, 9 June 2024 at 8:30am, Harding St bridge", True),
+    # a stretch said in the other language is no other thing (普测 / Putonghua test)
+    ("普测 4/26 周六 10:20 文学院3楼机房", "Putonghua test｜2025-04-26｜10:20 am｜文学院三楼机房", True),
+    ("绿野蔬菜 月结 12,000元", "绿野蔬菜 monthly invoice ¥12000", True),
+    ("钢琴课 周六 10:20 文学院3楼", "violin lesson 周六 10:20 文学院3楼", False),  # a kind still tells
     # "EMI Rs 14,250": an instalment and its amount, no code
     ("edu loan EMI Rs 14,250 on 5th", "Education loan EMI: ₹14,250 on the 5th of every month", True),
 ])

@@ -62,8 +62,21 @@ def substitution(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
         found = slots(x, y)
         return bool(found) and all(m > 0 and n > 0 for m, n in found)
 
-    # Word endings only take a swap away (accounts / accountant), never make one.
-    return swapped(a, b) and swapped(*prefixed(a, b))
+    # Word endings only take a swap away (accounts / accountant), never make one; so does
+    # a stretch said in the other language (普测 / Putonghua test: one test).
+    return swapped(a, b) and swapped(*prefixed(a, b)) and not translated(a, b)
+
+
+def translated(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether every stretch where a and b differ is Chinese on one side and Latin letters
+    on the other."""
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+
+    def script(ts: tuple[str, ...]) -> str:
+        return "han" if ts and all(HAN.match(t) for t in ts) else "latin" if ts and all(
+            t.isascii() and t.isalpha() for t in ts) else ""
+
+    return bool(ops) and all({script(a[i1:i2]), script(b[j1:j2])} == {"han", "latin"} for _, i1, i2, j1, j2 in ops)
 
 
 def swaps(a: tuple[str, ...], b: tuple[str, ...], stop: frozenset[str]) -> bool:
