@@ -32,6 +32,10 @@ from gitmem.lifecycle.names import names_of
     ("S$300 into the Nikko AM STI ETF", {"nikko", "am", "sti", "etf"}),      # ... not a fund's name
     ("checkout 502s, INC 7741, 2:14-2:51am ET", set()),                      # capitals keyed before digits
     ("motorbike MOT 19/3", {"mot"}),                                         # ... not before a date
+    ("Red Mesa Gravel 100K, flat in Baner for 78L", {"mesa", "gravel", "baner"}),  # a number's magnitude
+    ("I'm in seat 14C, class 10A", {"c", "a"}),                              # ... a seat's letter tells seats apart
+    ("Gas refill | Ref: 4471 982 036 | Delivery: 21-11-2025 | Tenant: M. Rao", {"rao"}),  # a record's field labels
+    ("Kids | Maya: swim 4pm | Leo: judo 5pm", {"maya", "leo"}),              # ... but a given name is named
 ])
 def test_words_in_capitals_that_name_nothing_are_no_names(text, names):
     assert set(names_of(text)) == names

@@ -59,6 +59,9 @@ _BEFORE_DIGITS = re.compile(r"^[ -]?\d{3,}(?![/.:\d])")  # not a date: "MOT 19/3
 # A note that opens with whose it is, then a dash and the note in lower case ("Callum - costume
 # fitting sat 10:30, Wendy"): the first word is a name though it starts the line
 _NOTE_OWNER = re.compile(r"\s+[-–—]\s+[a-z]")
+# A record's field label after a separator ("BharatGas refill | Ref: 4471… | Delivery: 21-11-2025")
+_FIELD = re.compile(r"(?:[|｜–—]|\s-)\s*$")
+_LABELLED = re.compile(r":\s*[\d$£€¥₹A-Z]")  # ... before a value or a name ("Maya: swim 4pm" names Maya)
 
 
 def _names(text: str) -> set[str]:
@@ -85,6 +88,8 @@ def _names(text: str) -> set[str]:
                         or (w in ("am", "pm") and re.search(r"\d\s*$", before))
                         or (m.group(0).isupper() and len(w) > 1 and _BEFORE_DIGITS.match(after))
                         or line[m.end():m.end() + 1] == "$"  # NZ$79
+                        or (before[-1:].isdigit() and w in ("k", "l", "m", "f"))  # 100K, 78L, 2F: a magnitude, a floor
+                        or (_FIELD.search(before) and _LABELLED.match(after) and not shortforms.given_name(w))
                         or (pronoun in STOP and (pronoun == "i" or (len(pronoun) > 1 and not said.isupper())))):
                     names.add(NICKNAMES.get(w, w))
     # Chinese has no capitals, but a pet or a person is often introduced by name:

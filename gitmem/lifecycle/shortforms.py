@@ -20,6 +20,12 @@ def _nicknamer():
 
 
 @lru_cache(maxsize=65536)
+def given_name(w: str) -> bool:
+    """Whether the lower-case word is a given name the nicknames dataset knows (Maureen, Alice)."""
+    nn = _nicknamer()
+    return bool(nn.nicknames_of(w) or nn.canonicals_of(w))
+
+
 def nickname_of(x: str, y: str) -> bool:
     """Whether one of two lower-case words is a short form of the other by the nicknames
     dataset (maggie / margaret, liz / elizabeth, jo / joanna), beyond synonyms.NICKNAMES,
