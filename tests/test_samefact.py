@@ -669,6 +669,15 @@ def test_one_day_one_hour_and_a_name_do_not_make_two_events_one(a, b):
     ("普测 4/26 周六 10:20 文学院3楼机房", "Putonghua test｜2025-04-26｜10:20 am｜文学院三楼机房", True),
     ("绿野蔬菜 月结 12,000元", "绿野蔬菜 monthly invoice ¥12000", True),
     ("钢琴课 周六 10:20 文学院3楼", "violin lesson 周六 10:20 文学院3楼", False),  # a kind still tells
+    # a place cut short, a company's legal suffix, a marker in the plural
+    ("Our Westlink coach from Cheltenham to Heathrow leaves at 5.40am on Saturday 18 July.",
+     "Coach Chelt → LHR, Sat 18/7, 05:40 (Westlink)", True),
+    ("We've got tickets for Elbow at the O2 Apollo in Manchester on Saturday 21 November, doors at 7pm.",
+     "Elbow – Apollo Manc, Sat 21/11, doors 19:00", True),
+    ("Our Westlink coach from Cheltenham to Heathrow leaves at 5.40am on Saturday 18 July.",
+     "Coach Chelmsford → LHR, Sat 18/7, 05:40 (Westlink)", False),
+    ("Dunmore Hardware pledged AUD 2,500 to the spring appeal.", "Spring appeal pledge: Dunmore Hardware Pty Ltd, AUD 2,500.00", True),
+    ("62 guests have said yes to the ruby wedding party.", "Ruby wedding RSVPs: 62 yes", True),
     # "EMI Rs 14,250": an instalment and its amount, no code
     ("edu loan EMI Rs 14,250 on 5th", "Education loan EMI: ₹14,250 on the 5th of every month", True),
 ])

@@ -41,7 +41,8 @@ _DIGITS = re.compile(r"\d")
 _LETTER_WORD = re.compile(r"[A-Z]-[a-z]{2,}(?:'s)?")
 _UNIT_NAMES = frozenset(w for ws in values.UNITS.values() for w in ws if len(w) > 1 and w.isascii())
 # A note's markers in capitals name nothing: "TODO renew…", "FYI the VPN…", "NB: …"
-_MARKERS = frozenset("todo fyi nb fixme tbd tba asap wip ps rsvp aka btw fwiw attn eta".split())
+_MARKERS = frozenset("todo fyi nb fixme tbd tba asap wip ps rsvp aka btw fwiw attn eta".split()
+                     + "ltd pty inc llc plc gmbh".split())  # ... nor a company's legal suffix
 # ... nor does a title before a name ("Mr Venkatesh" / "S. Venkatesh" / "venkatesh sir")
 TITLES = frozenset("mr mrs ms mx miss dr prof sir madam rev".split())
 # Time zones after a clock time ("9:45 am Pacific", "0945 PT")
@@ -83,7 +84,7 @@ def _names(text: str) -> set[str]:
                 said = m.group(0).split("'")[0]
                 after = line[m.end():]
                 if not (_DIGITS.search(w) or _LETTER_WORD.fullmatch(m.group(0)) or w in _UNIT_NAMES
-                        or w in _MARKERS or w.rstrip(".") in TITLES or _zone(w, before)
+                        or w in _MARKERS or w.removesuffix("s") in _MARKERS or w.rstrip(".") in TITLES or _zone(w, before)
                         or (w in CURRENCY_CODES and (_AMOUNT_BESIDE[0].search(before) or _AMOUNT_BESIDE[1].match(after)))
                         or (w in ("am", "pm") and re.search(r"\d\s*$", before))
                         or (m.group(0).isupper() and len(w) > 1 and _BEFORE_DIGITS.match(after))

@@ -417,6 +417,9 @@ def holds_name(n: str, words: frozenset[str], names: frozenset[str], full: tuple
         return any(w.startswith(n) for w in names | words if len(w) > 1)
     # Between two names a short form with a vowel is a nickname's question (Mel / Melanie, by
     # the nicknames dataset; "me" abbreviates no Melanie), one with none an abbreviation (Rd).
+    # A name cut short to four letters or more (Chelt / Cheltenham, Manc / Manchester)
+    if any(len(x) >= 4 and len(y) >= len(x) + 3 and y.startswith(x) for w in names for x, y in ((n, w), (w, n))):
+        return True
     return (initials and any(len(w) == 1 and n.startswith(w) for w in names)) or any(
         (abbreviation(n, w) and (w not in names or not _VOWEL.search(n)))
         or (abbreviation(w, n) and not _VOWEL.search(w)) for w in content) or joined(n, full)
