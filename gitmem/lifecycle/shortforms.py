@@ -381,7 +381,8 @@ _VOWEL = re.compile("[aeiou]")
 # "Audax Club"): said or left out, as "Newcastle" / "the Boyd Orr" name the same place.
 PLACE_KINDS = frozenset("airport hospital station hall building bldg centre center park church school college "
                         "university library museum theatre theater hotel arena stadium gallery club society "
-                        "association".split())
+                        "association zoo aquarium cinema gym pool baths market clinic surgery imaging cafe "
+                        "restaurant pub".split())
 
 
 def kind_left_out(only: set[str], other: frozenset[str]) -> set[str]:
