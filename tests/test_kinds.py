@@ -321,6 +321,9 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     # a savings account against a tax-free wrapper (heldout56)
     ("The easy-access savings account at Harbour Mutual pays 4.1%.", "Harbour Mutual cash ISA: 4.1%", "account"),
     ("cash isa at Nationwide – 3.9%", "Stocks & Shares ISA at Nationwide: 3.9% fee-free", "account"),
+    # two community groups meeting in one room at one hour (heldout56)
+    ("The residents' association meets in the upstairs room of Carlton Community Centre on the first Monday of the month at 7:30pm.",
+     "Neighbourhood Watch - 1st Mon, 7.30pm, Carlton CC upstairs room", "group"),
     ("kids' switch: 90 min/day limit", "The kids' tablet has a screen-time limit of 90 minutes a day.", "device"),
     ("Two-factor on my personal GitHub account uses the YubiKey 5C.", "work github (acme-org) 2FA → yubikey 5C",
      "work or personal"),
@@ -340,6 +343,7 @@ def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, k
     ("The production Postgres for ledger-svc runs version 15.4.", "ledger-svc prod postgres: 15.4"),
     ("Our iOS app's minimum version is 16.4.", "ios min version 16.4"),
     ("I live in Leeds now.", "We moved to Leeds, and it is where we live."),  # "live" is no environment
+    ("Residents' association AGM: Tues 4 Nov, 7pm, Carlton CC", "the residents association agm is on 4/11 at 7"),
     # an ISA alone names no kind of ISA
     ("I've paid £4,000 into my Brackenfield stocks and shares ISA for this tax year.",
      "put four grand in the brackenfield isa this year"),

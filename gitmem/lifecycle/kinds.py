@@ -203,6 +203,17 @@ _ZH_APPLIANCES = {w: w for w in ("烤箱 制冰机 冰箱 洗衣机 烘干机 �
 _EN_SPORTS = {w: w for w in ("badminton tennis squash football netball rugby cricket hockey golf basketball "
                              "volleyball snooker darts chess").split()} | {
     "table tennis": "table tennis", "ping pong": "table tennis", "ping-pong": "table tennis", "footy": "football"}
+# Which community group meets ("The residents' association meets upstairs at Carlton CC…" /
+# "Neighbourhood Watch - 1st Mon, 7.30pm, Carlton CC upstairs room": two groups)
+_EN_GROUPS = {**dict.fromkeys(("residents' association", "residents association", "residents' assoc", "residents assoc",
+                               "tenants' association", "tenants association"), "residents"),
+              **dict.fromkeys(("neighbourhood watch", "neighborhood watch"), "watch"),
+              **dict.fromkeys(("pta", "pto", "parents' association", "parent teacher association", "p&c"), "parents"),
+              **dict.fromkeys(("parish council", "town council", "community council"), "council"),
+              **{w: w for w in ("book club", "running club", "choir", "scouts", "cubs", "beavers", "brownies", "guides",
+                                "rotary", "lions club", "u3a", "men's shed", "friends group", "food bank", "litter pickers",
+                                "repair cafe", "allotment society", "bridge club", "chess club", "rugby club", "cricket club",
+                                "football club", "toddler group", "bowls club", "quiz team")}}
 _ZH_SPORTS = {w: w for w in "羽毛球 乒乓球 篮球 足球 网球 排球 高尔夫 台球 壁球 围棋 象棋".split()}
 # What a policy covers ("travel insurance" / "gadget insurance": two policies)
 _EN_COVER = {f"{w} {x}": w for w in ("travel gadget home car motor pet contents buildings life health dental phone "
@@ -255,7 +266,7 @@ _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("s
              ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS),
              ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS), ("environment", _EN_ENVIRONMENTS),
              ("platform", _PLATFORMS), ("tier", _TIERS), ("bike", _EN_BIKES),
-             ("work or personal", _EN_WORK_OR_PERSONAL), ("fund", _EN_FUNDS))
+             ("work or personal", _EN_WORK_OR_PERSONAL), ("fund", _EN_FUNDS), ("group", _EN_GROUPS))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
