@@ -683,3 +683,19 @@ def test_one_day_one_hour_and_a_name_do_not_make_two_events_one(a, b):
 ])
 def test_acronyms_bare_numbers_and_times_beside_dates(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a person a note names in a field or in lower case, against another named in a sentence
+    ("Callum's gym membership at Corewell renews on the 1st of each month at £29.", "corewell gym — maya — renews 1st, £29", False),
+    ("marco: oakridge estates job, mon-wed", "Danny is on the Oakridge Estates job Monday through Wednesday.", False),
+    ("Ethan is in goal for the Harriers this Saturday.", "harriers sat – GK: Noah", False),
+    ("Hortense takes her tea with lemon.", "Benedikt takes his tea with lemon.", False),
+    # ... but one person named two ways, or by an initial, or no person at all, is one fact
+    ("Olivia's piano recital is on Saturday 22 March at 2:30pm.", "Liv plays her recital on 22 March at 2.30pm.", True),
+    ("Tweed Coast Half: Lachlan 1h 38m 42s", "Result - L. Ferris, Tweed Coast Half, chip time 01:38:42", True),
+    ("Carol concert capacity: 240 seats (school hall).", "Max 240 in the school hall for carols.", True),
+    ("I'm booked on VIA Rail train 63 from Ottawa on Friday, November 7 at 3:20 pm.", "VIA #63 | OTT→TOR | fri 11/07 | 15:20", True),
+])
+def test_people_named_in_a_note_or_a_sentence(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

@@ -76,6 +76,7 @@ _EN_FLOORS = {f"{w} floor": f"{w} floor" for w in ("ground", "first", "second", 
 _EN_BIKES = {f"{w} bike": w for w in ("cargo", "commuter", "road", "mountain", "gravel", "e", "electric", "kids'",
                                        "kids", "folding", "tandem")} | {"ebike": "e", "e-bike": "e", "bmx": "bmx"}
 _EN_PETS = {w: w for w in "cat dog rabbit hamster guinea tortoise budgie parrot pony horse".split()}
+PET_WORDS = frozenset(_EN_PETS)
 _EN_INSTRUMENTS = {**{w: w for w in "guitar piano violin viola cello flute clarinet trumpet trombone saxophone "
                       "ukulele harp oboe keyboard harmonium tabla sitar veena recorder".split()},
                    **dict.fromkeys(("drum", "drums", "drum kit"), "drums"), "sax": "saxophone", "uke": "ukulele"}

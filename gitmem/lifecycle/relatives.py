@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 
+from gitmem.core.calendar import MONTHS, WEEKDAYS
 from gitmem.lifecycle import alignment, kinds, zh_names
 from gitmem.lifecycle.names import STOP, ZH_STOP
 from gitmem.lifecycle.shortforms import nickname_of
@@ -76,10 +78,64 @@ def _possessors(text: str) -> frozenset[str]:
 
 
 def possessors_differ(a: str, b: str) -> bool:
-    """Whether each text names an owner with 's and no owner of one is one of the other's
-    (the same, or its nickname or name cut short: Roz / Rosamund, Ferdie / Ferdinand,
-    shortforms.nickname_of) or named anywhere in the other text."""
-    pa, pb = _possessors(a), _possessors(b)
-    return bool(pa and pb) and not any(x == y or nickname_of(x, y) for x in pa for y in pb) \
+    """Whether each text names a person (`people`) and no one of one is one of the other's
+    (the same, a nickname or a name cut short or inside it: Roz / Rosamund, Liv / Olivia,
+    shortforms.nickname_of), by an initial (L. Ferris / Lachlan), or named anywhere in the
+    other text: "Callum's gym membership at Corewell…" / "corewell gym — maya — renews
+    1st, £29", "marco: oakridge estates job" / "Danny is on the Oakridge Estates job"."""
+    pa, pb = people(a), people(b)
+    if not (pa and pb) or any(re.search(rf"(?<![\w.]){o[0].upper()}\.", y) for xs, y in ((pa, b), (pb, a)) for o in xs):
+        return False
+    return not any(x == y or nickname_of(x, y) or (min(len(x), len(y)) >= 3 and (x in y or y in x)) for x in pa for y in pb) \
         and not any(re.search(rf"\b{re.escape(o)}\b", y, re.I) for xs, y in ((pa, b), (pb, a)) for o in xs)
 
+
+# Where a text names a person without 's: a note's field that is a given name ("— maya —",
+# "GK: Noah", "marco: …") or a given name standing alone, not in a run of capitals (Carlton
+# Community Centre, VIA Rail) and, opening the text, before what a person does ("Danny is…";
+# "Carol concert", "Max 240" open with no one). Given names by Faker's lists of first names
+# (_first_names); kin, pets, roles and two-letter capitals are no one's name.
+_FIELD = re.compile(r"\s[-–—]\s|[|｜:：,;()（）→]")
+_LONE = re.compile(r"(?<![A-Za-z'’-])(?<![A-Z]{2}\s)(?<![A-Z]{3}\s)(?<![A-Z][a-z]\s)" + "".join(
+    rf"(?<![A-Z][a-z]{{{n}}}\s)" for n in range(2, 9)) + r"([A-Z][a-z]+)\b(?!['’]s\b)(?!\s+[A-Z])")
+_DOES = re.compile(r"\s+(?:is|are|was|has|had|takes|plays|wears|gets|goes|needs|starts|does|will|can|and)\b")
+_NO_ONE = frozenset(kinds.PET_WORDS) | frozenset("inspector officer manager driver nurse teacher coach rail uk us".split())
+
+
+def people(text: str) -> frozenset[str]:
+    """The people `text` names, lower case: owners with 's (`_possessors`), a note's field
+    that is a given name, a given name standing alone (see _LONE)."""
+    out = set(_possessors(text))
+    if not alignment.HAN.search(text):
+        out.update(f.lower() for f in (x.strip() for x in _FIELD.split(text))
+                   if re.fullmatch(r"[A-Za-z][a-z-]+", f) and _given(f.lower()))
+        for m in _LONE.finditer(text):
+            if _given(m[1].lower()) and (re.search(r"\w", text[:m.start()]) or _DOES.match(text, m.end())):
+                out.add(m[1].lower())
+    return frozenset(out - _NO_ONE - _KIN)
+
+
+def _given(word: str) -> bool:
+    return word not in STOP and word not in MONTHS and word not in WEEKDAYS and word in _first_names()
+
+
+# The locales whose first names Faker lists that a store's people come from (Latin script):
+# English-speaking countries, Ireland, Europe, Latin America, Turkey, Nigeria, Kenya.
+_LOCALES = ("en", "en_GB", "en_US", "en_IE", "en_NZ", "en_IN", "en_PK", "en_KE", "en_NG", "ga_IE", "de_DE", "de_AT",
+            "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT", "pt_PT", "pt_BR", "nl_NL", "sv_SE", "no_NO", "da_DK", "fi_FI",
+            "pl_PL", "cs_CZ", "hu_HU", "ro_RO", "tr_TR", "id_ID", "yo_NG", "zu_ZA")
+
+
+@lru_cache(maxsize=1)
+def _first_names() -> frozenset[str]:
+    """Faker's first names of _LOCALES, lower case, loaded once (dream's code path only)."""
+    import importlib
+
+    out: set[str] = set()
+    for loc in _LOCALES:
+        provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
+        for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"):
+            names = provider.__dict__.get(attr)
+            if isinstance(names, (list, tuple, dict, set, frozenset)):
+                out.update(str(n).lower() for n in names)
+    return frozenset(out)
