@@ -699,3 +699,17 @@ def test_acronyms_bare_numbers_and_times_beside_dates(a, b, same):
 ])
 def test_people_named_in_a_note_or_a_sentence(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # a record and a sentence reworded around three kinds of value they share (a day, an hour,
+    # an amount, a place's number): one event, whatever words each swaps
+    ("Men's Shed open eve, Fri 27/2, 7.30pm, Castlecomer", "castlecomer shed open night fri the 27th, 19:30, tell dad", True),
+    ("街道乒乓球混双赛 6 月 6 日（周六）下午两点开打，在区体育中心三楼，报名费 50 元。",
+     "赛程通知：混合双打｜2026-06-06 14:00｜区体育中心三楼｜报名费伍拾元", True),
+    # ... two kinds are not enough: two events at one day and hour
+    ("The food bank's volunteer induction is on Wednesday 9 April at 6pm.", "wed 9/4 6pm – samaritans volunteer induction", False),
+    ("Gran's hearing-aid appointment is on 18 September at 10am.", "Gran's eye-test appointment is on 18 September at 10am.", False),
+])
+def test_three_kinds_of_shared_value_make_a_reworded_record_one_fact(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same

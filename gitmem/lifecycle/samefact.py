@@ -100,10 +100,10 @@ def _reworded(fa: Fact, fb: Fact, a: str, b: str) -> bool:
     words and all, they are not one template with stretches swapped ("表哥的婚礼在11月8日" /
     "表哥11月8号结婚"; "The staging URL is X." / "staging lives at X"). Look-alikes are such
     templates ("张伟的生日是6月12日" / "刘洋的生日是6月12日", 猫…豆豆 / 狗…球球), or swap their
-    subject (in Chinese: for words with no character in common), unless they share a code, a
-    date and a time: one room, day and hour (毕业答辩 / 论文答辩 …5月23日 14:30 经管楼B312)."""
+    subject (in Chinese: for words with no character in common), unless they share three kinds
+    of specific value: one room, day and hour (毕业答辩 / 论文答辩 …5月23日 14:30 经管楼B312)."""
     shared = set(_shared_values(a, b, fa, fb))  # "2.9 metres" / "9ft 6in" too
-    if {"code", "date", "time"} <= {v.split(":", 1)[0] for v in shared}:
+    if len({v.split(":", 1)[0] for v in shared} & (SPECIFIC - {"year"})) >= 3:
         return True
     # In Chinese the first content character is no subject (这次 / 这回) unless it begins a swap sharing no character (厨房 / 卫生间)
     cjk = bool(_CJK.search(a) and _CJK.search(b))
