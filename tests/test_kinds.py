@@ -321,6 +321,9 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     # a savings account against a tax-free wrapper (heldout56)
     ("The easy-access savings account at Harbour Mutual pays 4.1%.", "Harbour Mutual cash ISA: 4.1%", "account"),
     ("cash isa at Nationwide – 3.9%", "Stocks & Shares ISA at Nationwide: 3.9% fee-free", "account"),
+    # two cars by their models, of two makes or of one (h44, h36)
+    ("the corolla's next service is due at 36,000 km", "The Tucson is due its next service at 36,000 km.", "car"),
+    ("The CR-V's next oil change is due at 120,000 km.", "civic oil change @ 120k km", "car"),
     # two community groups meeting in one room at one hour (heldout56)
     ("The residents' association meets in the upstairs room of Carlton Community Centre on the first Monday of the month at 7:30pm.",
      "Neighbourhood Watch - 1st Mon, 7.30pm, Carlton CC upstairs room", "group"),
@@ -344,6 +347,8 @@ def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, k
     ("Our iOS app's minimum version is 16.4.", "ios min version 16.4"),
     ("I live in Leeds now.", "We moved to Leeds, and it is where we live."),  # "live" is no environment
     ("Residents' association AGM: Tues 4 Nov, 7pm, Carlton CC", "the residents association agm is on 4/11 at 7"),
+    ("The Mazda's service is booked for 9am Tuesday.", "cx5 service tues 9am"),   # a make and its model: one car
+    ("CR-V tyres: 235/60 R18", "the crv needs 235/60 R18 tyres"),
     # an ISA alone names no kind of ISA
     ("I've paid £4,000 into my Brackenfield stocks and shares ISA for this tax year.",
      "put four grand in the brackenfield isa this year"),

@@ -204,6 +204,27 @@ _ZH_APPLIANCES = {w: w for w in ("烤箱 制冰机 冰箱 洗衣机 烘干机 �
 _EN_SPORTS = {w: w for w in ("badminton tennis squash football netball rugby cricket hockey golf basketball "
                              "volleyball snooker darts chess").split()} | {
     "table tennis": "table tennis", "ping pong": "table tennis", "ping-pong": "table tennis", "footy": "football"}
+# Which car, by its make and model, a model as "make/model" ("the corolla's next service is due
+# at 36,000 km" / "The Tucson is due its next service at 36,000 km", the Civic / the CR-V: two;
+# "the Mazda" / "the CX-5": one, a make against its own model)
+_EN_CARS = {**{w: w for w in ("toyota honda ford nissan hyundai kia mazda subaru tesla bmw audi skoda renault "
+                              "peugeot citroen vauxhall opel fiat volvo mitsubishi suzuki jeep lexus holden "
+                              "chevrolet").split()},
+            **dict.fromkeys(("vw", "volkswagen"), "volkswagen"), **dict.fromkeys(("mercedes", "merc"), "mercedes"),
+            "chevy": "chevrolet", "land rover": "land rover", "range rover": "land rover",
+            **{m: "toyota/" + m.replace("-", "").replace(".", "") for m in ("corolla", "camry", "prius", "rav4", "rav-4", "yaris", "hilux", "aygo", "land cruiser")},
+            **{m: "honda/" + m.replace("-", "").replace(".", "") for m in ("civic", "jazz", "cr-v", "crv", "accord", "hr-v")},
+            **{m: "ford/" + m.replace("-", "").replace(".", "") for m in ("focus", "fiesta", "kuga", "puma", "ranger", "mondeo", "f-150", "transit")},
+            **{m: "volkswagen/" + m.replace("-", "").replace(".", "") for m in ("golf", "polo", "passat", "tiguan", "t-roc", "id.3", "id3")},
+            **{m: "nissan/" + m.replace("-", "").replace(".", "") for m in ("qashqai", "juke", "leaf", "micra", "x-trail", "navara")},
+            **{m: "hyundai/" + m.replace("-", "").replace(".", "") for m in ("tucson", "i10", "i20", "i30", "kona", "santa fe", "ioniq")},
+            **{m: "kia/" + m.replace("-", "").replace(".", "") for m in ("sportage", "ceed", "picanto", "niro", "sorento", "rio")},
+            **{m: "mazda/" + m.replace("-", "").replace(".", "") for m in ("cx-5", "cx5", "cx-3", "cx-30", "mazda3", "mazda2", "mx-5", "mx5")},
+            **{m: "subaru/" + m.replace("-", "").replace(".", "") for m in ("outback", "forester", "impreza", "crosstrek")},
+            **{m: "vauxhall/" + m.replace("-", "").replace(".", "") for m in ("corsa", "astra", "zafira", "mokka")},
+            **{m: "skoda/" + m.replace("-", "").replace(".", "") for m in ("octavia", "fabia", "superb", "kodiaq")},
+            **{m: "renault/" + m.replace("-", "").replace(".", "") for m in ("clio", "megane", "captur", "zoe")},
+            **{m: "suzuki/" + m.replace("-", "").replace(".", "") for m in ("swift", "vitara", "jimny")}, "baleno": "maruti/baleno", "maruti": "maruti"}
 # Which community group meets ("The residents' association meets upstairs at Carlton CC…" /
 # "Neighbourhood Watch - 1st Mon, 7.30pm, Carlton CC upstairs room": two groups)
 _EN_GROUPS = {**dict.fromkeys(("residents' association", "residents association", "residents' assoc", "residents assoc",
@@ -267,7 +288,7 @@ _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("s
              ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS),
              ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS), ("environment", _EN_ENVIRONMENTS),
              ("platform", _PLATFORMS), ("tier", _TIERS), ("bike", _EN_BIKES),
-             ("work or personal", _EN_WORK_OR_PERSONAL), ("fund", _EN_FUNDS), ("group", _EN_GROUPS))
+             ("work or personal", _EN_WORK_OR_PERSONAL), ("fund", _EN_FUNDS), ("group", _EN_GROUPS), ("car", _EN_CARS))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
@@ -337,6 +358,9 @@ def differ(a: str, b: str, beside_values: bool = False) -> str | None:
     na, nb = named(a), named(b)
     for kind in na.keys() & nb.keys() - ({"part of day"} if beside_values else set()):
         only_a, only_b = na[kind] - nb[kind], nb[kind] - na[kind]
+        if kind == "car":  # a make against one of its models is that car
+            only_a = {v for v in only_a if not any(v.startswith(w + "/") or w.startswith(v + "/") for w in nb[kind])}
+            only_b = {v for v in only_b if not any(v.startswith(w + "/") or w.startswith(v + "/") for w in na[kind])}
         if kind == "room":  # 奥体中心 / 奥体游泳馆: a venue by its short form
             only_a = {v for v in only_a if v.isascii() or v[:2] not in b}
             only_b = {v for v in only_b if v.isascii() or v[:2] not in a}
