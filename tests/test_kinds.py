@@ -324,6 +324,10 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     # two cars by their models, of two makes or of one (h44, h36)
     ("the corolla's next service is due at 36,000 km", "The Tucson is due its next service at 36,000 km.", "car"),
     ("The CR-V's next oil change is due at 120,000 km.", "civic oil change @ 120k km", "car"),
+    # two bills paid on one day, two bins out on one night, two practitioners at one hour
+    ("Our council tax Direct Debit comes out of the Nationwide joint account on the 1st.", "water bill DD - 1st - nationwide joint", "bill"),
+    ("The blue recycling bin goes out on Tuesday nights.", "green garden waste bin → out tues night", "bin"),
+    ("Hamish – orthodontist Thu 12 Jun, 15:40", "Hamish is booked in with the dentist on Thursday 12 June at 3.40pm.", "practitioner"),
     # two community groups meeting in one room at one hour (heldout56)
     ("The residents' association meets in the upstairs room of Carlton Community Centre on the first Monday of the month at 7:30pm.",
      "Neighbourhood Watch - 1st Mon, 7.30pm, Carlton CC upstairs room", "group"),
@@ -349,6 +353,8 @@ def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, k
     ("Residents' association AGM: Tues 4 Nov, 7pm, Carlton CC", "the residents association agm is on 4/11 at 7"),
     ("The Mazda's service is booked for 9am Tuesday.", "cx5 service tues 9am"),   # a make and its model: one car
     ("CR-V tyres: 235/60 R18", "the crv needs 235/60 R18 tyres"),
+    ("garden waste (green bin) – alt Thursdays", "green bin goes out every second thursday"),
+    ("Dental check-up with the hygienist, Tue 3pm", "hygienist tues 3pm"),
     # an ISA alone names no kind of ISA
     ("I've paid £4,000 into my Brackenfield stocks and shares ISA for this tax year.",
      "put four grand in the brackenfield isa this year"),

@@ -225,6 +225,25 @@ _EN_CARS = {**{w: w for w in ("toyota honda ford nissan hyundai kia mazda subaru
             **{m: "skoda/" + m.replace("-", "").replace(".", "") for m in ("octavia", "fabia", "superb", "kodiaq")},
             **{m: "renault/" + m.replace("-", "").replace(".", "") for m in ("clio", "megane", "captur", "zoe")},
             **{m: "suzuki/" + m.replace("-", "").replace(".", "") for m in ("swift", "vitara", "jimny")}, "baleno": "maruti/baleno", "maruti": "maruti"}
+# Which bill a payment is ("Our council tax Direct Debit comes out … on the 1st" / "water bill DD
+# - 1st"), which bin goes out, which practitioner one sees (the dentist / the orthodontist)
+_EN_BILLS = {**dict.fromkeys(("council tax", "ctax"), "council tax"),
+             **dict.fromkeys(("water rates", "water bill", "water and sewerage"), "water"),
+             **dict.fromkeys(("gas bill", "electricity bill", "electric bill", "power bill", "energy bill"), "energy"),
+             **dict.fromkeys(("broadband", "internet bill", "wifi bill"), "broadband"),
+             **dict.fromkeys(("tv licence", "tv license", "telly licence"), "tv licence"),
+             **dict.fromkeys(("phone bill", "mobile bill", "phone contract"), "phone"),
+             **{w: w for w in ("mortgage", "service charge", "ground rent", "strata levy", "body corporate")}}
+_EN_BINS = {**dict.fromkeys(("recycling bin", "recycling", "blue bin"), "recycling"),
+            **dict.fromkeys(("garden waste", "green bin", "garden bin"), "garden"),
+            **dict.fromkeys(("general waste", "black bin", "rubbish bin", "landfill bin"), "general"),
+            **dict.fromkeys(("food waste", "food caddy", "caddy"), "food"), "glass bin": "glass"}
+_EN_PRACTITIONERS = {**dict.fromkeys(("dentist", "dental"), "dentist"), **dict.fromkeys(("orthodontist", "ortho"), "orthodontist"),
+                     "hygienist": "hygienist", **dict.fromkeys(("optician", "optometrist", "eye test"), "optician"),
+                     **dict.fromkeys(("physio", "physiotherapist", "physiotherapy"), "physio"),
+                     **dict.fromkeys(("osteo", "osteopath"), "osteopath"), **dict.fromkeys(("chiro", "chiropractor"), "chiropractor"),
+                     **dict.fromkeys(("podiatrist", "chiropodist"), "podiatrist"), "audiologist": "audiologist",
+                     "dermatologist": "dermatologist"}
 # Which community group meets ("The residents' association meets upstairs at Carlton CC…" /
 # "Neighbourhood Watch - 1st Mon, 7.30pm, Carlton CC upstairs room": two groups)
 _EN_GROUPS = {**dict.fromkeys(("residents' association", "residents association", "residents' assoc", "residents assoc",
@@ -288,7 +307,8 @@ _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("s
              ("appliance", _EN_APPLIANCES), ("cover", _EN_COVER), ("subject", _EN_SUBJECTS), ("sport", _EN_SPORTS),
              ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS), ("environment", _EN_ENVIRONMENTS),
              ("platform", _PLATFORMS), ("tier", _TIERS), ("bike", _EN_BIKES),
-             ("work or personal", _EN_WORK_OR_PERSONAL), ("fund", _EN_FUNDS), ("group", _EN_GROUPS), ("car", _EN_CARS))
+             ("work or personal", _EN_WORK_OR_PERSONAL), ("fund", _EN_FUNDS), ("group", _EN_GROUPS), ("car", _EN_CARS),
+             ("bill", _EN_BILLS), ("bin", _EN_BINS), ("practitioner", _EN_PRACTITIONERS))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
