@@ -328,6 +328,14 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     ("Our council tax Direct Debit comes out of the Nationwide joint account on the 1st.", "water bill DD - 1st - nationwide joint", "bill"),
     ("The blue recycling bin goes out on Tuesday nights.", "green garden waste bin → out tues night", "bin"),
     ("Hamish – orthodontist Thu 12 Jun, 15:40", "Hamish is booked in with the dentist on Thursday 12 June at 3.40pm.", "practitioner"),
+    # Chinese papers, funds, tests, wallets, subscriptions, vehicles (heldout56 and earlier)
+    ("户口本放在保险柜上层。", "房产证｜保险柜上层", "paper"),
+    ("社保基数：8600", "今年公积金缴存基数核定为8600元。", "fund"),
+    ("科目一考了96分，一次过。", "科四 96分 过了", "test"),
+    ("支付宝余额宝 3.6万", "微信零钱通里放了三万六。", "wallet"),
+    ("腾讯视频会员每月5号从招行卡自动扣费。", "网易云音乐 5号 招行卡 自动扣", "subscription"),
+    ("我们家的小轿车每周三限行。", "面包车 周三限号", "vehicle"),
+    ("兴业信用卡的账单日是每月10号。", "建行信用卡 账单日10号", "bank"),
     # two community groups meeting in one room at one hour (heldout56)
     ("The residents' association meets in the upstairs room of Carlton Community Centre on the first Monday of the month at 7:30pm.",
      "Neighbourhood Watch - 1st Mon, 7.30pm, Carlton CC upstairs room", "group"),
@@ -355,6 +363,8 @@ def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, k
     ("CR-V tyres: 235/60 R18", "the crv needs 235/60 R18 tyres"),
     ("garden waste (green bin) – alt Thursdays", "green bin goes out every second thursday"),
     ("Dental check-up with the hygienist, Tue 3pm", "hygienist tues 3pm"),
+    ("新买的电动车花了3280元", "车行收据：电动自行车一辆，金额叁仟贰佰捌拾元整"),   # one e-bike said three ways
+    ("科目二约在3月18号上午", "科二｜3月18日 上午"),
     # an ISA alone names no kind of ISA
     ("I've paid £4,000 into my Brackenfield stocks and shares ISA for this tax year.",
      "put four grand in the brackenfield isa this year"),

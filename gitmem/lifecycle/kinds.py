@@ -244,6 +244,19 @@ _EN_PRACTITIONERS = {**dict.fromkeys(("dentist", "dental"), "dentist"), **dict.f
                      **dict.fromkeys(("osteo", "osteopath"), "osteopath"), **dict.fromkeys(("chiro", "chiropractor"), "chiropractor"),
                      **dict.fromkeys(("podiatrist", "chiropodist"), "podiatrist"), "audiologist": "audiologist",
                      "dermatologist": "dermatologist"}
+# Chinese papers, funds, tests, wallets and subscriptions a household keeps apart (户口本 / 房产证
+# in one safe; 社保 / 公积金 on one base; 科目一 / 科四 at one score; 余额宝 / 零钱通 at one balance)
+_ZH_PAPERS = {w: w for w in "户口本 房产证 身份证 护照 结婚证 驾驶证 行驶证 毕业证 学位证 出生证明 社保卡 医保卡 港澳通行证 "
+              "居住证 不动产权证".split()} | {"驾照": "驾驶证", "房本": "房产证"}
+_ZH_FUNDS = {**dict.fromkeys("社保 社会保险".split(), "社保"), **dict.fromkeys("公积金 住房公积金".split(), "公积金"),
+             "医保": "医保", **dict.fromkeys("养老金 养老保险".split(), "养老"), "企业年金": "年金", "个人养老金": "个人养老金"}
+_ZH_TESTS = {**{f"科目{n}": v for n, v in zip("一二三四", "1234")}, **{f"科{n}": v for n, v in zip("一二三四", "1234")}}
+_ZH_WALLETS = {**dict.fromkeys("支付宝 余额宝".split(), "支付宝"), **dict.fromkeys("微信 零钱通 微信零钱".split(), "微信"),
+               "云闪付": "云闪付", "京东金融": "京东金融"}
+_ZH_SUBSCRIPTIONS = {w: w for w in "腾讯视频 爱奇艺 优酷 芒果TV 网易云音乐 QQ音乐 喜马拉雅 B站大会员 百度网盘 WPS会员 "
+                     "Keep会员 京东PLUS 88VIP".split()}
+_ZH_VEHICLES = {w: w for w in "小轿车 面包车 货车 摩托车 自行车 皮卡 房车".split()} | dict.fromkeys(
+    "电动车 电瓶车 电动自行车 电驴".split(), "电动车")
 # Which community group meets ("The residents' association meets upstairs at Carlton CC…" /
 # "Neighbourhood Watch - 1st Mon, 7.30pm, Carlton CC upstairs room": two groups)
 _EN_GROUPS = {**dict.fromkeys(("residents' association", "residents association", "residents' assoc", "residents assoc",
@@ -283,7 +296,8 @@ _ZH_BANKS = {**dict.fromkeys(("建行", "建设银行"), "建行"), **dict.fromk
              **dict.fromkeys(("农行", "农业银行"), "农行"), **dict.fromkeys(("中行", "中国银行"), "中行"),
              **dict.fromkeys(("招行", "招商银行"), "招行"), **dict.fromkeys(("交行", "交通银行"), "交行"),
              **dict.fromkeys(("邮储", "邮政储蓄", "邮储银行"), "邮储"),
-             **{w: w for w in "浦发 民生银行 兴业银行 平安银行 中信银行 光大银行 华夏银行 广发银行 北京银行 上海银行".split()}}
+             **{w: w for w in "浦发 民生银行 兴业银行 平安银行 中信银行 光大银行 华夏银行 广发银行 北京银行 上海银行".split()},
+             "兴业": "兴业银行", "中信": "中信银行", "光大": "光大银行", "广发": "广发银行"}
 
 # A school subject ("Ava's math test" / "ava science test": two tests)
 _EN_SUBJECTS = {**dict.fromkeys(("math", "maths", "mathematics"), "maths"),
@@ -314,7 +328,9 @@ _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("s
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
              ("device", _ZH_DEVICES), ("account", _ZH_ACCOUNTS), ("environment", _ZH_ENVIRONMENTS),
              ("platform", _PLATFORMS), ("tier", _TIERS), ("cover", _ZH_COVER),
-             ("department", _ZH_DEPARTMENTS), ("activity", _ZH_ACTIVITIES), ("room", _ZH_VENUES))
+             ("department", _ZH_DEPARTMENTS), ("activity", _ZH_ACTIVITIES), ("room", _ZH_VENUES),
+             ("paper", _ZH_PAPERS), ("fund", _ZH_FUNDS), ("test", _ZH_TESTS), ("wallet", _ZH_WALLETS),
+             ("subscription", _ZH_SUBSCRIPTIONS), ("vehicle", _ZH_VEHICLES))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
