@@ -336,6 +336,11 @@ def test_a_brand_run_into_a_note_against_a_notes_head_is_another_owner():
     ("腾讯视频会员每月5号从招行卡自动扣费。", "网易云音乐 5号 招行卡 自动扣", "subscription"),
     ("我们家的小轿车每周三限行。", "面包车 周三限号", "vehicle"),
     ("兴业信用卡的账单日是每月10号。", "建行信用卡 账单日10号", "bank"),
+    # two pets by their breeds, two plants
+    ("Biscuit the cat weighs 4.6 kg.", "pepper (dachshund) 4.6kg at vet", "pet"),
+    ("馒头（泰迪） 洗澡 98/次 每月一次", "花卷（比熊）每个月去宠物店洗一次澡，一次 98 块。", "breed"),
+    ("The apple tree needs pruning in February.", "feb – prune the plum tree", "plant"),
+    ("客厅那盆发财树半个月浇一次水。", "客厅龟背竹 半月浇一次", "plant"),
     # two community groups meeting in one room at one hour (heldout56)
     ("The residents' association meets in the upstairs room of Carlton Community Centre on the first Monday of the month at 7:30pm.",
      "Neighbourhood Watch - 1st Mon, 7.30pm, Carlton CC upstairs room", "group"),
@@ -365,6 +370,8 @@ def test_environments_platforms_tiers_bikes_subjects_and_rooms_are_kinds(a, b, k
     ("Dental check-up with the hygienist, Tue 3pm", "hygienist tues 3pm"),
     ("新买的电动车花了3280元", "车行收据：电动自行车一辆，金额叁仟贰佰捌拾元整"),   # one e-bike said three ways
     ("科目二约在3月18号上午", "科二｜3月18日 上午"),
+    ("我家狗狗每月洗一次澡", "柯基 每月洗澡一次"),     # a breed against its kind of pet: one dog
+    ("阳台的九重葛每周施一次液肥。", "三角梅 液肥 每周一次"),
     # an ISA alone names no kind of ISA
     ("I've paid £4,000 into my Brackenfield stocks and shares ISA for this tax year.",
      "put four grand in the brackenfield isa this year"),

@@ -81,6 +81,14 @@ _EN_INSTRUMENTS = {**{w: w for w in "guitar piano violin viola cello flute clari
                       "ukulele harp oboe keyboard harmonium tabla sitar veena recorder".split()},
                    **dict.fromkeys(("drum", "drums", "drum kit"), "drums"), "sax": "saxophone", "uke": "ukulele"}
 _ZH_PETS = {"猫": "猫", "猫咪": "猫", "狗": "狗", "狗狗": "狗", "兔子": "兔子", "仓鼠": "仓鼠", "鹦鹉": "鹦鹉", "乌龟": "乌龟"}
+# A dog's or a cat's breed, read as its kind of pet too (pepper (dachshund) / Biscuit the cat: two
+# pets) and as a breed of its own (馒头（泰迪） / 花卷（比熊）: two dogs)
+_CATS = ("siamese ragdoll persian bengal 英短 美短 布偶 橘猫 狸花猫 暹罗").split()
+_BREEDS = {w: w for w in ("dachshund labrador spaniel collie terrier poodle beagle greyhound whippet lurcher husky pug "
+                          "corgi schnauzer retriever cockapoo cavapoo labradoodle chihuahua 泰迪 比熊 柯基 金毛 拉布拉多 "
+                          "哈士奇 柴犬 边牧 博美 雪纳瑞 法斗 萨摩耶").split() + _CATS}
+_EN_PETS |= {b: "cat" if b in _CATS else "dog" for b in _BREEDS if b.isascii()}
+_ZH_PETS |= {b: "猫" if b in _CATS else "狗" for b in _BREEDS if not b.isascii()}
 _EN_SIDES = {**{w: w for w in "front back upstairs downstairs east west north south".split()}, "next door": "next door", "rear": "back",
              # which way a bus or a train goes (northbound / southbound, nthbound in a note)
              **{f"{w}bound": w for w in ("north", "south", "east", "west")}, "nthbound": "north",
@@ -192,7 +200,8 @@ _ZH_BRANDS |= {w: w for w in ("宝骏 五菱 吉利 长安 奇瑞 哈弗 红旗 
                               "缤越 汉兰达 逍客 奇骏").split()}
 # Plants a home or a plot grows (月季 / 茉莉: two pots)
 _ZH_PLANTS = {w: w for w in ("月季 玫瑰 茉莉 绿萝 吊兰 多肉 兰花 发财树 富贵竹 君子兰 栀子 仙人掌 薄荷 番茄 辣椒 "
-                             "黄瓜 草莓 茄子 豆角 生菜 韭菜 向日葵 绣球 三角梅").split()} | {"西红柿": "番茄"}
+                             "黄瓜 草莓 茄子 豆角 生菜 韭菜 向日葵 绣球 三角梅 龟背竹 琴叶榕 虎皮兰 文竹 橡皮树 "
+                             "散尾葵 龙血树").split()} | {"西红柿": "番茄", "九重葛": "三角梅", "茉莉花": "茉莉"}
 _EN_APPLIANCES = {**{w: w for w in ("washing machine", "tumble dryer", "dishwasher", "oven", "hob", "boiler",
                                      "microwave", "kettle", "toaster", "air fryer", "coffee machine", "dehumidifier")},
                   "washer": "washing machine", "dryer": "tumble dryer", **dict.fromkeys(("hoover", "vacuum"), "hoover"),
@@ -287,7 +296,10 @@ _ZH_VENUES = {w: w for w in "健身房 游泳馆 体育馆 图书馆 博物馆 �
               "羽毛球馆 篮球馆 网球场 溜冰场".split()}
 _EN_PLANTS = {f"{w}{end}": w for w in ("rose jasmine tomato basil mint orchid lavender dahlia tulip courgette "
                                         "lettuce potato bean fern hydrangea clematis geranium fuchsia sunflower "
-                                        "chilli cucumber carrot onion leek pumpkin").split() + ["sweet pea"]
+                                        "chilli cucumber carrot onion leek pumpkin monstera").split()
+                                       + ["sweet pea", "fiddle-leaf fig", "peace lily", "spider plant", "snake plant",
+                                          "apple tree", "plum tree", "pear tree", "cherry tree", "fig tree",
+                                          "lemon tree", "olive tree"]
               for end in ("", "es" if w.endswith("o") else "s")} | {
     # plurals the rule above does not make, and other spellings
     "chillies": "chilli", "chili": "chilli", "chilies": "chilli", "chilis": "chilli",
@@ -322,7 +334,8 @@ _KINDS_EN = (("people", _EN_PEOPLE), *_EN_WHEN.items(), ("room", _EN_ROOMS), ("s
              ("device", _EN_DEVICES), ("account", _EN_ACCOUNTS), ("environment", _EN_ENVIRONMENTS),
              ("platform", _PLATFORMS), ("tier", _TIERS), ("bike", _EN_BIKES),
              ("work or personal", _EN_WORK_OR_PERSONAL), ("fund", _EN_FUNDS), ("group", _EN_GROUPS), ("car", _EN_CARS),
-             ("bill", _EN_BILLS), ("bin", _EN_BINS), ("practitioner", _EN_PRACTITIONERS))
+             ("bill", _EN_BILLS), ("bin", _EN_BINS), ("practitioner", _EN_PRACTITIONERS),
+             ("breed", {b: b for b in _BREEDS if b.isascii()}))
 _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("side", _ZH_SIDES), ("pet", _ZH_PETS),
              ("city", _ZH_CITIES), ("bank", _ZH_BANKS), ("instrument", _ZH_INSTRUMENTS), ("brand", _ZH_BRANDS),
              ("plant", _ZH_PLANTS), ("subject", _ZH_SUBJECTS), ("appliance", _ZH_APPLIANCES), ("sport", _ZH_SPORTS),
@@ -330,7 +343,8 @@ _KINDS_ZH = (("people", _ZH_PEOPLE), *_ZH_WHEN.items(), ("room", _ZH_ROOMS), ("s
              ("platform", _PLATFORMS), ("tier", _TIERS), ("cover", _ZH_COVER),
              ("department", _ZH_DEPARTMENTS), ("activity", _ZH_ACTIVITIES), ("room", _ZH_VENUES),
              ("paper", _ZH_PAPERS), ("fund", _ZH_FUNDS), ("test", _ZH_TESTS), ("wallet", _ZH_WALLETS),
-             ("subscription", _ZH_SUBSCRIPTIONS), ("vehicle", _ZH_VEHICLES))
+             ("subscription", _ZH_SUBSCRIPTIONS), ("vehicle", _ZH_VEHICLES),
+             ("breed", {b: b for b in _BREEDS if not b.isascii()}))
 
 
 def _pattern(words: dict[str, str], cjk: bool) -> re.Pattern[str]:
