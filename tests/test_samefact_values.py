@@ -122,7 +122,7 @@ def test_articles_and_words_are_not_values():
 
 def test_the_number_libraries_load_only_when_dream_reads_a_value():
     code = ("import sys, gitmem.lifecycle.samefact; "
-            "assert 'text_to_num' not in sys.modules and 'cn2an' not in sys.modules")
+            "assert 'text_to_num' not in sys.modules and 'cn2an' not in sys.modules and 'faker' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
