@@ -26,7 +26,7 @@ from gitmem.recall.dates import favour_window, query_window
 from gitmem.recall.hits import Hit
 from gitmem.recall.neighbours import Neighbours
 from gitmem.recall.ranking import bm25_scale, finish, fuse
-from gitmem.recall.relevance import cjk_share, has_cjk, query_view, scorer
+from gitmem.recall.relevance import cjk_share, far_in_meaning, has_cjk, query_view, scorer
 from gitmem.recall.request import RecallRequest, RecallResult
 from gitmem.recall.vectors import mmr_rerank, vector_top
 
@@ -302,7 +302,7 @@ class Recaller:
         info: dict[str, Any] = {"backend": want, "reason": self._embed_reason,
                                 "ms": (time.perf_counter() - t0) * 1000, "scopes": chosen}
         if explain:
-            info["relevance"] = {"side": side, **view.as_dict()}
+            info["relevance"] = {"side": side, **view.as_dict(), "far": far_in_meaning(side, view)}
         if fused and not hits:
             info["note"] = (f"nothing relevant enough (every candidate below min_relevance {floor:g}; "
                             "--min-relevance 0 shows them)")

@@ -269,6 +269,13 @@ def form_cap(side: str, view: QueryView) -> float:
     return min(HYBRID_FORM(0.0, 0.0, view), MEANING_GATE(0.0, 0.0, view))
 
 
+def far_in_meaning(side: str, view: QueryView) -> bool:
+    """Whether MEANING_GATE holds the query's hits under the prompt's floor: a hybrid query
+    with the vector side read, no memory near it in meaning (top_cos under MEANING_COSINE)
+    and none holding FORM_COVERAGE of its idf mass (`recall --explain` says so)."""
+    return side == "hybrid" and view.vectors and view.top_cos < MEANING_COSINE and view.top_cov < FORM_COVERAGE
+
+
 def relevance(side: str, coverage: float, cosine: float, view: QueryView = NO_VIEW, form: bool = True) -> float:
     """The probability for one hit, by the sides the query used: "hybrid", "words"
     (BM25 alone), "cjk" (a query with Chinese judged by words: cjk_relevance) or

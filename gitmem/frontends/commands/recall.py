@@ -169,15 +169,12 @@ def recall(store, query, k, scopes, all_scopes, types, since, archived, mode, as
                    f"occur in these scopes; longest shared stretch {rel.get('run', 0):.2f} of the cap{cos}{form_note}",
                    err=True)
     elif rel.get("side") == "hybrid":
-        from gitmem.recall.relevance import FORM_COVERAGE, MEANING_COSINE
-
         if form:
             click.echo(f"note: relevance read the question's form: it {form} (best coverage "
                        f"{rel.get('top_cov', 0):.2f}, best cosine {rel.get('top_cos', 0):.2f})", err=True)
-        if info.get("backend") != "bm25" and rel.get("top_cos", 0) < MEANING_COSINE and rel.get("top_cov", 0) < FORM_COVERAGE:
+        if rel.get("far"):  # gitmem.recall.relevance.far_in_meaning
             click.echo(f"note: no memory is near the question in meaning (best cosine {rel.get('top_cos', 0):.2f} "
-                       f"above the vector floor, under {MEANING_COSINE:g}): relevance is held under the prompt's floor",
-                       err=True)
+                       "above the vector floor): relevance is held under the prompt's floor", err=True)
     pending = (info.get("vectors") or {}).get("pending")
     if pending and not rt.hand_off_indexing(store.home):  # a warm daemon embeds them itself
         _catch_up_in_background(store.home)
