@@ -105,7 +105,7 @@ SETS = {"v1": ["abstain.json"], "v2": ["abstain_v2.json"], "v3": ["abstain_v3.js
                   "abstain_v26.json", "abstain_v27.json", "abstain_v28.json", "abstain_v29.json",
                   "abstain_v30.json", "abstain_v31.json", "abstain_v32.json",
                   "abstain_v33.json", "abstain_v34.json", "abstain_v35.json",
-                  "abstain_v37.json"]}
+                  "abstain_v36.json", "abstain_v37.json"]}
 
 
 def collect(model_path: str | None, k: int = 10, sets: str = "v1", data: list[Path] | None = None) -> list[dict]:
@@ -216,7 +216,7 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, iters: int = 50) -> np.n
     return beta
 
 
-# Every part of abstain.json and abstain_v2.json to abstain_v35.json, and abstain_v37.json (their figures are in
+# Every part of abstain.json and abstain_v2.json to abstain_v37.json (their figures are in
 # BENCHMARKS.md, so they are tuning data now) and abstain_everyday.json (written as tuning
 # data): --set every. (held_out29 to held_out35 were read after CJK_FORM's last fit and are
 # in no fit below.)
