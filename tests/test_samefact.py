@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from gitmem.lifecycle import samefact, updates
+from gitmem.lifecycle import samefact, updates, values
 from gitmem.lifecycle.consolidate import make_plan
 
 SAME = [
@@ -713,3 +713,28 @@ def test_people_named_in_a_note_or_a_sentence(a, b, same):
 ])
 def test_three_kinds_of_shared_value_make_a_reworded_record_one_fact(a, b, same):
     assert (samefact.conflict(a, b) is None) == same
+
+
+@pytest.mark.parametrize("a, b, same", [
+    # readers found on heldout55: a 24-hour time right after a slash date, a number keyed in
+    # three spaced groups, a day span over a slash month, a code in hyphened groups,
+    # 九点差五分 (five to nine), lakh per annum
+    ("CW 3185 BRS→OPO fri 14/3 0635", "Booked: Fri 14 March, Calloway CW3185 from Bristol to Porto at 6.35am.", True),
+    ("CW 3185 BRS→OPO fri 14/3 0735", "Booked: Fri 14 March, Calloway CW3185 from Bristol to Porto at 6.35am.", False),
+    ("larchmont inn cedar rapids, 10/7 for three nights, 149/nt, conf 844 170 92",
+     "Hotel | Larchmont Inn, Cedar Rapids IA | check-in 2025-10-07 | 3 nts | USD 149/night | conf. 84417092", True),
+    ("hcmc biz trip 3-6/2, SGD 2400 cap, code TRV260117",
+     "Travel approval | Ho Chi Minh City | 03.02.2026–06.02.2026 | Budget: SGD 2,400 | Claim code: TRV-26-0117", True),
+    ("订了11月23号晚上八点五十五遵义飞浦东的机票，翔鹭航空XL5207，含税1180元。",
+     "23号周日晚上九点差五分的飞机从遵义回上海浦东，翔鹭XL5207，一千一百八十块含税", True),
+    ("订了11月23号晚上九点零五遵义飞浦东的机票，翔鹭航空XL5207，含税1180元。",
+     "23号周日晚上九点差五分的飞机从遵义回上海浦东，翔鹭XL5207，一千一百八十块含税", False),
+])
+def test_times_codes_and_spans_as_travel_notes_key_them(a, b, same):
+    assert (samefact.conflict(a, b) is None) == same
+
+
+def test_a_year_after_a_slash_date_is_no_clock_time_and_lpa_is_lakh_a_year():
+    assert "year:2025" in values.extract("rent 14/3 2025")[0]
+    assert "num:3250000" in values.extract("sarvanta offer: 32.5 LPA")[0]
+    assert "num:84417092" not in values.extract("rooms 844 170")[0]   # two groups of three: no keyed number

@@ -501,8 +501,8 @@ def test_a_count_of_mu_is_a_value_and_a_second_value_is_no_restatement():
 @given(st.lists(st.integers(min_value=10, max_value=9999), min_size=2, max_size=4), st.sampled_from([" ", "-"]))
 def test_a_long_number_keyed_in_groups_is_one_number(groups, sep):
     """An account or ticket number written in groups, with spaces or hyphens, reads as the
-    same number written straight (9021 4477 365 / 90214477365), once it has nine digits or is
-    two groups of four (0382 1746, 3102-7785)."""
+    same number written straight (9021 4477 365 / 90214477365), once it has nine digits, is
+    two groups of four (0382 1746, 3102-7785) or eight digits in three spaced groups."""
     parts = [str(g) for g in groups]
     digits = "".join(parts)
     grouped = values.extract(f"Account number {sep.join(parts)}.")[0]
@@ -510,7 +510,9 @@ def test_a_long_number_keyed_in_groups_is_one_number(groups, sep):
     if sep == "-":  # hyphened: not a span of clock times (0900-1700) or of round numbers (3000-4000)
         clock = two_fours and all(int(p[:2]) <= 24 and int(p[2:]) < 60 for p in parts)
         two_fours = two_fours and not clock and not all(p.endswith("0") for p in parts)
-    if len(digits) >= 9 or two_fours:  # ... or two groups of four (0382 1746, 3102-7785), no years
+    # ... or three groups or more keyed with spaces, eight digits in all (conf 844 170 92)
+    three_spaced = sep == " " and len(parts) >= 3 and len(digits) >= 8
+    if len(digits) >= 9 or two_fours or three_spaced:  # ... or two groups of four (0382 1746, 3102-7785), no years
         straight = values.extract(f"Account number {digits}.")[0]
         assert grouped == straight and len(straight) == 1 and straight[0].startswith("num:")
     else:  # short runs stay apart: scores (21-14), ranges (301-305), a date has eight digits at most

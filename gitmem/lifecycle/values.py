@@ -95,10 +95,10 @@ _SPACED_THOUSANDS = _re(r"(?<![\d×x] )(?<![\d.,×x])(\d{1,3}(?: \d{3})+)"
 _ORDINAL = _re(r"\b(\d+)(?:st|nd|rd|th)\b")
 # A decimal written without its leading zero ("holdout AUC .873", "a .5 mm nib"): 0.873
 _LEAD_DOT = _re(r"(?<![\w.,:/$£€¥])\.(\d+)\b(?![.,]\d)")
-_MULTIPLIER = _re(rf"(?<![\d:：.])({_N})\s*(k|grand|thou|lakhs?|lacs?|crores?|千|万|萬|亿|w(?=\s?[块元]))(?![a-z0-9]|[克米])")  # 25 千克: kg; 3k729 a code; 2w块 2万
+_MULTIPLIER = _re(rf"(?<![\d:：.])({_N})\s*(k|grand|thou|lakhs?|lacs?|lpa|crores?|千|万|萬|亿|w(?=\s?[块元]))(?![a-z0-9]|[克米])")  # 25 千克: kg; 3k729 a code; 2w块 2万
 _ZH_WAN = _re(rf"(?:(?<=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff]\s))({_N})w(?=\s|$|[,，。;；/、（）()])")
 _WATTS = re.compile(r"充|瓦|功率|灯|电源|插头|电器")  # 65w after Chinese is 65万 (gjj贷款批了 65w), not watts
-_MULT = {"k": 1000, "grand": 1000, "thou": 1000, "千": 1000, "万": 10000, "萬": 10000, "w": 10000, "亿": 100000000, **money.LAKH}
+_MULT = {"k": 1000, "grand": 1000, "thou": 1000, "lpa": 100000, "千": 1000, "万": 10000, "萬": 10000, "w": 10000, "亿": 100000000, **money.LAKH}
 
 # (not before a Chinese counter: 1900件 is a count, 2025全年 and 2018冰岛 a year; 2024年 is
 # read with its 年; nor an amount in Chinese: 每家出两千 / 每家3000, 学费 1980/学期)
@@ -136,7 +136,7 @@ _NUM = _re(_N)
 # one string, separators dropped: "KX7-4418" / "kx74418" / "K X 7 4 4 1 8" one code, "X50" / "X60" two.
 _CODE = re.compile(r"(?<![a-z0-9])(?:[a-z]+\d[a-z0-9]*|[a-z]{1,3}-\d{3,}[a-z0-9]*)"
                    r"(?:-\d{3,}(?: \d{4})*|\s\d{3,}(?![\d\u3400-\u9fff])(?: \d{4})*)?(?![a-z0-9])")
-_CODE_CAPS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,4}[ -]\d{3,}(?:-\d{2,}|(?<=\d{4}) \d{4})*(?![A-Za-z0-9])")
+_CODE_CAPS = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,4}(?:[ -]\d{3,}(?:-\d{2,}|(?<=\d{4}) \d{4})*|-\d\d(?:-\d{2,})+)(?![A-Za-z0-9])")
 _CODE_KEYED = re.compile(r"(?<![a-z0-9])[a-z0-9](?: [a-z0-9]){4,}(?![a-z0-9])")
 # A measure in two units, the larger first: "7lb 8oz", "5 ft 10 in", "1 m 80 cm", "3 kg 400 g".
 _COMPOUND = _re(rf"(?<![\d.])({_N})\s*(lbs?|ft|m|kg)\s+(?:and\s+)?({_N})\s*(oz|in|inches|cm|g)(?![a-z])")
@@ -199,6 +199,7 @@ _MD_DOT_SPAN = _re(r"(?<![\d.])(1[0-2]|0?[1-9])\.(3[01]|[12]\d|0?[1-9])\s*[-–�
 # 14–17 Aug, 3-5 June: a span of days in one month, each day with the month (the first
 # had read as a bare number: "14–17 Aug" / "from Fri 14/8" are one stay). No spaces
 # round the dash ("little one – 2 Dec" is no span) and no "may" (pages 3-5 may ...).
+_SLASH_DAY_SPAN = _re(r"(?<![\d.:/£$€¥-])(3[01]|[12]\d|0?[1-9])[-–](3[01]|[12]\d|0?[1-9])/(1[0-2]|0?[1-9])(?![\d/])")  # 3-6/2
 _EN_DAY_SPAN = _re(r"(?<![\d.:/£$€¥])(3[01]|[12]\d|0?[1-9])[-–—](3[01]|[12]\d|0?[1-9])\s+("
                    + "|".join(m for m in sorted(MONTHS, key=len, reverse=True) if m != "may") + r")\b")
 # 截止11.30, 到期3.15 (in Chinese text): a month and a day after a deadline word, not 11.3
@@ -279,8 +280,8 @@ def _joined(groups: str) -> str:
         if four and (all(int(g[:2]) <= 24 and int(g[2:]) < 60 for g in four.groups()) or
                      all(g.endswith("0") for g in four.groups())):
             four = None
-    return digits if len(digits) >= 9 or (four and not any(re.fullmatch(r"(?:19|20)\d\d", g) for g in four.groups())) \
-        else groups
+    return digits if len(digits) >= 9 or (len(digits) >= 8 and groups.count(" ") >= 2) or (
+        four and not any(re.fullmatch(r"(?:19|20)\d\d", g) for g in four.groups())) else groups  # conf 844 170 92
 
 
 def _qty(n: str, unit: str) -> list[str]:
@@ -413,7 +414,7 @@ def _extracted(text: str) -> tuple[tuple[str, ...], str, frozenset[str], dict[st
         t = clock.durations(t)
         t = _MONEY_PARTS.sub(lambda m: f"{m[1]}.{int(m[3] or m[4]):02d} {m[2]}", t)
         t = _ZH_METRE.sub(r"\1.\3\2", t)
-        t = _EN_DAY_SPAN.sub(r"\1 \3 - \2 \3", t)
+        t = _EN_DAY_SPAN.sub(r"\1 \3 - \2 \3", _SLASH_DAY_SPAN.sub(r"\1/\3 - \2/\3", t))
         if _CJK_TEXT.search(t):
             t = _MD_DOT_SPAN.sub(r"\1月\2日-\3月\4日", _ZH_DAY_SPAN.sub(r"\1月\2日\3\1月\4日", t))
             t = _ZH_DOT_DATE_TIMED.sub(r"\1月\2日", _ZH_DOT_DATE.sub(r"\1月\2日", t))
