@@ -2,9 +2,10 @@
 Rosie" and "My neighbour Odile is a midwife at the Rosie" are two people, though they
 share the name, the place and the shape. gitmem.lifecycle.samefact keeps such texts
 apart (Chinese: zh_names.owner_in reads who owns what with 的), and so are one thing and
-the same thing with an owner put before it (`owner_added`), and two things of two owners
-named with 's, one of them in a lower-case note (`possessors_differ`: "Rohan's Streamly
-profile PIN" / "streamly pin, meera's profile")."""
+the same thing with an owner put before it (`owner_added`), and two things of two people,
+each named with 's, in a note's field or alone (`possessors_differ`, `people`: "Rohan's
+Streamly profile PIN" / "streamly pin, meera's profile"; "Callum's gym membership…" /
+"corewell gym — maya — renews 1st")."""
 
 from __future__ import annotations
 
@@ -102,6 +103,7 @@ _DOES = re.compile(r"\s+(?:is|are|was|has|had|takes|plays|wears|gets|goes|needs|
 _NO_ONE = frozenset(kinds.PET_WORDS) | frozenset("inspector officer manager driver nurse teacher coach rail uk us".split())
 
 
+@lru_cache(maxsize=65536)
 def people(text: str) -> frozenset[str]:
     """The people `text` names, lower case: owners with 's (`_possessors`), a note's field
     that is a given name, a given name standing alone (see _LONE)."""
@@ -120,7 +122,8 @@ def _given(word: str) -> bool:
 
 
 # The locales whose first names Faker lists that a store's people come from (Latin script):
-# English-speaking countries, Ireland, Europe, Latin America, Turkey, Nigeria, Kenya.
+# English-speaking countries, India and Pakistan in English, Europe, Mexico and Brazil,
+# Turkey, Indonesia, Nigeria, Kenya, South Africa.
 _LOCALES = ("en", "en_GB", "en_US", "en_IE", "en_NZ", "en_IN", "en_PK", "en_KE", "en_NG", "ga_IE", "de_DE", "de_AT",
             "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT", "pt_PT", "pt_BR", "nl_NL", "sv_SE", "no_NO", "da_DK", "fi_FI",
             "pl_PL", "cs_CZ", "hu_HU", "ro_RO", "tr_TR", "id_ID", "yo_NG", "zu_ZA")
