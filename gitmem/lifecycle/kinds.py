@@ -216,24 +216,20 @@ _EN_SPORTS = {w: w for w in ("badminton tennis squash football netball rugby cri
 # Which car, by its make and model, a model as "make/model" ("the corolla's next service is due
 # at 36,000 km" / "The Tucson is due its next service at 36,000 km", the Civic / the CR-V: two;
 # "the Mazda" / "the CX-5": one, a make against its own model)
+_MODELS = {"toyota": "corolla camry prius rav4 rav-4 yaris hilux aygo", "honda": "civic jazz cr-v crv accord hr-v",
+           "ford": "focus fiesta kuga puma ranger mondeo f-150 transit", "volkswagen": "golf polo passat tiguan t-roc id.3 id3",
+           "nissan": "qashqai juke leaf micra x-trail navara", "hyundai": "tucson i10 i20 i30 kona ioniq",
+           "kia": "sportage ceed picanto niro sorento rio", "mazda": "cx-5 cx5 cx-3 cx-30 mazda3 mazda2 mx-5 mx5",
+           "subaru": "outback forester impreza crosstrek", "vauxhall": "corsa astra zafira mokka",
+           "skoda": "octavia fabia superb kodiaq", "renault": "clio megane captur zoe", "suzuki": "swift vitara jimny",
+           "maruti": "baleno"}
 _EN_CARS = {**{w: w for w in ("toyota honda ford nissan hyundai kia mazda subaru tesla bmw audi skoda renault "
                               "peugeot citroen vauxhall opel fiat volvo mitsubishi suzuki jeep lexus holden "
-                              "chevrolet").split()},
+                              "chevrolet maruti").split()},
             **dict.fromkeys(("vw", "volkswagen"), "volkswagen"), **dict.fromkeys(("mercedes", "merc"), "mercedes"),
             "chevy": "chevrolet", "land rover": "land rover", "range rover": "land rover",
-            **{m: "toyota/" + m.replace("-", "").replace(".", "") for m in ("corolla", "camry", "prius", "rav4", "rav-4", "yaris", "hilux", "aygo", "land cruiser")},
-            **{m: "honda/" + m.replace("-", "").replace(".", "") for m in ("civic", "jazz", "cr-v", "crv", "accord", "hr-v")},
-            **{m: "ford/" + m.replace("-", "").replace(".", "") for m in ("focus", "fiesta", "kuga", "puma", "ranger", "mondeo", "f-150", "transit")},
-            **{m: "volkswagen/" + m.replace("-", "").replace(".", "") for m in ("golf", "polo", "passat", "tiguan", "t-roc", "id.3", "id3")},
-            **{m: "nissan/" + m.replace("-", "").replace(".", "") for m in ("qashqai", "juke", "leaf", "micra", "x-trail", "navara")},
-            **{m: "hyundai/" + m.replace("-", "").replace(".", "") for m in ("tucson", "i10", "i20", "i30", "kona", "santa fe", "ioniq")},
-            **{m: "kia/" + m.replace("-", "").replace(".", "") for m in ("sportage", "ceed", "picanto", "niro", "sorento", "rio")},
-            **{m: "mazda/" + m.replace("-", "").replace(".", "") for m in ("cx-5", "cx5", "cx-3", "cx-30", "mazda3", "mazda2", "mx-5", "mx5")},
-            **{m: "subaru/" + m.replace("-", "").replace(".", "") for m in ("outback", "forester", "impreza", "crosstrek")},
-            **{m: "vauxhall/" + m.replace("-", "").replace(".", "") for m in ("corsa", "astra", "zafira", "mokka")},
-            **{m: "skoda/" + m.replace("-", "").replace(".", "") for m in ("octavia", "fabia", "superb", "kodiaq")},
-            **{m: "renault/" + m.replace("-", "").replace(".", "") for m in ("clio", "megane", "captur", "zoe")},
-            **{m: "suzuki/" + m.replace("-", "").replace(".", "") for m in ("swift", "vitara", "jimny")}, "baleno": "maruti/baleno", "maruti": "maruti"}
+            "land cruiser": "toyota/landcruiser", "santa fe": "hyundai/santafe",
+            **{m: f"{make}/{re.sub(r'[-.]', '', m)}" for make, ms in _MODELS.items() for m in ms.split()}}
 # Which bill a payment is ("Our council tax Direct Debit comes out … on the 1st" / "water bill DD
 # - 1st"), which bin goes out, which practitioner one sees (the dentist / the orthodontist)
 _EN_BILLS = {**dict.fromkeys(("council tax", "ctax"), "council tax"),

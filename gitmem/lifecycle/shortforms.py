@@ -26,6 +26,7 @@ def given_name(w: str) -> bool:
     return bool(nn.nicknames_of(w) or nn.canonicals_of(w))
 
 
+@lru_cache(maxsize=65536)
 def nickname_of(x: str, y: str) -> bool:
     """Whether one of two lower-case words is a short form of the other by the nicknames
     dataset (maggie / margaret, liz / elizabeth, jo / joanna), beyond synonyms.NICKNAMES,

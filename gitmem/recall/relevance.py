@@ -53,8 +53,9 @@ the same for every hit of the query and for any -k):
 Four models by the side that judges: hybrid (coverage, cosine, their product, top_cov,
 top_cos; with the vector side read, capped by HYBRID_FORM: top_cov, top_cos and the
 question's form, and by MEANING_GATE: top_cos alone), words (BM25 mode: coverage, and
-whether any word matched), meaning (vector mode: the cosine), and for a query with any CJK character judged by words (BM25
-mode, or an English-only model, which ranks Chinese poorly: BENCHMARKS.md, Issue 19) cjk:
+whether any word matched), meaning (vector mode: the cosine), and for a query with any CJK
+character judged by words (BM25 mode, or an English-only model, which ranks Chinese poorly:
+BENCHMARKS.md, Issue 19) cjk:
 the words model CJK_WORDS (coverage, known, top_cov; the hit's own cosine has no say, so
 BM25-only matches are not punished), capped, when the vector side was read, by CJK_GATE,
 a query-level gate over top_cov, the English model's best cosine top_cos and run, and by
