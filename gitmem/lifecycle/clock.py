@@ -62,7 +62,7 @@ _TIME_FOUR = _re(r"(?:(?:" + "|".join(rf"(?<={re.escape(w)})" for w in _FOUR_AFT
 # "0900-1300" (a booking's hours): two 24-hour times, the first with its leading zero ("1000-1200
 # words" is a range of numbers)
 # (not a year after the date: "14/3 2025"; a time from 20:00 to 20:59 is read as one there)
-_SLASH_DATE_FOUR = _re(r"(?<=\d/\d )((?:[01]\d|2[1-3])[0-5]\d)(?![\d.,:/h])|(?<=\d/\d\d )((?:[01]\d|2[1-3])[0-5]\d)(?![\d.,:/h])")
+_SLASH_DATE_FOUR = _re(r"(?:(?<=\d/\d )|(?<=\d/\d\d ))((?:[01]\d|2[1-3])[0-5]\d)(?![\d.,:/h])")
 _FOUR_SPAN = _re(r"(?<![\d.,:/$£€¥-])0(\d)([0-5]\d)\s*[-–—]\s*([01]\d|2[0-3])([0-5]\d)(?![\d.,:/])")
 # "2-4pm", "10.30-12pm": the first hour of a span takes the second's part of the day
 _SPAN_EN = _re(rf"(?<![/.:-])\b(\d{{1,2}})(?:[:.](\d{{2}}))?\s*(?:-|–|—|to|till|until)\s*(?=\d{{1,2}}(?:[:.]\d{{2}})?\s*{_PERIOD})")
@@ -201,7 +201,7 @@ def read(t: str, vals: list[str]) -> str:
                                                              None if m[2].startswith("0") else m[1])] if x]
               or None, vals)
     t = _ZH_TO_HOUR.sub(_to_hour, _ZH_HOUR_LESS.sub(lambda m: f"{m[1] or ''}差{m[3]}分{m[2]}点", t))
-    t = _SLASH_DATE_FOUR.sub(lambda m: f"{m[1] or m[2]}h", t)  # "fri 14/3 0635": a 24-hour time after a date
+    t = _SLASH_DATE_FOUR.sub(r"\1h", t)  # "fri 14/3 0635": a 24-hour time after a date
     t = _take(_ZH_TIME, t, _zh_clock, vals)
     t = _take(_TIME_QUARTER, t, _quarter, vals)
     t = _take(_TIME_TO, t, _quarter, vals)

@@ -16,7 +16,7 @@ from functools import lru_cache
 from gitmem.core.calendar import MONTHS, WEEKDAYS
 from gitmem.lifecycle import alignment, kinds, zh_names
 from gitmem.lifecycle.names import STOP, ZH_STOP
-from gitmem.lifecycle.shortforms import nickname_of
+from gitmem.lifecycle.shortforms import given_name, nickname_of
 
 # People someone has: kin, household, work and neighbours (British and American spellings).
 RELATIONS = ("husband wife partner spouse fiance fiancee boyfriend girlfriend son daughter child children kids "
@@ -94,11 +94,11 @@ def possessors_differ(a: str, b: str) -> bool:
 # Where a text names a person without 's: a note's field that is a given name ("— maya —",
 # "GK: Noah", "marco: …") or a given name standing alone, not in a run of capitals (Carlton
 # Community Centre, VIA Rail) and, opening the text, before what a person does ("Danny is…";
-# "Carol concert", "Max 240" open with no one). Given names by Faker's lists of first names
-# (_first_names); kin, pets, roles and two-letter capitals are no one's name.
+# "Carol concert", "Max 240" open with no one). Given names: shortforms.given_name; kin,
+# pets, roles and two-letter capitals are no one's name.
 _FIELD = re.compile(r"\s[-–—]\s|[|｜:：,;()（）→]")
-_LONE = re.compile(r"(?<![A-Za-z'’-])(?<![A-Z]{2}\s)(?<![A-Z]{3}\s)(?<![A-Z][a-z]\s)" + "".join(
-    rf"(?<![A-Z][a-z]{{{n}}}\s)" for n in range(2, 9)) + r"([A-Z][a-z]+)\b(?!['’]s\b)(?!\s+[A-Z])")
+_LONE = re.compile(r"(?<![A-Za-z'’-])([A-Z][a-z]+)\b(?!['’]s\b)(?!\s+[A-Z])")
+_CAPITAL_BEFORE = re.compile(r"\b[A-Z][A-Za-z]*\s$")  # the run of capitals it would end
 _DOES = re.compile(r"\s+(?:is|are|was|has|had|takes|plays|wears|gets|goes|needs|starts|does|will|can|and)\b")
 _NO_ONE = frozenset(kinds.PET_WORDS) | frozenset("inspector officer manager driver nurse teacher coach rail uk us".split())
 
@@ -112,33 +112,12 @@ def people(text: str) -> frozenset[str]:
         out.update(f.lower() for f in (x.strip() for x in _FIELD.split(text))
                    if re.fullmatch(r"[A-Za-z][a-z-]+", f) and _given(f.lower()))
         for m in _LONE.finditer(text):
-            if _given(m[1].lower()) and (re.search(r"\w", text[:m.start()]) or _DOES.match(text, m.end())):
+            before = text[:m.start()]
+            if _given(m[1].lower()) and not _CAPITAL_BEFORE.search(before) and (
+                    re.search(r"\w", before) or _DOES.match(text, m.end())):
                 out.add(m[1].lower())
     return frozenset(out - _NO_ONE - _KIN)
 
 
 def _given(word: str) -> bool:
-    return word not in STOP and word not in MONTHS and word not in WEEKDAYS and word in _first_names()
-
-
-# The locales whose first names Faker lists that a store's people come from (Latin script):
-# English-speaking countries, India and Pakistan in English, Europe, Mexico and Brazil,
-# Turkey, Indonesia, Nigeria, Kenya, South Africa.
-_LOCALES = ("en", "en_GB", "en_US", "en_IE", "en_NZ", "en_IN", "en_PK", "en_KE", "en_NG", "ga_IE", "de_DE", "de_AT",
-            "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT", "pt_PT", "pt_BR", "nl_NL", "sv_SE", "no_NO", "da_DK", "fi_FI",
-            "pl_PL", "cs_CZ", "hu_HU", "ro_RO", "tr_TR", "id_ID", "yo_NG", "zu_ZA")
-
-
-@lru_cache(maxsize=1)
-def _first_names() -> frozenset[str]:
-    """Faker's first names of _LOCALES, lower case, loaded once (dream's code path only)."""
-    import importlib
-
-    out: set[str] = set()
-    for loc in _LOCALES:
-        provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
-        for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"):
-            names = provider.__dict__.get(attr)
-            if isinstance(names, (list, tuple, dict, set, frozenset)):
-                out.update(str(n).lower() for n in names)
-    return frozenset(out)
+    return word not in STOP and word not in MONTHS and word not in WEEKDAYS and given_name(word)

@@ -19,11 +19,33 @@ def _nicknamer():
     return NickNamer()
 
 
-@lru_cache(maxsize=65536)
 def given_name(w: str) -> bool:
-    """Whether the lower-case word is a given name the nicknames dataset knows (Maureen, Alice)."""
-    nn = _nicknamer()
-    return bool(nn.nicknames_of(w) or nn.canonicals_of(w))
+    """Whether the lower-case word is a first name Faker lists for _LOCALES (Maureen, Callum,
+    Priya: the nicknames dataset knows only names with nicknames)."""
+    return w in _first_names()
+
+
+# The locales whose first names Faker lists that a store's people come from (Latin script):
+# English-speaking countries, India and Pakistan in English, Europe, Mexico and Brazil,
+# Turkey, Indonesia, Nigeria, Kenya, South Africa.
+_LOCALES = ("en", "en_GB", "en_US", "en_IE", "en_NZ", "en_IN", "en_PK", "en_KE", "en_NG", "ga_IE", "de_DE", "de_AT",
+            "fr_FR", "fr_CA", "es_ES", "es_MX", "it_IT", "pt_PT", "pt_BR", "nl_NL", "sv_SE", "no_NO", "da_DK", "fi_FI",
+            "pl_PL", "cs_CZ", "hu_HU", "ro_RO", "tr_TR", "id_ID", "yo_NG", "zu_ZA")
+
+
+@lru_cache(maxsize=1)
+def _first_names() -> frozenset[str]:
+    """Faker's first names of _LOCALES, lower case, loaded once (dream's code path only)."""
+    import importlib
+
+    out: set[str] = set()
+    for loc in _LOCALES:
+        provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
+        for attr in ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary"):
+            names = provider.__dict__.get(attr)
+            if isinstance(names, (list, tuple, dict, set, frozenset)):
+                out.update(str(n).lower() for n in names)
+    return frozenset(out)
 
 
 @lru_cache(maxsize=65536)

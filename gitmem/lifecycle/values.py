@@ -122,7 +122,7 @@ _ZH_WEEKDAY = _re(rf"(?:每个?)?(?:周|星期|礼拜)([一二三四五六日天
 _UNIT_AFTER = re.compile(r"\s*(?:" + "|".join(sorted((re.escape(w) for w, u in _UNIT_OF.items()
                                                       if u in quantities.MEASURES and re.fullmatch(r"[a-z ]+", w)),
                                                      key=len, reverse=True)) + r")\b", re.I)
-_MONEY_AFTER = re.compile(r"\s*(?:" + "|".join(sorted(set(money.CURRENCY_WORDS))) + r")\b")
+_MONEY_AFTER = re.compile(r"\s*(?:" + "|".join(sorted(money.CURRENCY_WORDS)) + r")\b")
 _UNIT_WORDS = "|".join(re.escape(w) for w in sorted(_UNIT_OF, key=len, reverse=True))
 _QTY_PREFIX = _re(rf"([$€£¥])\s?({_N})")
 _QTY_CODE = _re(rf"\b(usd|eur|gbp|cny|rmb)\s?({_N})")  # "GBP 1850": a currency code before the number
