@@ -8,10 +8,15 @@
   relevance (the gate changed here is the Chinese one).
 - `--names`: English questions that name a capitalised word (not a month or weekday) the
   asker's store never says, by kind of question and by what the prompt path showed.
+- `--meaning`: where the prompt path filled, the best cosine against the top hit's relevance
+  for telling on-topic English questions from other conversations' (relevance.MEANING_GATE).
+- `--zh-gate`: a Chinese prompt gate over the store's best coverage or the query's known
+  share, on a grid of thresholds: the parts meeting all three PROMPT_TARGETS (zh_gate).
 
     .venv/bin/python benchmarks/abstain.py --set every --dump /tmp/every.json
     .venv/bin/python benchmarks/abstain_gates.py /tmp/every.json --refit held_out29,held_out30,held_out31,held_out32,held_out33 --known
     .venv/bin/python benchmarks/abstain_gates.py /tmp/every.json --names
+    .venv/bin/python benchmarks/abstain_gates.py /tmp/every.json --zh-gate
 """
 
 from __future__ import annotations
@@ -130,6 +135,44 @@ def names(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def meaning(rows: list[dict]) -> str:
+    """Among English questions the prompt path filled (an on-topic one with its evidence shown,
+    another conversation's with anything shown), the ROC area of the store's best cosine
+    (top_cos) and of the top hit's relevance for telling them apart (MEANING_GATE's case)."""
+    en = [r for r in rows if r["lang"] == "en"]
+    on = [r for r in en if r["kind"] == "on_topic" and r["shipped"]["prompt_evidence"]]
+    other = [r for r in en if r["kind"] == "other" and r["shipped"]["prompt"] > 0]
+    cos = A.auc([r["view"]["top_cos"] for r in on], [r["view"]["top_cos"] for r in other])
+    rel = A.auc([A.top(r) for r in on], [A.top(r) for r in other])
+    return (f"{len(on)} on-topic with evidence shown, {len(other)} other-conversation filled: "
+            f"ROC area of the best cosine {cos:.3f}, of the top hit's relevance {rel:.3f}")
+
+
+def zh_gate(rows: list[dict]) -> str:
+    """A Chinese prompt gate over the store's best coverage or the query's known share: a cjk
+    question passes when top_cov >= a or known >= b, else each hit is held under the prompt
+    floor; the parts meeting all three PROMPT_TARGETS, best first, against no gate (a = 0)."""
+    floor = float(A.SCHEMA_DEFAULT("prompt_min_relevance"))
+    parts = [p for p in dict.fromkeys(r["part"] for r in rows)
+             if {"on_topic", "other", "unrelated"} <= {r["kind"] for r in rows if r["part"] == p}]
+
+    def met(a: float, b: float) -> tuple[int, dict[str, float]]:
+        rs = [r if r["side"] != "cjk" or r["view"]["top_cov"] >= a or r["view"]["known"] >= b
+              else dict(r, hits=[dict(h, p=min(h["p"], floor - 0.01)) for h in r["hits"]]) for r in rows]
+        n = sum(all(A.prompt_figures([r for r in rs if r["part"] == p], floor)[k] >= v - 1e-9
+                    for k, v in A.PROMPT_TARGETS.items()) for p in parts)
+        return n, A.prompt_figures([r for r in rs if r["lang"] == "zh"], floor)
+
+    grid = [(a, b) for a in (0.05, 0.08, 0.1, 0.12, 0.15, 0.2, float("inf"))
+            for b in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, float("inf"))]
+    out = [f"parts: {len(parts)}; without a gate {met(0.0, 0.0)[0]} meet all three",
+           "| top_cov >= | or known >= | parts meeting all three | zh: unrelated / other / evidence |",
+           "|---|---|---|---|"]
+    for (n, f), (a, b) in sorted(((met(a, b), (a, b)) for a, b in grid), key=lambda x: -x[0][0])[:10]:
+        out.append(f"| {a:g} | {b:g} | {n} | {f['unrelated empty']:.3f} / {f['other empty']:.3f} / {f['evidence kept']:.3f} |")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dump", help="a file written by abstain.py --set every --dump")
@@ -137,14 +180,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="refit CJK_FORM on FORM_PARTS and these parts (comma-separated)")
     ap.add_argument("--known", action="store_true", help="with --refit: the query's known share as another term")
     ap.add_argument("--names", action="store_true", help="English questions naming what their store never says")
+    ap.add_argument("--zh-gate", action="store_true", help="a Chinese prompt gate over best coverage or known share")
+    ap.add_argument("--meaning", action="store_true", help="best cosine against relevance where the prompt filled")
     args = ap.parse_args(argv)
     rows = json.loads(Path(args.dump).read_text(encoding="utf-8"))
-    if args.refit is None and not args.names:
-        ap.error("say --refit or --names")
+    if args.refit is None and not (args.names or args.zh_gate or args.meaning):
+        ap.error("say --refit, --names, --zh-gate or --meaning")
     if args.refit is not None:
         print(refit(rows, tuple(p for p in args.refit.split(",") if p), args.known))
     if args.names:
         print(names(rows))
+    if args.zh_gate:
+        print(zh_gate(rows))
+    if args.meaning:
+        print(meaning(rows))
     return 0
 
 

@@ -191,7 +191,8 @@ HYBRID_FORM = Model(bias=-1.345, w_tcov=1.512, w_tcos=4.594, w_own=0.628, w_gene
 # question's form cannot tell another person's conversation from the asker's own (both
 # ask "what did I pay for the house?"), and where no memory holds FORM_COVERAGE of the
 # question's words, the best cosine over the store tells them apart best (ROC area 0.91
-# among the questions the prompt path filled, against 0.89 for the hit's relevance). A
+# among the questions the prompt path filled, against 0.88 for the hit's relevance, on
+# dcc800b's dump: benchmarks/abstain_gates.py --meaning). A
 # gate over it alone, placed on the floors: prompt_min_relevance at MEANING_COSINE, the
 # cosine (counted above the vector floor) at which the most tuning parts meet issue 19's
 # three prompt targets together (benchmarks/abstain.py, choose_meaning_cosine), and just
